@@ -1,0 +1,64 @@
+// Runs uvu test files (`*.test.ts`) under Node 24 or Deno 2 in one process and ends with the plain
+// closing line `N passed, N failed` that CI reads. Usage: run-tests.ts <dir|file>... [--filter re]
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import process from 'node:process';
+
+type Outcome = [errors: string | true, passed: number, skipped: number, total: number];
+type Runner = () => Promise<Outcome>;
+type Group = [string | null, ...Runner[]];
+
+const args = process.argv.slice(2);
+const filterAt = args.indexOf('--filter');
+const filter = filterAt >= 0 ? new RegExp(args.splice(filterAt, 2)[1] ?? '') : undefined;
+const roots = args.length > 0 ? args : ['src'];
+
+function collect(path: string, out: string[]): void {
+  const stat = statSync(path);
+  if (stat.isDirectory()) {
+    for (const entry of readdirSync(path).sort()) {
+      if (entry === 'node_modules' || entry.startsWith('.')) continue;
+      collect(join(path, entry), out);
+    }
+  } else if (/\.test\.ts$/.test(path) && (!filter || filter.test(path))) {
+    out.push(resolve(path));
+  }
+}
+
+const files: string[] = [];
+for (const root of roots) collect(root, files);
+
+const g = globalThis as { UVU_DEFER?: number; UVU_INDEX?: number; UVU_QUEUE?: Group[] };
+g.UVU_DEFER = 1;
+const uvu = await import('uvu');
+const queue = g.UVU_QUEUE ?? [];
+g.UVU_QUEUE = queue;
+
+for (const [index, file] of files.entries()) {
+  g.UVU_INDEX = index;
+  queue.push([relative(process.cwd(), file)]);
+  await import(pathToFileURL(file).href);
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const group of queue) {
+  for (let i = 1; i < group.length; i++) {
+    const run = group[i] as Runner;
+    group[i] = async () => {
+      const outcome = await run();
+      passed += outcome[1];
+      skipped += outcome[2];
+      failed += outcome[3] - outcome[1];
+      return outcome;
+    };
+  }
+}
+
+await uvu.exec(false);
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+if (failed > 0 || files.length === 0) process.exitCode = 1;
+// Test files may leave handles (servers, watches) that their own teardown closes late; the verdict is in.
+process.exit(process.exitCode ?? 0);
