@@ -1,0 +1,149 @@
+// Codegen as a pure function from inputs to a file map, plus the two ways of using that map:
+// write it (aside, then swap, so a failure leaves generated/ untouched) or check it against disk.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { CodegenError } from './errors.ts';
+import { parseCrds, type Crd, type CrdSource } from './crd.ts';
+import { emitGroupVersion, GENERATED_NOTICE, type KindInput } from './emit-module.ts';
+import { checkSchema } from './schema.ts';
+import { repoRoot, resolveUpstream, sha256, type ResolveOptions } from './upstream.ts';
+
+/** Relative path under generated/src → file content. */
+export type FileMap = Map<string, string>;
+
+export interface LoadedCrd {
+  readonly crd: Crd;
+  readonly source: CrdSource;
+  readonly descriptions: boolean;
+}
+
+export const ownCrdsDir = join(repoRoot, 'crds');
+export const generatedSrcDir = join(repoRoot, 'generated', 'src');
+export const templatesDir = resolve(repoRoot, 'codegen', 'templates');
+
+/** Our CRDs (crds/*.yaml) and the pinned upstream ones marked for codegen. */
+export async function loadInputs(options: ResolveOptions & { ownDir?: string } = {}): Promise<LoadedCrd[]> {
+  const out: LoadedCrd[] = [];
+  const ownDir = options.ownDir ?? ownCrdsDir;
+  const ownFiles = existsSync(ownDir) ? readdirSync(ownDir).filter((f) => f.endsWith('.yaml')).sort() : [];
+  for (const file of ownFiles) {
+    const path = join(ownDir, file);
+    const text = readFileSync(path, 'utf8');
+    const source: CrdSource = { label: `metal3-ts crds/${file}`, version: 'v1beta1', sha256: sha256(text) };
+    for (const crd of parseCrds(text, relative(repoRoot, path))) out.push({ crd, source, descriptions: true });
+  }
+  for (const up of await resolveUpstream({ ...options, use: 'codegen' })) {
+    const source: CrdSource = { label: `${up.release.project} ${up.entry.file}`, version: up.release.version, sha256: up.entry.sha256 };
+    for (const crd of parseCrds(up.text, up.origin)) out.push({ crd, source, descriptions: false });
+  }
+  return out;
+}
+
+/** Every generated file, keyed by its path under generated/src. */
+export async function generate(inputs: readonly LoadedCrd[]): Promise<FileMap> {
+  const files: FileMap = new Map();
+  const byGroupVersion = new Map<string, KindInput[]>();
+  const seen = new Map<string, string>();
+  for (const { crd, source, descriptions } of inputs) {
+    for (const version of crd.versions) {
+      checkSchema(version.schema, crd.file, version.schemaPath);
+      const key = `${crd.group}/${version.name}`;
+      const gvk = `${key}/${crd.names.kind}`;
+      const earlier = seen.get(gvk);
+      if (earlier) throw new CodegenError(`${gvk} is also defined by ${earlier}`, crd.file);
+      seen.set(gvk, crd.file);
+      const list = byGroupVersion.get(key) ?? [];
+      list.push({ crd, version, source, descriptions });
+      byGroupVersion.set(key, list);
+    }
+  }
+  for (const key of [...byGroupVersion.keys()].sort()) {
+    const slash = key.lastIndexOf('/');
+    const module = await emitGroupVersion(key.slice(0, slash), key.slice(slash + 1), byGroupVersion.get(key)!);
+    files.set(module.path, module.text);
+  }
+  for (const [path, text] of templateFiles()) files.set(path, text);
+  const apiModules = [...files.keys()].filter(isApiModule).sort();
+  files.set('registry.ts', registryText(apiModules));
+  return files;
+}
+
+/** Templates (codegen/templates, mirroring generated/src) copied with a notice naming their source. */
+function templateFiles(): FileMap {
+  const out: FileMap = new Map();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir).sort()) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (entry.endsWith('.ts') && !entry.endsWith('.test.ts')) {
+        const rel = relative(templatesDir, path);
+        out.set(rel, `// ${GENERATED_NOTICE}\n// Source: codegen/templates/${rel}\n\n${readFileSync(path, 'utf8')}`);
+      }
+    }
+  };
+  walk(templatesDir);
+  return out;
+}
+
+/** Modules that declare API kinds (generated ones and templates like core/v1.ts), not runtime code. */
+function isApiModule(path: string): boolean {
+  return !path.startsWith('runtime/') && path !== 'index.ts' && path !== 'registry.ts' && path.includes('/');
+}
+
+function registryText(modulePaths: readonly string[]): string {
+  const alias = (path: string) => path.replace(/\.ts$/, '').replace(/[^A-Za-z0-9]+/g, '_');
+  return [
+    `// ${GENERATED_NOTICE}`,
+    '// Every resource descriptor of this package, by group/version/kind.',
+    '',
+    `import { ResourceRegistry } from './runtime/resource.ts';`,
+    ...modulePaths.map((p) => `import { resources as ${alias(p)} } from './${p}';`),
+    '',
+    'export const registry: ResourceRegistry = new ResourceRegistry([',
+    ...modulePaths.map((p) => `  ...${alias(p)},`),
+    ']);',
+    '',
+  ].join('\n');
+}
+
+/** Writes the file map to a sibling directory, then swaps it in; on any error the old tree stays. */
+export function writeFiles(files: FileMap, target = generatedSrcDir): void {
+  const staging = `${target}.new-${process.pid}`;
+  const previous = `${target}.old-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    for (const [path, text] of files) {
+      const full = join(staging, path);
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, text);
+    }
+    if (existsSync(target)) renameSync(target, previous);
+    renameSync(staging, target);
+    rmSync(previous, { recursive: true, force: true });
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(target) && existsSync(previous)) renameSync(previous, target);
+    throw error;
+  }
+}
+
+/** Paths that differ between the file map and disk: changed, missing, or on disk but not generated. */
+export function diffFiles(files: FileMap, target = generatedSrcDir): string[] {
+  const drift: string[] = [];
+  const onDisk = new Set<string>();
+  const walk = (dir: string): void => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else onDisk.add(relative(target, path));
+    }
+  };
+  walk(target);
+  for (const [path, text] of files) {
+    if (!onDisk.has(path)) drift.push(`missing: ${path}`);
+    else if (readFileSync(join(target, path), 'utf8') !== text) drift.push(`changed: ${path}`);
+  }
+  for (const path of onDisk) if (!files.has(path)) drift.push(`not generated: ${path}`);
+  return drift.sort();
+}
