@@ -1,0 +1,166 @@
+// The test environment: etcd + a management kube-apiserver with all CRDs installed, plus workload
+// apiservers on demand. startEnv() either returns a ready environment or cleans up everything it
+// started and throws.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+import { startApiServer, type ApiServer, type AuthorizationMode } from './apiserver.ts';
+import { ensureBinaries, type Binaries } from './binaries.ts';
+import { installCrds, loadAllCrds, type CrdSource } from './crds.ts';
+import { EnvtestError } from './errors.ts';
+import { startEtcd, type Etcd } from './etcd.ts';
+import type { Connection } from './kubeconfig.ts';
+import { newAuthorities, type Authorities } from './pki.ts';
+import { registerDirectory, removeDirectory, startWatchdog } from './processes.ts';
+import { startWorkloadCluster, type WorkloadCluster } from './workload.ts';
+
+export interface EnvOptions {
+  /** RBAC (default) or AlwaysAllow; RBAC is what the controllers meet in production. */
+  readonly authorization?: AuthorizationMode;
+  /** Which CRDs to install (default: ours and upstream). */
+  readonly crds?: { readonly ours?: boolean; readonly upstream?: boolean; readonly directory?: string } | false;
+  /** Workload clusters to start right away (more can be started later). */
+  readonly workloadClusters?: readonly string[];
+  /** Per phase (etcd, apiserver, CRDs). Default 60 s: a loaded 2-core runner can be slow. */
+  readonly timeoutMs?: number;
+  /** Keep the directory (logs, kubeconfigs) after stop, for debugging. Also METAL3_TS_ENVTEST_KEEP=1. */
+  readonly keepDir?: boolean;
+  /** Progress messages (default: silent). */
+  readonly log?: (message: string) => void;
+}
+
+export interface Timings {
+  binariesMs: number;
+  etcdMs: number;
+  apiserverMs: number;
+  crdsMs: number;
+  totalMs: number;
+}
+
+export interface TestEnv {
+  /** Temporary directory with logs, certificates and kubeconfigs; removed on stop. */
+  readonly dir: string;
+  readonly binaries: Binaries;
+  readonly etcd: Etcd;
+  readonly management: ApiServer;
+  /** Admin (system:masters) on the management apiserver. */
+  readonly admin: Connection;
+  /** Path of the admin kubeconfig file. */
+  readonly kubeconfigPath: string;
+  readonly crds: readonly CrdSource[];
+  readonly timings: Timings;
+  readonly authorities: Authorities;
+  /** Credentials for any user and groups on the management apiserver (client certificate, no RBAC granted). */
+  user(name: string, groups?: readonly string[]): Connection;
+  /** A bearer token for a ServiceAccount via the TokenRequest API (the ServiceAccount must exist). */
+  serviceAccountToken(namespace: string, name: string, expirationSeconds?: number): Promise<string>;
+  readonly workloadClusters: ReadonlyMap<string, WorkloadCluster>;
+  startWorkloadCluster(name: string): Promise<WorkloadCluster>;
+  /** Resident memory in bytes of each process, by name. */
+  rss(): Record<string, number | undefined>;
+  stop(): Promise<void>;
+}
+
+export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
+  const started = performance.now();
+  const log = options.log ?? (() => {});
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const keep = options.keepDir ?? process.env['METAL3_TS_ENVTEST_KEEP'] === '1';
+  const timings: Timings = { binariesMs: 0, etcdMs: 0, apiserverMs: 0, crdsMs: 0, totalMs: 0 };
+
+  let t = performance.now();
+  const binaries = ensureBinaries();
+  timings.binariesMs = performance.now() - t;
+
+  const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-envtest-'));
+  if (!keep) registerDirectory(dir);
+  const watchdog = startWatchdog(keep ? '/nonexistent' : dir);
+  const authorities = newAuthorities();
+  const workloads = new Map<string, WorkloadCluster>();
+  let etcd: Etcd | undefined;
+  let management: ApiServer | undefined;
+  const pids = () => [etcd?.process.pid, management?.process.pid, ...[...workloads.values()].map((w) => w.apiserver.process.pid)].filter((p) => p !== undefined);
+
+  const stop = async () => {
+    await Promise.all([...workloads.values()].map((w) => w.apiserver.stop()));
+    await management?.stop();
+    await etcd?.stop();
+    watchdog.stop();
+    if (!keep) removeDirectory(dir);
+  };
+
+  try {
+    log(`envtest: directory ${dir}`);
+    t = performance.now();
+    etcd = await startEtcd({ binary: binaries.etcd, dir, timeoutMs });
+    watchdog.update(pids());
+    timings.etcdMs = performance.now() - t;
+    log(`envtest: etcd ready at ${etcd.url} in ${Math.round(timings.etcdMs)} ms`);
+
+    // Reading and checking the CRD files overlaps with the apiserver start.
+    const crdsLoading = options.crds === false ? Promise.resolve([]) : loadAllCrds(options.crds ?? {});
+    crdsLoading.catch(() => {});
+    t = performance.now();
+    management = await startApiServer({
+      name: 'envtest',
+      binary: binaries.kubeApiserver,
+      etcdUrl: etcd.url,
+      etcdPrefix: '/registry',
+      authorities,
+      dir: join(dir, 'management'),
+      authorization: options.authorization ?? 'RBAC',
+      timeoutMs,
+      compaction: true,
+    });
+    watchdog.update(pids());
+    timings.apiserverMs = performance.now() - t;
+    log(`envtest: kube-apiserver ready at ${management.server} in ${Math.round(timings.apiserverMs)} ms`);
+
+    t = performance.now();
+    const crds = await crdsLoading;
+    if (crds.length > 0) await installCrds(management.admin.client, crds, { timeoutMs });
+    timings.crdsMs = performance.now() - t;
+    log(`envtest: ${crds.length} CRDs established and discoverable in ${Math.round(timings.crdsMs)} ms`);
+
+    const env: TestEnv = {
+      dir,
+      binaries,
+      etcd,
+      management,
+      admin: management.admin,
+      kubeconfigPath: management.admin.kubeconfigPath,
+      crds,
+      timings,
+      authorities,
+      user: management.user,
+      async serviceAccountToken(namespace, name, expirationSeconds = 3600) {
+        const response = await management!.admin.client.create<{ status: { token: string } }>(
+          `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`,
+          { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } },
+        );
+        return response.status.token;
+      },
+      workloadClusters: workloads,
+      async startWorkloadCluster(name) {
+        if (workloads.has(name)) throw new EnvtestError(`workload cluster ${name} already exists`);
+        const cluster = await startWorkloadCluster({ name, binary: binaries.kubeApiserver, etcdUrl: etcd!.url, authorities, dir, timeoutMs });
+        workloads.set(name, cluster);
+        watchdog.update(pids());
+        return cluster;
+      },
+      rss() {
+        const out: Record<string, number | undefined> = { etcd: etcd!.process.rssBytes(), 'kube-apiserver': management!.process.rssBytes() };
+        for (const [name, w] of workloads) out[`kube-apiserver (${name})`] = w.apiserver.process.rssBytes();
+        return out;
+      },
+      stop,
+    };
+    await Promise.all((options.workloadClusters ?? []).map((name) => env.startWorkloadCluster(name)));
+    timings.totalMs = performance.now() - started;
+    return env;
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,79 @@
+// One etcd for the whole environment: the management apiserver and every workload apiserver keep
+// their objects in it under different --etcd-prefix values.
+import { mkdirSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { join } from 'node:path';
+import { ProcessExitError } from './errors.ts';
+import { freePort, releasePort } from './ports.ts';
+import { ManagedProcess, waitFor } from './processes.ts';
+
+export interface Etcd {
+  /** http://127.0.0.1:<port>, for --etcd-servers. */
+  readonly url: string;
+  readonly process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+function health(url: string): Promise<true | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(`${url}/health`, { timeout: 1000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(res.statusCode === 200 && body.includes('"true"') ? true : undefined));
+    });
+    req.on('timeout', () => req.destroy(new Error('etcd /health timed out')));
+    req.on('error', reject);
+  });
+}
+
+export async function startEtcd(options: { binary: string; dir: string; timeoutMs: number }): Promise<Etcd> {
+  // A port taken between probing and binding makes etcd exit with "address already in use":
+  // retry with fresh ports, like envtest retries the whole control plane.
+  for (let attempt = 1; ; attempt++) {
+    const clientPort = await freePort();
+    const peerPort = await freePort();
+    const url = `http://127.0.0.1:${clientPort}`;
+    const peer = `http://127.0.0.1:${peerPort}`;
+    const dataDir = join(options.dir, `etcd-data-${attempt}`);
+    mkdirSync(dataDir, { recursive: true });
+    const process = new ManagedProcess({
+      name: 'etcd',
+      command: options.binary,
+      logFile: join(options.dir, 'etcd.log'),
+      args: [
+        '--name=envtest',
+        `--data-dir=${dataDir}`,
+        `--listen-client-urls=${url}`,
+        `--advertise-client-urls=${url}`,
+        `--listen-peer-urls=${peer}`,
+        `--initial-advertise-peer-urls=${peer}`,
+        `--initial-cluster=envtest=${peer}`,
+        // Test data is thrown away: skipping fsync makes every write a memory copy.
+        '--unsafe-no-fsync=true',
+        '--log-level=warn',
+        // Compaction is the apiservers' job (--etcd-compaction-interval); no periodic snapshots needed.
+        '--snapshot-count=100000',
+        // A single member elects itself; short ticks make that take milliseconds instead of ~1 s.
+        '--heartbeat-interval=10',
+        '--election-timeout=100',
+      ],
+    });
+    try {
+      await waitFor('etcd /health', () => health(url), { timeoutMs: options.timeoutMs, intervalMs: 50, watch: [process] });
+      return {
+        url,
+        process,
+        stop: async () => {
+          await process.stop();
+          releasePort(clientPort);
+          releasePort(peerPort);
+        },
+      };
+    } catch (error) {
+      await process.stop(1000);
+      if (error instanceof ProcessExitError && error.portRace && attempt < 5) continue;
+      throw error;
+    }
+  }
+}
