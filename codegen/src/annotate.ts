@@ -2,7 +2,7 @@
 // types: every object node gets a stable path-derived `title` (its interface name), and the nodes
 // jstt would get wrong get an explicit `tsType`: ObjectMeta, int-or-string, typeless
 // preserve-unknown-fields (JsonValue, not an object), maps (Record), nullable, and well-known shapes.
-import type { JSONSchema4 } from 'json-schema';
+import type { JSONSchema4, JSONSchema4Type } from 'json-schema';
 import { CodegenError } from './errors.ts';
 import { pathJoin, type Schema } from './schema.ts';
 import { sharedShape } from './shapes.ts';
@@ -84,10 +84,10 @@ export function annotateRoot(root: Schema, options: AnnotateOptions): Annotated 
     switch (node.type) {
       case 'string':
       case 'boolean':
-        return withDocs(node.enum ? { type: node.type, enum: node.enum } : { type: node.type }, node);
+        return withDocs(node.enum ? { type: node.type, enum: node.enum as JSONSchema4Type[] } : { type: node.type }, node);
       case 'integer':
       case 'number':
-        return withDocs(node.enum ? { type: 'number', enum: node.enum } : { type: 'number' }, node);
+        return withDocs(node.enum ? { type: 'number', enum: node.enum as JSONSchema4Type[] } : { type: 'number' }, node);
       case 'array':
         return withDocs({ type: 'array', items: convert(node.items ?? {}, name, `${path}.items`) }, node);
       case 'object':
@@ -158,7 +158,7 @@ export function annotateRoot(root: Schema, options: AnnotateOptions): Annotated 
   props['kind'] = { tsType: JSON.stringify(options.kind) };
   props['metadata'] = { tsType: useShared('ObjectMeta') };
   rootOut.properties = props;
-  rootOut.required = [...new Set(['apiVersion', 'kind', 'metadata', ...(rootOut.required ?? [])])];
+  rootOut.required = [...new Set(['apiVersion', 'kind', 'metadata', ...(Array.isArray(rootOut.required) ? rootOut.required : [])])];
   if (options.descriptions && typeof root.description === 'string') rootOut.description = root.description.trim();
   if (Object.keys(definitions).length > 0) rootOut.definitions = definitions;
   return { schema: rootOut, imports };

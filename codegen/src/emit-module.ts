@@ -74,7 +74,7 @@ function descriptorText(crd: Crd, version: CrdVersion): string {
     `shortNames: [${crd.names.shortNames.map(q).join(', ')}]`,
     `categories: [${crd.names.categories.map(q).join(', ')}]`,
   ];
-  const deprecated = version.deprecated ? ' @deprecated This API version is deprecated upstream.' : '';
+  const deprecated = version.deprecated ? ' @deprecated This API version is deprecated.' : '';
   return [
     `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${deprecated} */`,
     `export const ${kind}Resource = defineResource<${kind}>({`,

@@ -55,7 +55,12 @@ export async function emitKind(
     `items: ${kind}[]`,
     '}',
   ].join('\n');
-  return { kind, text: format(`${raw.trim()}\n${list}`), imports };
+  return { kind, text: format(`${dropToolComments(raw).trim()}\n${list}`), imports };
+}
+
+/** jstt explains hoisted definitions in comments of its own; they are noise in our API docs. */
+function dropToolComments(source: string): string {
+  return source.replace(/\/\*\*(?:(?!\*\/)[\s\S])*?was referenced by(?:(?!\*\/)[\s\S])*?\*\/\n?/g, '');
 }
 
 /** Indents by brace depth, ends members with `;`, and drops the parentheses jstt puts around unions. */

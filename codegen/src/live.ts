@@ -1,0 +1,144 @@
+// Live mode: the same generated modules, from a running apiserver instead of files. The kind schemas
+// come from /openapi/v3 (the structural schemas the apiserver actually serves), names and scope from
+// discovery; both run through the same emitter as file mode, so a module generated live must equal
+// the one generated from the CRD files that were installed. openapi-typescript renders each
+// group/version document (and core/v1) as a second, independent view of the served API.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { Transport, type KubeConfigLike } from '../templates/runtime/transport.ts';
+import type { Crd, CrdVersion } from './crd.ts';
+import { emitGroupVersion, modulePath, type GroupVersionModule, type KindInput } from './emit-module.ts';
+import { CodegenError } from './errors.ts';
+import type { Schema } from './schema.ts';
+import { sha256 } from './upstream.ts';
+
+/** The group whose descriptions are ours and may be emitted. */
+const OWN_GROUP = 'infrastructure.cluster.x-k8s.io';
+
+interface DiscoveryResource {
+  name: string;
+  singularName?: string;
+  namespaced: boolean;
+  kind: string;
+  shortNames?: string[];
+  categories?: string[];
+}
+
+interface OpenApiDoc {
+  components?: { schemas?: Record<string, Schema & { 'x-kubernetes-group-version-kind'?: { group: string; version: string; kind: string }[] }> };
+}
+
+export interface LiveResult {
+  readonly modules: GroupVersionModule[];
+  /** openapi-typescript output per group/version path, e.g. `metal3.io/v1alpha1.openapi.ts`. */
+  readonly openapi: Map<string, string>;
+}
+
+const get = <T>(transport: Transport, path: string): Promise<T> =>
+  transport.request<T>({ method: 'GET', path, verb: 'get', resource: 'openapi' });
+
+/** Reads every CRD-served group/version of the apiserver and emits its module. */
+export async function generateFromServer(transport: Transport): Promise<LiveResult> {
+  const version = await get<{ gitVersion: string }>(transport, '/version');
+  const crds = await get<{ items: { spec: { group: string } }[] }>(transport, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
+  const crdGroups = new Set(crds.items.map((c) => c.spec.group));
+  const index = await get<{ paths: Record<string, { serverRelativeURL: string }> }>(transport, '/openapi/v3');
+  const modules: GroupVersionModule[] = [];
+  const openapi = new Map<string, string>();
+  for (const [path, ref] of Object.entries(index.paths).sort(([a], [b]) => a.localeCompare(b))) {
+    const match = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
+    const isCore = path === 'api/v1';
+    if (!isCore && !(match && crdGroups.has(match[1]!))) continue;
+    const text = await transport.request<unknown>({ method: 'GET', path: ref.serverRelativeURL, verb: 'get', resource: 'openapi' });
+    const doc = text as OpenApiDoc & OpenAPI3;
+    const group = isCore ? '' : match![1]!;
+    const gv = isCore ? 'v1' : match![2]!;
+    const ast = await openapiTS(doc, { emptyObjectsUnknown: true, defaultNonNullable: false, silent: true });
+    openapi.set(modulePath(group, gv).replace(/\.ts$/, '.openapi.ts'), astToString(ast));
+    if (isCore) continue;
+    const discovery = await get<{ resources: DiscoveryResource[] }>(transport, `/apis/${group}/${gv}`);
+    const inputs = kindInputs(group, gv, doc, discovery.resources, `live ${transport.server.origin}/${path}`, version.gitVersion, sha256(JSON.stringify(doc)));
+    if (inputs.length > 0) modules.push(await emitGroupVersion(group, gv, inputs));
+  }
+  return { modules, openapi };
+}
+
+function kindInputs(group: string, version: string, doc: OpenApiDoc, resources: DiscoveryResource[], label: string, serverVersion: string, digest: string): KindInput[] {
+  const inputs: KindInput[] = [];
+  const subresources = new Set(resources.filter((r) => r.name.includes('/')).map((r) => r.name));
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
+    const gvk = schema['x-kubernetes-group-version-kind']?.[0];
+    if (!gvk || gvk.group !== group || gvk.version !== version) continue;
+    const resource = resources.find((r) => r.kind === gvk.kind && !r.name.includes('/'));
+    if (!resource) continue; // a List kind, or one not served here
+    const file = `${label}#/components/schemas/${name}`;
+    const crdVersion: CrdVersion = {
+      name: version,
+      storage: true,
+      deprecated: false,
+      statusSubresource: subresources.has(`${resource.name}/status`),
+      scaleSubresource: subresources.has(`${resource.name}/scale`),
+      schema: toCrdSchema(schema, file),
+      schemaPath: '$',
+    };
+    const crd: Crd = {
+      file,
+      group,
+      names: {
+        kind: gvk.kind,
+        listKind: `${gvk.kind}List`,
+        plural: resource.name,
+        singular: resource.singularName || gvk.kind.toLowerCase(),
+        shortNames: resource.shortNames ?? [],
+        categories: resource.categories ?? [],
+      },
+      namespaced: resource.namespaced,
+      versions: [crdVersion],
+    };
+    inputs.push({ crd, version: crdVersion, source: { label, version: serverVersion, sha256: digest }, descriptions: group === OWN_GROUP });
+  }
+  return inputs;
+}
+
+/**
+ * Undoes what the apiserver does when it publishes a CRD schema: metadata becomes a $ref to
+ * ObjectMeta again, and the GVK extension goes. Any other $ref is unexpected and reported.
+ */
+function toCrdSchema(published: Schema, file: string): Schema {
+  const { 'x-kubernetes-group-version-kind': _gvk, ...root } = published as Schema & Record<string, unknown>;
+  const properties = { ...(root.properties ?? {}) };
+  if (properties['metadata']) properties['metadata'] = { type: 'object' };
+  const clean = (node: unknown, path: string): unknown => {
+    if (Array.isArray(node)) return node.map((n, i) => clean(n, `${path}[${i}]`));
+    if (!node || typeof node !== 'object') return node;
+    if ('$ref' in node) throw new CodegenError(`unexpected $ref ${(node as { $ref: string }).$ref}`, file, path);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, clean(v, `${path}.${k}`)]));
+  };
+  return clean({ ...root, properties }, '$') as Schema;
+}
+
+export interface LiveOptions {
+  readonly kubeconfigPath: string;
+  readonly outDir?: string;
+}
+
+/** CLI entry: loads the kubeconfig with @kubernetes/client-node and writes the live output. */
+export async function generateLive(options: LiveOptions): Promise<{ dir: string; files: number }> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  kc.loadFromString(readFileSync(options.kubeconfigPath, 'utf8'));
+  const transport = Transport.fromKubeConfig(kc as unknown as KubeConfigLike);
+  try {
+    const result = await generateFromServer(transport);
+    const dir = resolve(options.outDir ?? 'generated-live');
+    const files = new Map<string, string>([...result.modules.map((m) => [m.path, m.text] as const), ...result.openapi]);
+    for (const [path, text] of files) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    return { dir, files: files.size };
+  } finally {
+    transport.close();
+  }
+}
