@@ -68,7 +68,12 @@ export function parseCrds(text: string, file: string): Crd[] {
   const out: Crd[] = [];
   for (const doc of docs) {
     if (doc.errors.length > 0) throw new CodegenError(`not YAML: ${doc.errors[0]?.message}`, file);
-    const value: unknown = doc.toJS({ maxAliasCount: 0 });
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: 1000 });
+    } catch (cause) {
+      throw new CodegenError(`not YAML: ${(cause as Error).message}`, file);
+    }
     if (value === null || value === undefined) continue;
     if (!isObject(value) || value['kind'] !== 'CustomResourceDefinition') {
       throw new CodegenError('not a CustomResourceDefinition', file, 'kind');

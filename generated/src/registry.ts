@@ -8,6 +8,7 @@ import { resources as cluster_x_k8s_io_v1beta1 } from './cluster.x-k8s.io/v1beta
 import { resources as controlplane_cluster_x_k8s_io_v1beta1 } from './controlplane.cluster.x-k8s.io/v1beta1.ts';
 import { resources as coordination_k8s_io_v1 } from './coordination.k8s.io/v1.ts';
 import { resources as core_v1 } from './core/v1.ts';
+import { resources as infrastructure_cluster_x_k8s_io_v1beta1 } from './infrastructure.cluster.x-k8s.io/v1beta1.ts';
 import { resources as ipam_cluster_x_k8s_io_v1alpha1 } from './ipam.cluster.x-k8s.io/v1alpha1.ts';
 import { resources as ipam_cluster_x_k8s_io_v1beta1 } from './ipam.cluster.x-k8s.io/v1beta1.ts';
 import { resources as ipam_metal3_io_v1alpha1 } from './ipam.metal3.io/v1alpha1.ts';
@@ -21,6 +22,7 @@ export const registry: ResourceRegistry = new ResourceRegistry([
   ...controlplane_cluster_x_k8s_io_v1beta1,
   ...coordination_k8s_io_v1,
   ...core_v1,
+  ...infrastructure_cluster_x_k8s_io_v1beta1,
   ...ipam_cluster_x_k8s_io_v1alpha1,
   ...ipam_cluster_x_k8s_io_v1beta1,
   ...ipam_metal3_io_v1alpha1,

@@ -236,10 +236,6 @@ export interface ClusterStatusV1Beta2Workers {
   upToDateReplicas?: number;
 }
 
-/**
- * This interface was referenced by `Cluster`'s JSON-Schema
- * via the `definition` "ClusterStatusFailureDomainsValue".
- */
 export interface ClusterStatusFailureDomainsValue {
   attributes?: Record<string, string>;
   controlPlane?: boolean;

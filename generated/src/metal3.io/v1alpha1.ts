@@ -490,10 +490,6 @@ export interface FirmwareSchemaSpec {
   schema: Record<string, FirmwareSchemaSpecSchemaValue>;
 }
 
-/**
- * This interface was referenced by `FirmwareSchema`'s JSON-Schema
- * via the `definition` "FirmwareSchemaSpecSchemaValue".
- */
 export interface FirmwareSchemaSpecSchemaValue {
   allowable_values?: string[];
   attribute_type?: "Enumeration" | "String" | "Integer" | "Boolean" | "Password";
