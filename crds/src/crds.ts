@@ -1,0 +1,142 @@
+// Loads our committed CRDs (crds/*.yaml) and the pinned upstream CAPM3 ones they must stay compatible with.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse, parseAllDocuments } from 'yaml';
+import { resolveUpstream } from '@metal3-ts/codegen/upstream';
+
+/** A JSON-schema node as it appears in a CRD; properties are walked by name, never by keyword. */
+export interface SchemaNode {
+  description?: string;
+  type?: string;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  additionalProperties?: SchemaNode | boolean;
+  required?: string[];
+  'x-kubernetes-validations'?: ValidationRule[];
+  [keyword: string]: unknown;
+}
+
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueDuplicate';
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  subresources?: Record<string, unknown>;
+  additionalPrinterColumns?: PrinterColumn[];
+  schema: { openAPIV3Schema: SchemaNode };
+}
+
+export interface Crd {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: {
+    group: string;
+    names: { kind: string; listKind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    scope: string;
+    versions: CrdVersion[];
+  };
+}
+
+export const group = 'infrastructure.cluster.x-k8s.io';
+export const crdDirectory = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The kinds we serve, in the order of the issue. */
+export const ourKinds = [
+  'Metal3Cluster',
+  'Metal3ClusterTemplate',
+  'Metal3Machine',
+  'Metal3MachineTemplate',
+  'Metal3DataTemplate',
+  'Metal3Data',
+  'Metal3DataClaim',
+] as const;
+export type OurKind = (typeof ourKinds)[number];
+
+export interface CrdFile {
+  readonly file: string;
+  readonly text: string;
+  readonly crd: Crd;
+}
+
+/** Our CRDs, one file per kind, keyed by kind. */
+export function loadOurCrds(directory = crdDirectory): Map<string, CrdFile> {
+  const out = new Map<string, CrdFile>();
+  for (const file of readdirSync(directory).sort()) {
+    if (!/^infrastructure\.cluster\.x-k8s\.io_.*\.yaml$/.test(file)) continue;
+    const text = readFileSync(join(directory, file), 'utf8');
+    const crd = parse(text) as Crd;
+    out.set(crd.spec.names.kind, { file, text, crd });
+  }
+  return out;
+}
+
+/** The pinned upstream CAPM3 CRDs (sha256-verified), keyed by kind. */
+export async function loadUpstreamCrds(): Promise<Map<string, Crd>> {
+  const out = new Map<string, Crd>();
+  for (const source of await resolveUpstream({ use: 'reference' })) {
+    for (const doc of parseAllDocuments(source.text)) {
+      const crd = doc.toJS() as Crd | null;
+      if (crd?.kind === 'CustomResourceDefinition' && crd.spec.group === group) out.set(crd.spec.names.kind, crd);
+    }
+  }
+  return out;
+}
+
+export function versionOf(crd: Crd, name = 'v1beta1'): CrdVersion | undefined {
+  return crd.spec.versions.find((v) => v.name === name);
+}
+
+/** Every schema node with its path (`.spec.image.url`, `[]` for items, `{}` for map values). */
+export function* walkSchema(node: SchemaNode, path = ''): Generator<[path: string, node: SchemaNode]> {
+  yield [path, node];
+  for (const [name, child] of Object.entries(node.properties ?? {})) yield* walkSchema(child, `${path}.${name}`);
+  if (node.items) yield* walkSchema(node.items, `${path}[]`);
+  if (typeof node.additionalProperties === 'object') yield* walkSchema(node.additionalProperties, `${path}{}`);
+}
+
+/** Every description in a CRD: schema nodes and printer columns. */
+export function descriptionsOf(crd: Crd): { where: string; text: string }[] {
+  const out: { where: string; text: string }[] = [];
+  for (const version of crd.spec.versions) {
+    for (const column of version.additionalPrinterColumns ?? []) {
+      if (column.description) out.push({ where: `${version.name} printer column ${column.name}`, text: column.description });
+    }
+    for (const [path, node] of walkSchema(version.schema.openAPIV3Schema)) {
+      if (typeof node.description === 'string') out.push({ where: `${version.name} ${path || '(root)'}`, text: node.description });
+    }
+  }
+  return out;
+}
+
+export interface IntendedDifference {
+  readonly kind: string;
+  readonly path: string;
+  readonly keyword: string;
+  readonly reason: string;
+}
+
+/** crds/intended-differences.yaml: schema differences from upstream that we mean to have. */
+export function loadIntendedDifferences(directory = crdDirectory): IntendedDifference[] {
+  const doc = parse(readFileSync(join(directory, 'intended-differences.yaml'), 'utf8')) as { differences?: IntendedDifference[] };
+  return doc.differences ?? [];
+}

@@ -1,0 +1,54 @@
+// Where each upstream webhook rule (research §7) lives in our CRDs. The compat test checks that every
+// entry is really on that schema node; docs/crds.md explains the mapping and what could not be expressed.
+import type { OurKind } from './crds.ts';
+
+export interface WebhookRule {
+  readonly id: string;
+  readonly kind: OurKind;
+  /** Schema node carrying the rule ('' is the object root). */
+  readonly node: string;
+  /** Our message (or the start of messageExpression output). */
+  readonly message: string;
+  /** Only on create (optionalOldSelf + `oldSelf.hasValue() ||`), only on update (oldSelf), or both. */
+  readonly when: 'create' | 'update' | 'always';
+}
+
+export const webhookRules: readonly WebhookRule[] = [
+  { id: 'W-3', kind: 'Metal3Cluster', node: '', message: 'spec is required', when: 'always' },
+  { id: 'W-3', kind: 'Metal3Cluster', node: '.spec', message: 'controlPlaneEndpoint.host is required', when: 'always' },
+  { id: 'W-3', kind: 'Metal3Cluster', node: '.spec', message: 'cloudProviderEnabled conflicts the value of noCloudProvider', when: 'always' },
+  { id: 'W-4', kind: 'Metal3ClusterTemplate', node: '.spec.template.spec', message: 'Missing fields from Spec: [', when: 'always' },
+  { id: 'W-5', kind: 'Metal3Machine', node: '', message: 'spec is required', when: 'always' },
+  { id: 'W-10', kind: 'Metal3Machine', node: '.spec', message: 'image.url cannot be empty unless customDeploy.method is set', when: 'always' },
+  { id: 'W-10', kind: 'Metal3Machine', node: '.spec', message: 'image.url is not a valid URL', when: 'always' },
+  { id: 'W-10', kind: 'Metal3Machine', node: '.spec', message: 'image.checksum cannot be empty unless image.format is live-iso or customDeploy.method is set', when: 'always' },
+  { id: 'W-10', kind: 'Metal3Machine', node: '.spec', message: 'image.checksum is not a valid URL', when: 'always' },
+  { id: 'W-6', kind: 'Metal3MachineTemplate', node: '.spec.template.spec', message: 'image.url cannot be empty unless customDeploy.method is set', when: 'always' },
+  { id: 'W-6', kind: 'Metal3MachineTemplate', node: '.spec.template.spec', message: 'image.url is not a valid URL', when: 'always' },
+  { id: 'W-6', kind: 'Metal3MachineTemplate', node: '.spec.template.spec', message: 'image.checksum cannot be empty unless image.format is live-iso or customDeploy.method is set', when: 'always' },
+  { id: 'W-6', kind: 'Metal3MachineTemplate', node: '.spec.template.spec', message: 'image.checksum is not a valid URL', when: 'always' },
+  { id: 'W-7', kind: 'Metal3DataTemplate', node: '.spec.networkData.networks.ipv4[]', message: 'fromPoolRef needs to contain a reference to an IPPool', when: 'always' },
+  { id: 'W-7', kind: 'Metal3DataTemplate', node: '.spec.networkData.networks.ipv6[]', message: 'fromPoolRef needs to contain a reference to an IPPool', when: 'always' },
+  { id: 'W-8', kind: 'Metal3DataTemplate', node: '.spec', message: 'metaData cannot be modified', when: 'update' },
+  { id: 'W-8', kind: 'Metal3DataTemplate', node: '.spec', message: 'networkData cannot be modified', when: 'update' },
+  { id: 'W-9', kind: 'Metal3DataClaim', node: '', message: 'spec is required', when: 'always' },
+  { id: 'W-9', kind: 'Metal3DataClaim', node: '', message: 'spec.template.name must be set', when: 'create' },
+  { id: 'W-9', kind: 'Metal3DataClaim', node: '.spec.template', message: 'template name, namespace and kind cannot be modified', when: 'update' },
+  { id: 'W-11', kind: 'Metal3Data', node: '', message: 'spec is required', when: 'always' },
+  { id: 'W-11', kind: 'Metal3Data', node: '', message: 'metadata.name should follow the convention <Metal3Template Name>-<index>', when: 'create' },
+  { id: 'W-11', kind: 'Metal3Data', node: '.spec', message: 'index must be positive value', when: 'create' },
+  { id: 'W-11', kind: 'Metal3Data', node: '.spec', message: 'index cannot be modified', when: 'update' },
+  { id: 'W-11', kind: 'Metal3Data', node: '.spec.template', message: 'template name, namespace and kind cannot be modified', when: 'update' },
+  { id: 'W-11', kind: 'Metal3Data', node: '.spec.claim', message: 'claim name, namespace and kind cannot be modified', when: 'update' },
+];
+
+/** Expected names per kind (research §0.1); every kind is also in the `cluster-api` category. */
+export const expectedShortNames: Readonly<Record<OurKind, readonly string[]>> = {
+  Metal3Cluster: ['m3c', 'm3cluster', 'm3clusters', 'metal3c', 'metal3cluster'],
+  Metal3ClusterTemplate: ['m3ct'],
+  Metal3Machine: ['m3m', 'm3machine', 'm3machines', 'metal3m', 'metal3machine'],
+  Metal3MachineTemplate: ['m3mt', 'm3machinetemplate', 'm3machinetemplates', 'metal3mt', 'metal3machinetemplate'],
+  Metal3DataTemplate: ['m3dt', 'm3datatemplate', 'm3datatemplates', 'metal3dt', 'metal3datatemplate'],
+  Metal3DataClaim: ['m3dc', 'm3dataclaim', 'm3dataclaims', 'metal3dc', 'metal3dataclaim'],
+  Metal3Data: ['m3d', 'm3data', 'm3datas', 'metal3d', 'metal3data'],
+};
