@@ -123,6 +123,19 @@ export async function waitFor<T>(
   }
 }
 
+/** Rejects with EnvtestTimeoutError if `promise` has not settled within `ms`. */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EnvtestTimeoutError(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // ---- process-wide registry and hooks ------------------------------------------------------------
 
 const running = new Set<ManagedProcess>();

@@ -1,9 +1,10 @@
 // Test-suite helpers: one environment per test process, shared by every suite (test file) that asks
 // for it, and a fresh namespace per test.
 //
-// Sharing: run-tests.ts imports all test files into one process, so the first sharedEnv() call starts
-// the environment and later calls get the same one. It is torn down by the process-exit hook (the runner
-// ends with process.exit), or earlier by stopSharedEnv().
+// Sharing: run-tests.ts imports all test files into one process before running any, so the first
+// sharedEnv() call starts the environment and later calls get the same one. withSharedEnv(suite)
+// counts, at import time, how many suites will use it; the last one to finish stops it gracefully
+// (so Node reaps its children). If a run dies halfway, the process-exit hook still kills everything.
 //
 // Namespaces: without a kube-controller-manager, a deleted namespace stays Terminating forever (no
 // namespace controller empties it). So tests never wait for deletion; each gets a unique namespace and
@@ -12,6 +13,12 @@ import { randomBytes } from 'node:crypto';
 import process from 'node:process';
 import { startEnv, type EnvOptions, type TestEnv } from './env.ts';
 import type { ApiClient, KubeObject } from './http.ts';
+
+/** The part of a uvu suite the helper needs (kept structural so it does not depend on uvu's types). */
+interface SuiteHooks {
+  before(fn: () => unknown): void;
+  after(fn: () => unknown): void;
+}
 
 let shared: Promise<TestEnv> | undefined;
 
@@ -24,6 +31,28 @@ export function sharedEnv(options: EnvOptions = {}): Promise<TestEnv> {
   // Let a failed start be retried by the next suite instead of caching the rejection.
   shared.catch(() => (shared = undefined));
   return shared;
+}
+
+let users = 0;
+
+/**
+ * Registers `suite` as a user of the shared environment: its `before` hook starts (or joins) it and
+ * its `after` hook stops it when no registered suite is left to run. Returns a getter for use inside
+ * tests. Call it at module top level, before suite.run().
+ */
+export function withSharedEnv(suite: SuiteHooks, options: EnvOptions = {}): () => TestEnv {
+  let env: TestEnv | undefined;
+  users++;
+  suite.before(async () => {
+    env = await sharedEnv(options);
+  });
+  suite.after(async () => {
+    if (--users === 0) await stopSharedEnv();
+  });
+  return () => {
+    if (!env) throw new Error('the shared test environment is not started (use it inside tests, not at import time)');
+    return env;
+  };
 }
 
 export async function stopSharedEnv(): Promise<void> {

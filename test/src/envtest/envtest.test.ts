@@ -1,0 +1,185 @@
+// The launcher against a real kube-apiserver + etcd: CRUD and watch on an upstream CRD (BareMetalHost)
+// and one of ours (Metal3Machine), schema validation, least-privilege RBAC with minted identities,
+// ServiceAccount tokens, and workload apiservers isolated from the management one.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiError } from './errors.ts';
+import type { KubeObject, WatchEvent } from './http.ts';
+import { waitFor, withTimeout } from './processes.ts';
+import { listeningAddresses } from './sockets.ts';
+import { freshNamespace, withSharedEnv } from './suite.ts';
+
+const test = suite('envtest: real kube-apiserver');
+const env = withSharedEnv(test);
+
+async function rejects(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  assert.unreachable('expected the request to be rejected');
+  throw new Error('unreachable');
+}
+
+const BMH = '/apis/metal3.io/v1alpha1';
+const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
+
+function bmh(name: string, extra: Record<string, unknown> = {}): KubeObject {
+  return {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name },
+    spec: { online: false, bootMACAddress: '00:11:22:33:44:55', ...extra },
+  };
+}
+
+test('is ready, reports the pinned version and listens on loopback only', async () => {
+  assert.is(await env().admin.client.get<string>('/readyz', { raw: true }), 'ok');
+  const version = await env().admin.client.get<{ gitVersion: string }>('/version');
+  assert.match(version.gitVersion, /^v1\.(3[4-9]|[4-9]\d)\./);
+  const listening = [env().etcd.process.pid, env().management.process.pid].flatMap((pid) => listeningAddresses(pid));
+  assert.ok(listening.length >= 3, `expected etcd client+peer and apiserver listeners, got ${listening.join(', ')}`);
+  for (const address of listening) assert.ok(address.startsWith('127.0.0.1:'), `listening beyond loopback: ${address}`);
+});
+
+test('installs every CRD and serves it in discovery', async () => {
+  const names = new Set(env().crds.map((c) => c.crd.metadata.name));
+  assert.ok(names.has('baremetalhosts.metal3.io'));
+  assert.ok(names.has('clusters.cluster.x-k8s.io'));
+  assert.ok(!env().crds.some((c) => c.origin.includes('cluster-api-provider-metal3-')), 'upstream CAPM3 CRDs must not be installed');
+  const discovery = await env().admin.client.get<{ resources: { name: string }[] }>(`${BMH}`);
+  assert.ok(discovery.resources.some((r) => r.name === 'baremetalhosts'));
+});
+
+test('BareMetalHost: create, get, list, patch, delete', async () => {
+  const ns = await freshNamespace(env().admin.client, 'bmh-crud');
+  const c = env().admin.client;
+  const base = `${BMH}/namespaces/${ns}/baremetalhosts`;
+  const created = await c.create(base, bmh('host-0'));
+  assert.ok(created.metadata?.uid);
+  const got = await c.get<KubeObject & { spec: { online: boolean } }>(`${base}/host-0`);
+  assert.is(got.spec.online, false);
+  await c.create(base, bmh('host-1'));
+  const list = await c.get<{ items: KubeObject[] }>(base);
+  assert.equal(list.items.map((i) => i.metadata?.name).sort(), ['host-0', 'host-1']);
+  const patched = await c.mergePatch<KubeObject & { spec: { online: boolean } }>(`${base}/host-0`, {
+    metadata: { labels: { rack: 'r1' } },
+    spec: { online: true },
+  });
+  assert.is(patched.spec.online, true);
+  assert.is(patched.metadata?.labels?.['rack'], 'r1');
+  const selected = await c.get<{ items: KubeObject[] }>(base, { query: { labelSelector: 'rack=r1' } });
+  assert.equal(selected.items.map((i) => i.metadata?.name), ['host-0']);
+  await c.delete(`${base}/host-0`);
+  assert.is((await rejects(c.get(`${base}/host-0`))).code, 404);
+});
+
+test('a watch sees create, update and delete in order', async () => {
+  const ns = await freshNamespace(env().admin.client, 'watch');
+  const c = env().admin.client;
+  const base = `${BMH}/namespaces/${ns}/baremetalhosts`;
+  const list = await c.get<{ metadata: { resourceVersion: string } }>(base);
+  const events: WatchEvent[] = [];
+  const watching = (async () => {
+    for await (const event of c.watch(base, { resourceVersion: list.metadata.resourceVersion })) {
+      events.push(event);
+      if (event.type === 'DELETED') break;
+    }
+  })();
+  await c.create(base, bmh('watched'));
+  await c.mergePatch(`${base}/watched`, { spec: { online: true } });
+  await c.delete(`${base}/watched`);
+  await withTimeout(watching, 10_000, 'watch events');
+  assert.equal(
+    events.map((e) => e.type),
+    ['ADDED', 'MODIFIED', 'DELETED'],
+  );
+  assert.equal(
+    events.map((e) => (e.object as { spec: { online: boolean } }).spec.online),
+    [false, true, true],
+  );
+});
+
+test('a user without a Role is forbidden, with one allowed (only for what the Role grants)', async () => {
+  const ns = await freshNamespace(env().admin.client, 'rbac');
+  const alice = env().user('alice', ['metal3-operators']);
+  const bob = env().user('bob', []);
+  const path = `${BMH}/namespaces/${ns}/baremetalhosts`;
+
+  // The minted credentials carry the requested identity.
+  const review = await alice.client.create<{ status: { userInfo: { username: string; groups: string[] } } }>(
+    '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+    { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+  );
+  assert.is(review.status.userInfo.username, 'alice');
+  assert.ok(review.status.userInfo.groups.includes('metal3-operators'));
+
+  assert.is((await rejects(alice.client.get(path))).code, 403);
+
+  await env().admin.client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'bmh-reader' },
+    rules: [{ apiGroups: ['metal3.io'], resources: ['baremetalhosts'], verbs: ['get', 'list', 'watch'] }],
+  });
+  await env().admin.client.create(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'operators-read-bmh' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'bmh-reader' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'metal3-operators' }],
+  });
+  // The RBAC authorizer reads bindings through an informer: allow it a moment to see the new one.
+  await waitFor('the RoleBinding to take effect', () => alice.client.get(path).then(() => true), { timeoutMs: 10_000 });
+
+  assert.is((await rejects(alice.client.create(path, bmh('nope')))).code, 403, 'the Role grants no create');
+  assert.is((await rejects(alice.client.get(`${BMH}/namespaces/default/baremetalhosts`))).code, 403, 'the Role is namespaced');
+  assert.is((await rejects(bob.client.get(path))).code, 403, 'bob is not in the group');
+});
+
+test('ServiceAccount tokens come from the TokenRequest API', async () => {
+  const ns = await freshNamespace(env().admin.client, 'sa');
+  await env().admin.client.create(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'controller' } });
+  const token = await env().serviceAccountToken(ns, 'controller');
+  const sa = env().admin.client.as({ token });
+  const review = await sa.create<{ status: { userInfo: { username: string } } }>('/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'SelfSubjectReview',
+  });
+  assert.is(review.status.userInfo.username, `system:serviceaccount:${ns}:controller`);
+  sa.close();
+});
+
+test('the admin KubeConfig works with @kubernetes/client-node', async () => {
+  const kc = await env().admin.kubeConfig();
+  assert.is(kc.getCurrentCluster()?.server, env().admin.server);
+  const { CoreV1Api } = await import('@kubernetes/client-node');
+  const ns = await kc.makeApiClient(CoreV1Api).readNamespace({ name: 'default' });
+  assert.is(ns.metadata?.name, 'default');
+});
+
+test('a Node created in a workload apiserver is invisible in the management apiserver', async () => {
+  const wl = env().workloadClusters.get('wl1') ?? (await env().startWorkloadCluster('wl1'));
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'wl1-node-0', labels: { 'metal3-ts.dev/test': 'true' } } };
+  await wl.apiserver.admin.client.create('/api/v1/nodes', node);
+  const inWorkload = await wl.apiserver.admin.client.get<KubeObject & { spec?: { taints?: unknown[] } }>('/api/v1/nodes/wl1-node-0');
+  assert.is(inWorkload.spec?.taints, undefined, 'TaintNodesByCondition is off: no not-ready taint');
+  assert.is((await rejects(env().admin.client.get('/api/v1/nodes/wl1-node-0'))).code, 404);
+  const mgmtNodes = await env().admin.client.get<{ items: KubeObject[] }>('/api/v1/nodes');
+  assert.ok(!mgmtNodes.items.some((n) => n.metadata?.name === 'wl1-node-0'));
+
+  // The kubeconfig Secret round-trips through the management cluster and still reaches the workload one.
+  const ns = await freshNamespace(env().admin.client, 'wl');
+  await env().admin.client.create(`/api/v1/namespaces/${ns}/secrets`, wl.kubeconfigSecret(ns, 'cluster-a'));
+  const secret = await env().admin.client.get<{ data: { value: string } }>(`/api/v1/namespaces/${ns}/secrets/cluster-a-kubeconfig`);
+  const { KubeConfig, CoreV1Api } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  kc.loadFromString(Buffer.from(secret.data.value, 'base64').toString('utf8'));
+  const read = await kc.makeApiClient(CoreV1Api).readNode({ name: 'wl1-node-0' });
+  assert.is(read.metadata?.name, 'wl1-node-0');
+  for (const address of listeningAddresses(wl.apiserver.process.pid)) assert.ok(address.startsWith('127.0.0.1:'), address);
+});
+
+test.run();
