@@ -2,9 +2,10 @@
 // sources that codegen resolves. Upstream CAPM3 CRDs ('reference' use) are never installed: ours
 // replace them and would collide on names.
 //
-// "Installed" means usable: the CRD is Established AND every served version lists the plural in
-// discovery. Established alone is not enough, since clients resolve kinds through discovery, which
-// lags behind the condition by a few hundred milliseconds.
+// "Installed" means usable: the CRD is Established, every served version lists the plural in
+// discovery, and a LIST succeeds. Established alone is not enough: clients resolve kinds through
+// discovery, which lags behind the condition, and the resource's watch cache answers
+// "429 storage is (re)initializing" for a moment after that.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +112,9 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
       wanted.set(gv, set);
     }
   }
+  const listPaths = crds.flatMap((crd) =>
+    crd.spec.versions.filter((v) => v.served).map((v) => `/apis/${crd.spec.group}/${v.name}/${crd.spec.names.plural}`),
+  );
   const pendingEstablished = new Set(crds.map((c) => c.metadata.name));
   await waitFor(
     `CRDs established (${crds.length})`,
@@ -136,4 +140,6 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
       ),
     ),
   );
+  // ApiClient retries the 429s, so one successful LIST per resource proves it is served.
+  await Promise.all(listPaths.map((path) => client.get(path, { query: { limit: 1 } })));
 }

@@ -35,6 +35,22 @@ function bmh(name: string, extra: Record<string, unknown> = {}): KubeObject {
   };
 }
 
+function m3m(name: string): KubeObject {
+  return {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Machine',
+    metadata: { name },
+    spec: {
+      image: {
+        url: 'http://172.22.0.1/images/node.qcow2',
+        checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum',
+        checksumType: 'sha256',
+        format: 'qcow2',
+      },
+    },
+  };
+}
+
 test('is ready, reports the pinned version and listens on loopback only', async () => {
   assert.is(await env().admin.client.get<string>('/readyz', { raw: true }), 'ok');
   const version = await env().admin.client.get<{ gitVersion: string }>('/version');
@@ -48,6 +64,7 @@ test('installs every CRD and serves it in discovery', async () => {
   const names = new Set(env().crds.map((c) => c.crd.metadata.name));
   assert.ok(names.has('baremetalhosts.metal3.io'));
   assert.ok(names.has('clusters.cluster.x-k8s.io'));
+  assert.ok(names.has('metal3machines.infrastructure.cluster.x-k8s.io'));
   assert.ok(!env().crds.some((c) => c.origin.includes('cluster-api-provider-metal3-')), 'upstream CAPM3 CRDs must not be installed');
   const discovery = await env().admin.client.get<{ resources: { name: string }[] }>(`${BMH}`);
   assert.ok(discovery.resources.some((r) => r.name === 'baremetalhosts'));
@@ -76,30 +93,88 @@ test('BareMetalHost: create, get, list, patch, delete', async () => {
   assert.is((await rejects(c.get(`${base}/host-0`))).code, 404);
 });
 
-test('a watch sees create, update and delete in order', async () => {
-  const ns = await freshNamespace(env().admin.client, 'watch');
+for (const kind of ['BareMetalHost', 'Metal3Machine'] as const) {
+  test(`a watch on ${kind} sees create, update and delete in order`, async () => {
+    const ns = await freshNamespace(env().admin.client, `watch-${kind}`);
+    const c = env().admin.client;
+    const base = kind === 'BareMetalHost' ? `${BMH}/namespaces/${ns}/baremetalhosts` : `${INFRA}/namespaces/${ns}/metal3machines`;
+    const object = kind === 'BareMetalHost' ? bmh('watched') : m3m('watched');
+    const list = await c.get<{ metadata: { resourceVersion: string } }>(base);
+    const events: WatchEvent[] = [];
+    const watching = (async () => {
+      for await (const event of c.watch(base, { resourceVersion: list.metadata.resourceVersion })) {
+        events.push(event);
+        if (event.type === 'DELETED') break;
+      }
+    })();
+    await c.create(base, object);
+    await c.mergePatch(`${base}/watched`, { metadata: { labels: { step: 'updated' } } });
+    await c.delete(`${base}/watched`);
+    await withTimeout(watching, 10_000, 'watch events');
+    assert.equal(
+      events.map((e) => e.type),
+      ['ADDED', 'MODIFIED', 'DELETED'],
+    );
+    assert.equal(
+      events.map((e) => e.object.metadata?.labels?.['step']),
+      [undefined, 'updated', 'updated'],
+    );
+    const versions = events.map((e) => BigInt(e.object.metadata?.resourceVersion ?? '0'));
+    assert.ok(versions[0]! < versions[1]! && versions[1]! <= versions[2]!, `resourceVersions in order: ${versions.join(', ')}`);
+  });
+}
+
+test('Metal3Machine: create, get, list, patch, delete', async () => {
+  const ns = await freshNamespace(env().admin.client, 'm3m-crud');
   const c = env().admin.client;
-  const base = `${BMH}/namespaces/${ns}/baremetalhosts`;
-  const list = await c.get<{ metadata: { resourceVersion: string } }>(base);
-  const events: WatchEvent[] = [];
-  const watching = (async () => {
-    for await (const event of c.watch(base, { resourceVersion: list.metadata.resourceVersion })) {
-      events.push(event);
-      if (event.type === 'DELETED') break;
-    }
-  })();
-  await c.create(base, bmh('watched'));
-  await c.mergePatch(`${base}/watched`, { spec: { online: true } });
-  await c.delete(`${base}/watched`);
-  await withTimeout(watching, 10_000, 'watch events');
-  assert.equal(
-    events.map((e) => e.type),
-    ['ADDED', 'MODIFIED', 'DELETED'],
-  );
-  assert.equal(
-    events.map((e) => (e.object as { spec: { online: boolean } }).spec.online),
-    [false, true, true],
-  );
+  const base = `${INFRA}/namespaces/${ns}/metal3machines`;
+  await c.create(base, m3m('m-0'));
+  await c.create(base, m3m('m-1'));
+  const got = await c.get<KubeObject & { spec: { image: { checksumType: string } } }>(`${base}/m-0`);
+  assert.is(got.spec.image.checksumType, 'sha256');
+  const list = await c.get<{ items: KubeObject[] }>(base);
+  assert.equal(list.items.map((i) => i.metadata?.name).sort(), ['m-0', 'm-1']);
+  const patched = await c.mergePatch<KubeObject & { spec: { providerID?: string } }>(`${base}/m-0`, {
+    spec: { providerID: 'metal3://ns/host-0/m-0' },
+  });
+  assert.is(patched.spec.providerID, 'metal3://ns/host-0/m-0');
+  // Status is a subresource: a patch of the main resource ignores it, the status endpoint takes it.
+  const withStatus = await c.mergePatch<KubeObject & { status?: { ready?: boolean } }>(`${base}/m-0/status`, { status: { ready: true } });
+  assert.is(withStatus.status?.ready, true);
+  await c.delete(`${base}/m-0`);
+  assert.is((await rejects(c.get(`${base}/m-0`))).code, 404);
+});
+
+test('schema validation rejects an invalid Metal3Machine with the CRD\'s message', async () => {
+  const ns = await freshNamespace(env().admin.client, 'm3m-invalid');
+  const c = env().admin.client;
+  const base = `${INFRA}/namespaces/${ns}/metal3machines`;
+  // The expected message is read from the installed CRD, so the test follows the CRD as it evolves.
+  const crd = env().crds.find((s) => s.crd.metadata.name === 'metal3machines.infrastructure.cluster.x-k8s.io');
+  assert.ok(crd, 'our Metal3Machine CRD is installed');
+  type Rule = { rule: string; message?: string; fieldPath?: string; reason?: string };
+  type Schema = { properties?: Record<string, Schema>; 'x-kubernetes-validations'?: Rule[]; enum?: string[] };
+  const version = crd.crd.spec.versions.find((v) => v.storage) as unknown as { schema: { openAPIV3Schema: Schema } };
+  const spec = version.schema.openAPIV3Schema.properties?.['spec'];
+  const rule = spec?.['x-kubernetes-validations']?.find((r) => r.fieldPath === '.image.url' && r.reason === 'FieldValueRequired');
+  assert.ok(rule?.message, 'the CRD has a rule requiring image.url');
+
+  const missingUrl = m3m('no-url');
+  (missingUrl['spec'] as { image: { url: string } }).image.url = '';
+  const error = await rejects(c.create(base, missingUrl));
+  assert.is(error.code, 422);
+  assert.is(error.reason, 'Invalid');
+  assert.ok(error.message.includes(rule.message), `expected "${rule.message}" in: ${error.message}`);
+  assert.ok(error.message.includes('spec.image.url'), error.message);
+
+  const checksumTypes = spec?.properties?.['image']?.properties?.['checksumType']?.enum ?? [];
+  const badEnum = m3m('bad-checksum-type');
+  (badEnum['spec'] as { image: { checksumType: string } }).image.checksumType = 'crc32';
+  const enumError = await rejects(c.create(base, badEnum));
+  assert.is(enumError.code, 422);
+  assert.ok(enumError.message.includes('spec.image.checksumType: Unsupported value: "crc32"'), enumError.message);
+  for (const value of checksumTypes) assert.ok(enumError.message.includes(`"${value}"`), `supported value ${value} listed`);
+  assert.is((await c.get<{ items: unknown[] }>(base)).items.length, 0, 'nothing was stored');
 });
 
 test('a user without a Role is forbidden, with one allowed (only for what the Role grants)', async () => {

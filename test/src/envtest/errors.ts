@@ -41,11 +41,14 @@ export class ApiError extends EnvtestError {
   readonly code: number;
   readonly reason: string;
   readonly body: unknown;
-  constructor(method: string, path: string, code: number, body: unknown) {
+  /** The Retry-After header, when the server sent one (429, 503). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(method: string, path: string, code: number, body: unknown, retryAfterSeconds?: number) {
     const status = (typeof body === 'object' && body !== null ? body : {}) as { reason?: string; message?: string };
     super(`${method} ${path}: ${code} ${status.reason ?? ''}: ${status.message ?? JSON.stringify(body)}`);
     this.code = code;
     this.reason = status.reason ?? '';
     this.body = body;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }

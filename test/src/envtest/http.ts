@@ -88,8 +88,23 @@ export class ApiClient {
     return req;
   }
 
-  /** Sends a request; resolves with the parsed JSON body on 2xx, rejects with ApiError otherwise. */
-  request<T = KubeObject>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  /**
+   * Sends a request; resolves with the parsed JSON body on 2xx, rejects with ApiError otherwise.
+   * A 429 with Retry-After (e.g. "storage is (re)initializing" right after a CRD appears, or priority
+   * and fairness pushing back) is retried a few times, as client-go does.
+   */
+  async request<T = KubeObject>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once<T>(method, path, options);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.code !== 429 || attempt >= 10) throw error;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 1000 * (error.retryAfterSeconds ?? 0.2))));
+      }
+    }
+  }
+
+  #once<T>(method: string, path: string, options: RequestOptions): Promise<T> {
     return new Promise((resolve, reject) => {
       this.#open(
         method,
@@ -111,7 +126,10 @@ export class ApiClient {
             }
             const code = res.statusCode ?? 0;
             if (code >= 200 && code < 300) resolve(body as T);
-            else reject(new ApiError(method, path, code, body));
+            else {
+              const retryAfter = Number(res.headers['retry-after']);
+              reject(new ApiError(method, path, code, body, Number.isFinite(retryAfter) ? retryAfter : undefined));
+            }
           });
         },
         reject,
