@@ -25,7 +25,8 @@ export const templatesDir = resolve(repoRoot, 'codegen', 'templates');
 export async function loadInputs(options: ResolveOptions & { ownDir?: string } = {}): Promise<LoadedCrd[]> {
   const out: LoadedCrd[] = [];
   const ownDir = options.ownDir ?? ownCrdsDir;
-  const ownFiles = existsSync(ownDir) ? readdirSync(ownDir).filter((f) => f.endsWith('.yaml')).sort() : [];
+  // CRD files follow the controller-gen naming, <group>_<plural>.yaml; other YAML there is not a CRD.
+  const ownFiles = existsSync(ownDir) ? readdirSync(ownDir).filter((f) => /^[a-z0-9.-]+_[a-z0-9]+\.yaml$/.test(f)).sort() : [];
   for (const file of ownFiles) {
     const path = join(ownDir, file);
     const text = readFileSync(path, 'utf8');

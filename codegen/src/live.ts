@@ -38,30 +38,55 @@ export interface LiveResult {
 const get = <T>(transport: Transport, path: string): Promise<T> =>
   transport.request<T>({ method: 'GET', path, verb: 'get', resource: 'openapi' });
 
-/** Reads every CRD-served group/version of the apiserver and emits its module. */
-export async function generateFromServer(transport: Transport): Promise<LiveResult> {
+/** Reads every CRD-served group/version of the apiserver (and core/v1) and emits its module. */
+export async function generateFromServer(transport: Transport, options: { timeoutMs?: number } = {}): Promise<LiveResult> {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const version = await get<{ gitVersion: string }>(transport, '/version');
-  const crds = await get<{ items: { spec: { group: string } }[] }>(transport, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions');
-  const crdGroups = new Set(crds.items.map((c) => c.spec.group));
-  const index = await get<{ paths: Record<string, { serverRelativeURL: string }> }>(transport, '/openapi/v3');
+  const crds = await get<{ items: { spec: { group: string; versions: { name: string; served: boolean }[] } }[] }>(
+    transport,
+    '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+  );
+  const served = new Set(crds.items.flatMap((c) => c.spec.versions.filter((v) => v.served).map((v) => `apis/${c.spec.group}/${v.name}`)));
   const modules: GroupVersionModule[] = [];
   const openapi = new Map<string, string>();
-  for (const [path, ref] of Object.entries(index.paths).sort(([a], [b]) => a.localeCompare(b))) {
-    const match = /^apis\/([^/]+)\/([^/]+)$/.exec(path);
+  for (const path of ['api/v1', ...[...served].sort()]) {
     const isCore = path === 'api/v1';
-    if (!isCore && !(match && crdGroups.has(match[1]!))) continue;
-    const text = await transport.request<unknown>({ method: 'GET', path: ref.serverRelativeURL, verb: 'get', resource: 'openapi' });
-    const doc = text as OpenApiDoc & OpenAPI3;
-    const group = isCore ? '' : match![1]!;
-    const gv = isCore ? 'v1' : match![2]!;
-    const ast = await openapiTS(doc, { emptyObjectsUnknown: true, defaultNonNullable: false, silent: true });
+    const [, group = '', gv = 'v1'] = isCore ? [] : path.split('/');
+    const discovery = isCore ? undefined : await get<{ resources: DiscoveryResource[] }>(transport, `/${path}`);
+    const kinds = (discovery?.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind);
+    const { doc, url } = await publishedDocument(transport, path, kinds, deadline);
+    let ast;
+    try {
+      ast = await openapiTS(doc as OpenAPI3, { emptyObjectsUnknown: true, defaultNonNullable: false, silent: true });
+    } catch (cause) {
+      throw new CodegenError(`openapi-typescript failed: ${(cause as Error).message}`, url);
+    }
     openapi.set(modulePath(group, gv).replace(/\.ts$/, '.openapi.ts'), astToString(ast));
     if (isCore) continue;
-    const discovery = await get<{ resources: DiscoveryResource[] }>(transport, `/apis/${group}/${gv}`);
-    const inputs = kindInputs(group, gv, doc, discovery.resources, `live ${transport.server.origin}/${path}`, version.gitVersion, sha256(JSON.stringify(doc)));
+    const inputs = kindInputs(group, gv, doc, discovery!.resources, `live ${transport.server.origin}/${path}`, version.gitVersion, sha256(JSON.stringify(doc)));
     if (inputs.length > 0) modules.push(await emitGroupVersion(group, gv, inputs));
   }
   return { modules, openapi };
+}
+
+/**
+ * The OpenAPI v3 document of one group/version once it describes every kind discovery lists: the
+ * apiserver publishes schemas of newly installed CRDs asynchronously, so a fresh document may lag.
+ */
+async function publishedDocument(transport: Transport, path: string, kinds: readonly string[], deadline: number): Promise<{ doc: OpenApiDoc; url: string }> {
+  for (;;) {
+    const index = await get<{ paths: Record<string, { serverRelativeURL: string }> }>(transport, '/openapi/v3');
+    const url = index.paths[path]?.serverRelativeURL;
+    if (url) {
+      const doc = await get<OpenApiDoc | null>(transport, url);
+      const published = new Set(
+        Object.values(doc?.components?.schemas ?? {}).flatMap((s) => (s['x-kubernetes-group-version-kind'] ?? []).map((g) => g.kind)),
+      );
+      if (doc && kinds.every((k) => published.has(k))) return { doc, url };
+    }
+    if (Date.now() > deadline) throw new CodegenError(`OpenAPI v3 document not published for all of ${kinds.join(', ')}`, `/openapi/v3/${path}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 function kindInputs(group: string, version: string, doc: OpenApiDoc, resources: DiscoveryResource[], label: string, serverVersion: string, digest: string): KindInput[] {

@@ -2,9 +2,9 @@
 // API infrastructure.cluster.x-k8s.io/v1beta1, from:
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3clusters.yaml v1beta1 sha256:d11ff034af9f0ac9529b6b2f8c73a4a1732dc46dcb77e3ddf10d237a4538d8a8
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml v1beta1 sha256:bec94d1a555491a05cc201906367ebc166d2bad73b3d04f5cab9d499d6680bf7
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datas.yaml v1beta1 sha256:66f469e07e1c24c5c2ce7e157984724e4f76698a2607ece23bd5101f2110bf77
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml v1beta1 sha256:56c48c5c85795a50592523955caf42b850ca0d8d41760381fb553f27e6695982
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:ead7d16d26a106df52d99fdd03afd04631af0c144b54dc7e8cb46acffcabc389
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datas.yaml v1beta1 sha256:5df7a9c6335088e5bcf39fb4da46c551a9bf40f7341a815cce990683dd459043
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml v1beta1 sha256:e94fd16e55a18162b982f41aa555e101eb705412903d3b59f46a4a7c4adfb66a
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:7a51c382aa2f462495d907bc9ac51829d3e701d766a361c0d3e6137bcb28b930
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml v1beta1 sha256:0493dc0e031f2320e83dfe5b94c31e319a086ab79764582ea7ec100021528128
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml v1beta1 sha256:a57405270e93c28eb769b26814f18c6eb98af7e5391a341232c2ed586689612b
 

@@ -1,0 +1,37 @@
+// Live-cluster codegen: types generated from the running apiserver's /openapi/v3 (with the same CRDs
+// installed) must equal the types generated from the CRD files.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Transport } from '@metal3-ts/generated';
+import { generate, loadInputs } from '@metal3-ts/codegen/generate';
+import { generateFromServer } from '@metal3-ts/codegen/live';
+import { withSharedEnv } from '../envtest/suite.ts';
+
+const live = suite('codegen live mode');
+const env = withSharedEnv(live);
+
+/** A module without its header (sources differ: files vs the server), which is all that may differ. */
+const body = (text: string): string => text.replace(/^(\/\/.*\n)+/, '');
+
+live('modules generated from /openapi/v3 equal those generated from the CRD files', async () => {
+  const transport = Transport.fromConnection(env().admin);
+  try {
+    const started = performance.now();
+    const result = await generateFromServer(transport);
+    const seconds = ((performance.now() - started) / 1000).toFixed(2);
+    const fromFiles = await generate(await loadInputs());
+    const paths = result.modules.map((m) => m.path).sort();
+    console.log(`    live codegen: ${paths.length} group/versions in ${seconds} s`);
+    const expected = [...fromFiles.keys()].filter((p) => /^[a-z0-9.-]+\.[a-z]+\/v\w+\.ts$/.test(p) && p !== 'coordination.k8s.io/v1.ts').sort();
+    assert.equal(paths, expected);
+    for (const module of result.modules) {
+      assert.fixture(body(module.text), body(fromFiles.get(module.path)!), module.path);
+    }
+    assert.ok(result.openapi.has('core/v1.openapi.ts'));
+    assert.match(result.openapi.get('metal3.io/v1alpha1.openapi.ts')!, /BareMetalHost/);
+  } finally {
+    transport.close();
+  }
+});
+
+live.run();
