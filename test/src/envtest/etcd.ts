@@ -27,12 +27,23 @@ function health(url: string): Promise<true | undefined> {
   });
 }
 
-export async function startEtcd(options: { binary: string; dir: string; timeoutMs: number }): Promise<Etcd> {
+export interface EtcdOptions {
+  readonly binary: string;
+  readonly dir: string;
+  readonly timeoutMs: number;
+  /** Chooses ports (default freePort); tests pass a picker that hands out a taken port first. */
+  readonly pickPort?: () => Promise<number>;
+  /** Called when a start attempt lost a port race and is retried. */
+  readonly onRetry?: (error: ProcessExitError) => void;
+}
+
+export async function startEtcd(options: EtcdOptions): Promise<Etcd> {
+  const pick = options.pickPort ?? freePort;
   // A port taken between probing and binding makes etcd exit with "address already in use":
   // retry with fresh ports, like envtest retries the whole control plane.
   for (let attempt = 1; ; attempt++) {
-    const clientPort = await freePort();
-    const peerPort = await freePort();
+    const clientPort = await pick();
+    const peerPort = await pick();
     const url = `http://127.0.0.1:${clientPort}`;
     const peer = `http://127.0.0.1:${peerPort}`;
     const dataDir = join(options.dir, `etcd-data-${attempt}`);
@@ -72,7 +83,10 @@ export async function startEtcd(options: { binary: string; dir: string; timeoutM
       };
     } catch (error) {
       await process.stop(1000);
-      if (error instanceof ProcessExitError && error.portRace && attempt < 5) continue;
+      if (error instanceof ProcessExitError && error.portRace && attempt < 5) {
+        options.onRetry?.(error);
+        continue;
+      }
       throw error;
     }
   }
