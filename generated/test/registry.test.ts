@@ -6,7 +6,8 @@ import { SecretResource } from '../src/core/v1.ts';
 import * as seeds from './seeds.ts';
 
 test('registry: every seed object resolves to its descriptor by apiVersion and kind', () => {
-  const objects = Object.values(seeds).filter((v): v is { apiVersion: string; kind: string } => typeof v === 'object' && v !== null && 'kind' in v);
+  const values: unknown[] = Object.values(seeds);
+  const objects = values.filter((v): v is { apiVersion: string; kind: string } => typeof v === 'object' && v !== null && 'kind' in v);
   assert.ok(objects.length >= 14);
   for (const obj of objects) {
     const d = registry.forObject(obj);
