@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // metal3-codegen: CRD schemas → @metal3-ts/generated.
 //
-//   generate [--upstream DIR | --fetch]   write generated/src (aside, then swapped in)
+//   generate [--upstream DIR | --fetch]   write generated/src (aside, then swapped in); with CI=true it
+//                                         only checks, so a CI run can never hide drift by regenerating
 //   check    [--upstream DIR | --fetch]   exit 1 when generated/src differs from what would be written
 //   live     --kubeconfig FILE [--out DIR] generate from a running apiserver's /openapi/v3
 import process from 'node:process';
@@ -41,7 +42,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(argv);
   const started = performance.now();
   const resolveOptions = { ...(flags.upstream ? { directory: flags.upstream } : {}), fetch: flags.fetch };
-  switch (flags.command) {
+  const command = flags.command === 'generate' && process.env['CI'] === 'true' ? 'check' : flags.command;
+  switch (command) {
     case 'generate': {
       const files = await generate(await loadInputs(resolveOptions));
       writeFiles(files);
@@ -52,7 +54,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'check': {
       const drift = diffFiles(await generate(await loadInputs(resolveOptions)));
       if (drift.length > 0) {
-        console.error(`metal3-codegen: generated/src is out of date; run \`npm run codegen\`:\n  ${drift.join('\n  ')}`);
+        console.error(`metal3-codegen: generated/src is out of date; run \`npm run codegen\` and commit:\n  ${drift.join('\n  ')}`);
         return 1;
       }
       console.error(`metal3-codegen: generated/src is up to date (${((performance.now() - started) / 1000).toFixed(2)} s)`);
@@ -67,7 +69,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     default:
       console.error('usage: metal3-codegen generate|check [--upstream DIR | --fetch]\n       metal3-codegen live --kubeconfig FILE [--out DIR]');
-      return flags.command === 'help' ? 0 : 2;
+      return command === 'help' ? 0 : 2;
   }
 }
 

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { Transport, type KubeConfigLike } from '../templates/runtime/transport.ts';
+import { Transport, type HttpRequest, type KubeConfigLike } from '../templates/runtime/transport.ts';
 import type { Crd, CrdVersion } from './crd.ts';
 import { emitGroupVersion, modulePath, type GroupVersionModule, type KindInput } from './emit-module.ts';
 import { CodegenError } from './errors.ts';
@@ -35,11 +35,17 @@ export interface LiveResult {
   readonly openapi: Map<string, string>;
 }
 
-const get = <T>(transport: Transport, path: string): Promise<T> =>
+/** What live mode needs of a transport (the generated package's Transport has it). */
+export interface ApiReader {
+  readonly server: URL;
+  request<T>(request: HttpRequest): Promise<T>;
+}
+
+const get = <T>(transport: ApiReader, path: string): Promise<T> =>
   transport.request<T>({ method: 'GET', path, verb: 'get', resource: 'openapi' });
 
 /** Reads every CRD-served group/version of the apiserver (and core/v1) and emits its module. */
-export async function generateFromServer(transport: Transport, options: { timeoutMs?: number } = {}): Promise<LiveResult> {
+export async function generateFromServer(transport: ApiReader, options: { timeoutMs?: number } = {}): Promise<LiveResult> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const version = await get<{ gitVersion: string }>(transport, '/version');
   const crds = await get<{ items: { spec: { group: string; versions: { name: string; served: boolean }[] } }[] }>(
@@ -73,7 +79,7 @@ export async function generateFromServer(transport: Transport, options: { timeou
  * The OpenAPI v3 document of one group/version once it describes every kind discovery lists: the
  * apiserver publishes schemas of newly installed CRDs asynchronously, so a fresh document may lag.
  */
-async function publishedDocument(transport: Transport, path: string, kinds: readonly string[], deadline: number): Promise<{ doc: OpenApiDoc; url: string }> {
+async function publishedDocument(transport: ApiReader, path: string, kinds: readonly string[], deadline: number): Promise<{ doc: OpenApiDoc; url: string }> {
   for (;;) {
     const index = await get<{ paths: Record<string, { serverRelativeURL: string }> }>(transport, '/openapi/v3');
     const url = index.paths[path]?.serverRelativeURL;
