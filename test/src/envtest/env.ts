@@ -83,8 +83,8 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
   const pids = () => [etcd?.process.pid, management?.process.pid, ...[...workloads.values()].map((w) => w.apiserver.process.pid)].filter((p) => p !== undefined);
 
   const stop = async () => {
-    await Promise.all([...workloads.values()].map((w) => w.apiserver.stop()));
-    await management?.stop();
+    // Apiservers first (they need etcd to shut down cleanly), in parallel: each takes about a second.
+    await Promise.all([...[...workloads.values()].map((w) => w.apiserver.stop()), management?.stop()]);
     await etcd?.stop();
     watchdog.stop();
     if (!keep) removeDirectory(dir);

@@ -1,5 +1,5 @@
-// Teardown on every way a run can end: a start that times out, SIGINT (Ctrl-C, CI cancel) and
-// SIGKILL of the Node process itself (then the watchdog cleans up). Each case checks that the
+// Teardown on every way a run can end: a start that times out, SIGINT (Ctrl-C, CI cancel),
+// SIGKILL of the Node process itself (then the watchdog cleans up) and a normal stop(). Each case checks that the
 // etcd/kube-apiserver processes are gone and the temporary directory is removed.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -89,6 +89,19 @@ test('SIGKILL of Node: the watchdog kills the processes and removes the director
   const { child, pids, dir } = await startFixture();
   child.kill('SIGKILL');
   await assertCleanedUp(pids, dir, 10_000);
+});
+
+test('AlwaysAllow only when asked: then a user without any Role may read, and stop cleans up', async () => {
+  const env = await startEnv({ crds: false, authorization: 'AlwaysAllow' });
+  const pids = [env.etcd.process.pid, env.management.process.pid];
+  try {
+    const nobody = env.user('nobody');
+    const list = await nobody.client.get<{ items: unknown[] }>('/api/v1/namespaces');
+    assert.ok(list.items.length > 0);
+  } finally {
+    await env.stop();
+  }
+  await assertCleanedUp(pids, env.dir, 1000);
 });
 
 test.run();
