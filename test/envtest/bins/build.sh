@@ -67,6 +67,7 @@ etcd_bin="$etcd_dir/etcd"
 
 # --- Go: only needed when something is missing ------------------------------------------------------
 go_cmd=""
+tmp=""
 need_go() {
   [ -n "$go_cmd" ] && return 0
   local candidate=${GO:-}
@@ -112,7 +113,10 @@ build_locked() {
   if [ -x "$out" ]; then exec 9>&-; return 0; fi
   need_go
   shout "building $name into $out (cold: many minutes; log: $out.log)"
-  local start=$SECONDS tmp="$out.tmp.$$"
+  local start=$SECONDS
+  tmp="$out.tmp.$$"
+  # An interrupted build (Ctrl-C, CI timeout) must not leave a partial binary behind.
+  trap 'rm -f "$tmp"' EXIT
   if ! go_build "$tmp" "$@" >"$out.log" 2>&1; then
     rm -f "$tmp"
     echo "envtest-bins: building $name failed; last lines of $out.log:" >&2
@@ -120,6 +124,7 @@ build_locked() {
     exit 1
   fi
   mv -f "$tmp" "$out"
+  trap - EXIT
   shout "built $name in $((SECONDS - start)) s"
   exec 9>&-
 }

@@ -57,6 +57,11 @@ export interface TestEnv {
   serviceAccountToken(namespace: string, name: string, expirationSeconds?: number): Promise<string>;
   readonly workloadClusters: ReadonlyMap<string, WorkloadCluster>;
   startWorkloadCluster(name: string): Promise<WorkloadCluster>;
+  /**
+   * Stops a workload apiserver (e.g. to test an unreachable workload cluster). Its objects stay in
+   * etcd: starting a cluster with the same name again brings them back, like a restarted control plane.
+   */
+  stopWorkloadCluster(name: string): Promise<void>;
   /** Resident memory in bytes of each process, by name. */
   rss(): Record<string, number | undefined>;
   stop(): Promise<void>;
@@ -148,6 +153,13 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
         workloads.set(name, cluster);
         watchdog.update(pids());
         return cluster;
+      },
+      async stopWorkloadCluster(name) {
+        const cluster = workloads.get(name);
+        if (!cluster) throw new EnvtestError(`no workload cluster ${name}`);
+        workloads.delete(name);
+        await cluster.apiserver.stop();
+        watchdog.update(pids());
       },
       rss() {
         const out: Record<string, number | undefined> = { etcd: etcd!.process.rssBytes(), 'kube-apiserver': management!.process.rssBytes() };

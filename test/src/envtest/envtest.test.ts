@@ -235,7 +235,7 @@ test('the admin KubeConfig works with @kubernetes/client-node', async () => {
   assert.is(ns.metadata?.name, 'default');
 });
 
-test('a Node created in a workload apiserver is invisible in the management apiserver', async () => {
+test('a Node created in a workload apiserver is invisible in the management apiserver; workloads stop and restart', async () => {
   const wl = env().workloadClusters.get('wl1') ?? (await env().startWorkloadCluster('wl1'));
   const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'wl1-node-0', labels: { 'metal3-ts.dev/test': 'true' } } };
   await wl.apiserver.admin.client.create('/api/v1/nodes', node);
@@ -255,6 +255,14 @@ test('a Node created in a workload apiserver is invisible in the management apis
   const read = await kc.makeApiClient(CoreV1Api).readNode({ name: 'wl1-node-0' });
   assert.is(read.metadata?.name, 'wl1-node-0');
   for (const address of listeningAddresses(wl.apiserver.process.pid)) assert.ok(address.startsWith('127.0.0.1:'), address);
+
+  // Stopped, the workload cluster is unreachable; restarted under the same name, its objects are back.
+  await env().stopWorkloadCluster('wl1');
+  const unreachable = await wl.apiserver.admin.client.get('/api/v1/nodes/wl1-node-0').then(() => undefined, (e: unknown) => e);
+  assert.instance(unreachable, Error);
+  assert.ok(!(unreachable instanceof ApiError), `a connection error, not an HTTP answer: ${String(unreachable)}`);
+  const again = await env().startWorkloadCluster('wl1');
+  assert.is((await again.apiserver.admin.client.get<KubeObject>('/api/v1/nodes/wl1-node-0')).metadata?.name, 'wl1-node-0');
 });
 
 test.run();
