@@ -95,13 +95,16 @@ EOF
   go_cmd=$candidate
 }
 
-# The wrapper go.mod/go.sum are authoritative: -mod=readonly fails on drift instead of editing them,
-# GOWORK=off ignores any enclosing go.work, CGO_ENABLED=0 gives static binaries like upstream releases.
-go_build() {
-  local out=$1 module_dir=$2; shift 2
-  (cd "$module_dir" && GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" \
-    "$go_cmd" build -trimpath -o "$out" "$@")
+# An interrupted build (Ctrl-C, CI timeout, SIGTERM to this script alone) must leave neither a running
+# `go build` nor a partial binary behind, so the build runs as a tracked background job.
+build_pid=""
+cleanup() {
+  if [ -n "$build_pid" ]; then kill "$build_pid" 2>/dev/null || true; wait "$build_pid" 2>/dev/null || true; fi
+  if [ -n "$tmp" ]; then rm -f "$tmp"; fi
 }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # Build into a temporary name and rename, under a lock, so concurrent callers never run half a binary
 # and never both spend the 2 cores on the same build.
@@ -113,18 +116,24 @@ build_locked() {
   if [ -x "$out" ]; then exec 9>&-; return 0; fi
   need_go
   shout "building $name into $out (cold: many minutes; log: $out.log)"
-  local start=$SECONDS
+  local start=$SECONDS status=0
   tmp="$out.tmp.$$"
-  # An interrupted build (Ctrl-C, CI timeout) must not leave a partial binary behind.
-  trap 'rm -f "$tmp"' EXIT
-  if ! go_build "$tmp" "$@" >"$out.log" 2>&1; then
-    rm -f "$tmp"
+  local module_dir=$1; shift
+  # The wrapper go.mod/go.sum are authoritative: -mod=readonly fails on drift instead of editing them,
+  # GOWORK=off ignores any enclosing go.work, CGO_ENABLED=0 gives static binaries like upstream
+  # releases. `exec` makes the background job's PID the go command itself, so cleanup() can stop it.
+  (cd "$module_dir" && GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" \
+    exec "$go_cmd" build -trimpath -o "$tmp" "$@") >"$out.log" 2>&1 &
+  build_pid=$!
+  wait "$build_pid" || status=$?
+  build_pid=""
+  if [ "$status" != 0 ]; then
     echo "envtest-bins: building $name failed; last lines of $out.log:" >&2
     tail -n 30 "$out.log" >&2
     exit 1
   fi
   mv -f "$tmp" "$out"
-  trap - EXIT
+  tmp=""
   shout "built $name in $((SECONDS - start)) s"
   exec 9>&-
 }
@@ -145,9 +154,7 @@ if [ ! -x "$kas_bin" ] && [ "$only" != etcd ]; then
     "$here/kube-apiserver" -tags=selinux,notest,grpcnotrace -ldflags "$ldflags" k8s.io/kubernetes/cmd/kube-apiserver
 fi
 
-say "kube-apiserver $k8s_version: $kas_bin"
-say "etcd $etcd_version: $etcd_bin"
-if [ "$print" = 1 ]; then
-  echo "kube-apiserver=$kas_bin"
-  echo "etcd=$etcd_bin"
-fi
+# With --only, the other binary may not exist: report only what is there.
+if [ -x "$kas_bin" ]; then say "kube-apiserver $k8s_version: $kas_bin"; [ "$print" = 1 ] && echo "kube-apiserver=$kas_bin"; fi
+if [ -x "$etcd_bin" ]; then say "etcd $etcd_version: $etcd_bin"; [ "$print" = 1 ] && echo "etcd=$etcd_bin"; fi
+exit 0
