@@ -3,8 +3,8 @@
 // seed objects are accepted and defaulted, invalid ones are rejected with our message.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { admissionCases, type AdmissionCase, type Json, type Resource } from '../../../crds/src/webhook-cases.ts';
-import { expectedShortNames } from '../../../crds/src/webhook-rules.ts';
+import { admissionCases, type AdmissionCase, type Json, type Resource } from '@metal3-ts/crds/webhook-cases';
+import { expectedShortNames } from '@metal3-ts/crds/webhook-rules';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
