@@ -78,7 +78,7 @@ typed('list pagination follows continue tokens', async () => {
   assert.is(firstPage.items.length, 3);
   assert.ok(firstPage.metadata.continue);
   const names: string[] = [];
-  for await (const s of secrets.listAll({ limit: 3 } as never)) names.push(s.metadata.name!);
+  for await (const s of secrets.listAll({ limit: 3 })) names.push(s.metadata.name!);
   assert.equal(names, ['s-0', 's-1', 's-2', 's-3', 's-4', 's-5', 's-6']);
 });
 
