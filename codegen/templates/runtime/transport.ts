@@ -35,6 +35,8 @@ export interface HttpRequest {
   /** Verb and resource for observers and metrics (`get`, `metal3machines`). */
   readonly verb: string;
   readonly resource: string;
+  /** Fails the request when the connection is idle this long; unset means no client-side limit. */
+  readonly timeoutMs?: number;
 }
 
 export interface RequestRecord {
@@ -55,6 +57,7 @@ export interface TransportHooks {
 
 export interface StreamResponse {
   readonly code: number;
+  readonly headers: http.IncomingHttpHeaders;
   readonly body: AsyncIterable<Buffer>;
   close(): void;
 }
@@ -98,22 +101,22 @@ export class Transport {
 
   /** Sends a request and returns the parsed JSON body; HTTP errors become typed ApiErrors. */
   async request<T>(request: HttpRequest): Promise<T> {
-    const res = await this.#send(request, false);
-    const chunks: Buffer[] = [];
-    for await (const chunk of res.body) chunks.push(chunk);
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (res.code >= 400) throw errorFrom(res.code, text, request);
+    const text = await this.requestText(request);
     return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** Sends a request and returns the body as text (e.g. `/readyz`); HTTP errors become ApiErrors. */
+  async requestText(request: HttpRequest): Promise<string> {
+    const res = await this.#send(request, false);
+    const text = await readAll(res.body);
+    if (res.code >= 400) throw errorFrom(res, text, request);
+    return text;
   }
 
   /** Opens a streaming response (watch); errors before the stream starts are thrown as ApiErrors. */
   async stream(request: HttpRequest): Promise<StreamResponse> {
     const res = await this.#send(request, true);
-    if (res.code >= 400) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body) chunks.push(chunk);
-      throw errorFrom(res.code, Buffer.concat(chunks).toString('utf8'), request);
-    }
+    if (res.code >= 400) throw errorFrom(res, await readAll(res.body), request);
     return res;
   }
 
@@ -151,9 +154,12 @@ export class Transport {
         { ...base, method: request.method, headers, agent: this.#agent, ...(request.signal ? { signal: request.signal } : {}) },
         (res) => {
           record(res.statusCode ?? 0);
-          resolve({ code: res.statusCode ?? 0, body: res, close: () => res.destroy() });
+          resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res, close: () => res.destroy() });
         },
       );
+      if (request.timeoutMs) {
+        req.setTimeout(request.timeoutMs, () => req.destroy(new Error(`${request.method} ${url.pathname}: timed out after ${request.timeoutMs} ms`)));
+      }
       req.on('error', (error) => {
         record(0);
         reject(error);
@@ -164,7 +170,27 @@ export class Transport {
   }
 }
 
-function errorFrom(code: number, text: string, request: HttpRequest) {
+async function readAll(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Splits a streamed body into newline-delimited JSON values: the watch wire format. */
+export async function* jsonLines<T>(body: AsyncIterable<Buffer>): AsyncGenerator<T> {
+  let buffered = '';
+  for await (const chunk of body) {
+    buffered += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line !== '') yield JSON.parse(line) as T;
+    }
+  }
+}
+
+function errorFrom(res: StreamResponse, text: string, request: HttpRequest) {
   let status: Status | undefined;
   try {
     const parsed = JSON.parse(text) as Status;
@@ -172,6 +198,11 @@ function errorFrom(code: number, text: string, request: HttpRequest) {
   } catch {
     // Not JSON (a proxy's HTML page, say): keep the text as the message.
   }
+  // Retry-After is a header; keep it where TooManyRequestsError looks, in the Status details.
+  const retryAfter = Number(res.headers['retry-after']);
+  if (Number.isFinite(retryAfter) && status && status.details?.retryAfterSeconds === undefined) {
+    status = { ...status, details: { ...status.details, retryAfterSeconds: retryAfter } };
+  }
   const context: RequestContext = { verb: request.method, path: request.path };
-  return apiError(code, status, context, text.slice(0, 500));
+  return apiError(res.code, status, context, text.slice(0, 500));
 }

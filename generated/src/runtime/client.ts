@@ -6,7 +6,7 @@
 import { GoneError, apiError } from './errors.ts';
 import type { JsonValue, KubeList, KubeObject, Status } from './meta.ts';
 import type { ResourceDescriptor } from './resource.ts';
-import type { Transport } from './transport.ts';
+import { jsonLines, type Transport } from './transport.ts';
 
 /** A JSON merge patch of T: every field optional, `null` deletes it, arrays are replaced whole. */
 export type MergePatch<T> = T extends readonly unknown[]
@@ -161,22 +161,13 @@ export class Api<T extends KubeObject> {
     const path = withQuery(this.#collection(), { ...query, watch: true });
     const res = await this.#transport.stream({ method: 'GET', path, verb: 'watch', resource: this.descriptor.plural, ...(signal ? { signal } : {}) });
     try {
-      let buffered = '';
-      for await (const chunk of res.body) {
-        buffered += chunk.toString('utf8');
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline).trim();
-          buffered = buffered.slice(newline + 1);
-          if (line === '') continue;
-          const event = JSON.parse(line) as { type: string; object: unknown };
-          if (event.type === 'ERROR') {
-            const status = event.object as Status;
-            const context = { verb: 'WATCH', path };
-            throw status.code === 410 ? new GoneError(410, status, context) : apiError(status.code ?? 500, status, context);
-          }
-          yield event as WatchEvent<T>;
+      for await (const event of jsonLines<{ type: string; object: unknown }>(res.body)) {
+        if (event.type === 'ERROR') {
+          const status = event.object as Status;
+          const context = { verb: 'WATCH', path };
+          throw status.code === 410 ? new GoneError(410, status, context) : apiError(status.code ?? 500, status, context);
         }
+        yield event as WatchEvent<T>;
       }
     } catch (error) {
       if (signal?.aborted) return;
@@ -193,9 +184,14 @@ export class Api<T extends KubeObject> {
     return ns;
   }
 
+  #root(): string {
+    const d = this.descriptor;
+    return d.group === '' ? `/api/${d.version}` : `/apis/${d.group}/${d.version}`;
+  }
+
   #collection(obj?: Partial<KubeObject>): string {
     const d = this.descriptor;
-    const root = d.group === '' ? `/api/${d.version}` : `/apis/${d.group}/${d.version}`;
+    const root = this.#root();
     const listAll = obj === undefined && this.namespace === undefined;
     const ns = d.namespaced && !listAll ? this.#namespaceFor(obj) : undefined;
     return ns ? `${root}/namespaces/${encodeURIComponent(ns)}/${d.plural}` : `${root}/${d.plural}`;
@@ -203,10 +199,8 @@ export class Api<T extends KubeObject> {
 
   #path(name: string | undefined, obj?: Partial<KubeObject>): string {
     if (!name) throw new Error(`${this.descriptor.kind}: a name is required`);
-    const d = this.descriptor;
-    const root = d.group === '' ? `/api/${d.version}` : `/apis/${d.group}/${d.version}`;
     const ns = this.#namespaceFor(obj);
-    return `${root}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${d.plural}/${encodeURIComponent(name)}`;
+    return `${this.#root()}${ns ? `/namespaces/${encodeURIComponent(ns)}` : ''}/${this.descriptor.plural}/${encodeURIComponent(name)}`;
   }
 
   #call<R>(

@@ -12,10 +12,10 @@ import {
   Transport,
   type KubeConfigLike,
 } from '@metal3-ts/generated';
-import { NamespaceResource, SecretResource, newNamespace, newSecret } from '@metal3-ts/generated/core/v1';
+import { NamespaceResource, SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { withSharedEnv } from '../envtest/suite.ts';
+import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 
 const typed = suite('typed client on the real apiserver');
 const env = withSharedEnv(typed);
@@ -32,13 +32,7 @@ async function rejectsWith(fn: () => Promise<unknown>, kind: abstract new (...ar
   }
   assert.unreachable(`expected ${kind.name}`);
 }
-let seq = 0;
-
-async function namespace(): Promise<string> {
-  const name = `client-${process.pid}-${++seq}`;
-  await client.api(NamespaceResource).create(newNamespace({ metadata: { name } }));
-  return name;
-}
+const namespace = (): Promise<string> => freshNamespace(env().admin.client, 'client');
 
 const machine = (name: string): Metal3Machine =>
   newMetal3Machine({

@@ -35,20 +35,5 @@ export class EnvtestTimeoutError extends EnvtestError {
   override readonly name = 'EnvtestTimeoutError';
 }
 
-/** A Kubernetes API response with a non-2xx status; `status` carries the server's Status object. */
-export class ApiError extends EnvtestError {
-  override readonly name = 'ApiError';
-  readonly code: number;
-  readonly reason: string;
-  readonly body: unknown;
-  /** The Retry-After header, when the server sent one (429, 503). */
-  readonly retryAfterSeconds: number | undefined;
-  constructor(method: string, path: string, code: number, body: unknown, retryAfterSeconds?: number) {
-    const status = (typeof body === 'object' && body !== null ? body : {}) as { reason?: string; message?: string };
-    super(`${method} ${path}: ${code} ${status.reason ?? ''}: ${status.message ?? JSON.stringify(body)}`);
-    this.code = code;
-    this.reason = status.reason ?? '';
-    this.body = body;
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
-}
+/** A Kubernetes API response with a non-2xx status: the generated client's typed error, re-exported. */
+export { ApiError } from '@metal3-ts/generated';

@@ -1,9 +1,8 @@
-// A tiny Kubernetes API client on node:https: enough for readiness, CRD installation, discovery and the
-// launcher's own tests, without loading a full client library. It verifies the server against the
-// environment's CA and authenticates with a bearer token or a client certificate.
-import { Agent, request as httpsRequest } from 'node:https';
-import type { IncomingMessage } from 'node:http';
-import { ApiError } from './errors.ts';
+// The launcher's path-based API client: readiness, CRD installation, discovery and the launcher's own
+// tests address the apiserver by URL path rather than by typed resource. It is a thin layer over the
+// generated Transport (TLS against the environment's CA, bearer token or client certificate, typed
+// ApiErrors), adding query building, a default timeout and client-go-like retries of 429.
+import { ApiError, jsonLines, Transport, type HttpRequest } from '@metal3-ts/generated';
 
 export interface Credentials {
   readonly token?: string;
@@ -42,23 +41,24 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+type Method = HttpRequest['method'];
+
 export class ApiClient {
   readonly server: string;
   readonly caPem: string;
   readonly credentials: Credentials;
-  readonly #agent: Agent;
+  readonly transport: Transport;
 
   constructor(server: string, caPem: string, credentials: Credentials) {
     this.server = server;
     this.caPem = caPem;
     this.credentials = credentials;
-    // keepAlive: polling /readyz and discovery every 100 ms should not pay a TLS handshake each time.
-    this.#agent = new Agent({
-      ca: caPem,
-      cert: credentials.certPem,
-      key: credentials.keyPem,
-      keepAlive: true,
-      maxSockets: 16,
+    this.transport = Transport.fromConnection({
+      server,
+      caPem,
+      ...(credentials.token ? { token: credentials.token } : {}),
+      ...(credentials.certPem ? { clientCertPem: credentials.certPem } : {}),
+      ...(credentials.keyPem ? { clientKeyPem: credentials.keyPem } : {}),
     });
   }
 
@@ -68,73 +68,26 @@ export class ApiClient {
   }
 
   close(): void {
-    this.#agent.destroy();
-  }
-
-  #open(method: string, path: string, options: RequestOptions, onResponse: (res: IncomingMessage) => void, onError: (e: Error) => void) {
-    const url = new URL(path, this.server);
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (this.credentials.token) headers['authorization'] = `Bearer ${this.credentials.token}`;
-    let payload: string | undefined;
-    if (options.body !== undefined) {
-      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      headers['content-type'] = options.contentType ?? 'application/json';
-    }
-    const req = httpsRequest(url, { method, headers, agent: this.#agent, timeout: options.timeoutMs ?? 30_000 }, onResponse);
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url.pathname}: timed out`)));
-    req.on('error', onError);
-    req.end(payload);
-    return req;
+    this.transport.close();
   }
 
   /**
-   * Sends a request; resolves with the parsed JSON body on 2xx, rejects with ApiError otherwise.
-   * A 429 with Retry-After (e.g. "storage is (re)initializing" right after a CRD appears, or priority
-   * and fairness pushing back) is retried a few times, as client-go does.
+   * Sends a request; resolves with the parsed JSON body (or text with `raw`) on 2xx, rejects with
+   * ApiError otherwise. A 429 (e.g. "storage is (re)initializing" right after a CRD appears, or
+   * priority and fairness pushing back) is retried a few times after Retry-After, as client-go does.
    */
   async request<T = KubeObject>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const request = this.#request(method as Method, path, options);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#once<T>(method, path, options);
+        if (options.raw) return (await this.transport.requestText(request)) as T;
+        return await this.transport.request<T>(request);
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 429 || attempt >= 10) throw error;
-        await new Promise((r) => setTimeout(r, Math.min(1000, 1000 * (error.retryAfterSeconds ?? 0.2))));
+        const seconds = error.status?.details?.retryAfterSeconds ?? 0.2;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 1000 * seconds)));
       }
     }
-  }
-
-  #once<T>(method: string, path: string, options: RequestOptions): Promise<T> {
-    return new Promise((resolve, reject) => {
-      this.#open(
-        method,
-        path,
-        options,
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let body: unknown = text;
-            if (!options.raw || (res.statusCode ?? 0) >= 300) {
-              try {
-                body = text ? JSON.parse(text) : undefined;
-              } catch {
-                body = text;
-              }
-            }
-            const code = res.statusCode ?? 0;
-            if (code >= 200 && code < 300) resolve(body as T);
-            else {
-              const retryAfter = Number(res.headers['retry-after']);
-              reject(new ApiError(method, path, code, body, Number.isFinite(retryAfter) ? retryAfter : undefined));
-            }
-          });
-        },
-        reject,
-      );
-    });
   }
 
   get<T = KubeObject>(path: string, options?: RequestOptions): Promise<T> {
@@ -163,64 +116,31 @@ export class ApiClient {
   }
 
   /**
-   * Opens a watch (`?watch=1`) and yields events as they arrive. Breaking out of the loop (or calling
-   * return()) closes the connection.
+   * Opens a watch (`?watch=1`) and yields events as they arrive, ERROR events included. Breaking out
+   * of the loop (or calling return()) closes the connection.
    */
   async *watch<T = KubeObject>(path: string, query: RequestOptions['query'] = {}): AsyncGenerator<WatchEvent<T>> {
-    const queue: (WatchEvent<T> | Error | null)[] = [];
-    let wake: (() => void) | undefined;
-    const push = (item: WatchEvent<T> | Error | null) => {
-      queue.push(item);
-      wake?.();
-    };
-    let buffered = '';
-    const req = this.#open(
-      'GET',
-      path,
-      { query: { ...query, watch: 1 }, timeoutMs: 0 },
-      (res) => {
-        if ((res.statusCode ?? 0) >= 300) {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => push(new ApiError('WATCH', path, res.statusCode ?? 0, safeJson(Buffer.concat(chunks).toString()))));
-          return;
-        }
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffered += chunk;
-          let nl: number;
-          while ((nl = buffered.indexOf('\n')) >= 0) {
-            const line = buffered.slice(0, nl).trim();
-            buffered = buffered.slice(nl + 1);
-            if (line) push(JSON.parse(line) as WatchEvent<T>);
-          }
-        });
-        res.on('end', () => push(null));
-        res.on('error', (e) => push(e));
-      },
-      (e) => push(e),
-    );
+    const res = await this.transport.stream(this.#request('GET', path, { query: { ...query, watch: 1 }, timeoutMs: 0 }));
     try {
-      for (;;) {
-        if (queue.length === 0) await new Promise<void>((r) => (wake = r));
-        wake = undefined;
-        const item = queue.shift();
-        if (item === undefined) continue;
-        if (item === null) return;
-        if (item instanceof Error) throw item;
-        yield item;
-      }
+      yield* jsonLines<WatchEvent<T>>(res.body);
     } finally {
-      req.destroy();
+      res.close();
     }
   }
-}
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
+  #request(method: Method, path: string, options: RequestOptions): HttpRequest {
+    const url = new URL(path, this.server);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const timeoutMs = options.timeoutMs ?? 30_000;
+    return {
+      method,
+      path: `${url.pathname}${url.search}`,
+      verb: method.toLowerCase(),
+      resource: url.pathname,
+      ...(options.body !== undefined ? { body: options.body } : {}),
+      ...(options.contentType ? { contentType: options.contentType } : {}),
+      ...(timeoutMs > 0 ? { timeoutMs } : {}),
+    };
   }
 }
 
