@@ -1,9 +1,14 @@
 // HTTP to the apiserver over node:http(s), which Node and Deno both provide. Credentials come either
-// from a plain Connection (server, CA, token or client certificate) or from any object with
-// @kubernetes/client-node's KubeConfig surface (`applyToHTTPSOptions`), so exec plugins and OIDC work
-// without this package importing client-node and its ~80 MB of generated models.
+// from a plain Connection (server, CA, token or token file, client certificate) or from any object
+// with @kubernetes/client-node's KubeConfig surface (`applyToHTTPSOptions`), so exec plugins and OIDC
+// work without this package importing client-node and its ~80 MB of generated models.
+//
+// A 429 Too Many Requests is waited out here, as client-go does: the apiserver (priority and
+// fairness, or storage still initialising) says how long in Retry-After, and the request was not
+// processed, so even a POST is safe to send again.
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { readFile } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 import { apiError, type RequestContext } from './errors.ts';
 import type { Status } from './meta.ts';
@@ -14,10 +19,34 @@ export interface Connection {
   /** PEM of the CA that signed the serving certificate. */
   readonly caPem?: string;
   readonly token?: string;
+  /**
+   * A file holding the bearer token, re-read every minute (and after a 401): bound ServiceAccount
+   * tokens rotate on disk. The last value read wins over `token`, which serves until the first read.
+   */
+  readonly tokenFile?: string;
   readonly clientCertPem?: string;
   readonly clientKeyPem?: string;
   readonly insecureSkipTLSVerify?: boolean;
+  /** Name to verify the serving certificate against (and send as SNI) when it differs from the URL's host. */
+  readonly tlsServerName?: string;
+  /** User-Agent header, e.g. `capm3-ts/0.1.0`; it shows in the apiserver's audit log. */
+  readonly userAgent?: string;
 }
+
+export interface ConnectionOptions {
+  /** How long a token read from `tokenFile` is used before the file is read again (default 60 s). */
+  readonly tokenFileRefreshMs?: number;
+}
+
+/** How the transport waits out 429 Too Many Requests. */
+export interface RetryPolicy {
+  /** Retries after the first attempt (client-go: 10); 0 hands the 429 to the caller at once. */
+  readonly maxRetries: number;
+  /** Cap on one wait, whatever Retry-After asks for. */
+  readonly maxDelayMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { maxRetries: 10, maxDelayMs: 10_000 };
 
 /** The part of @kubernetes/client-node's KubeConfig this transport uses. */
 export interface KubeConfigLike {
@@ -49,10 +78,12 @@ export interface RequestRecord {
   readonly seconds: number;
 }
 
-/** Hooks for rate limiting (before) and metrics (after); both optional. */
+/** Hooks for rate limiting (before, called once per attempt) and metrics (after); all optional. */
 export interface TransportHooks {
   before?(request: HttpRequest): Promise<void>;
   after?(record: RequestRecord): void;
+  /** A 429 is about to be retried after `delayMs`; `attempt` counts from 1. */
+  retrying?(request: HttpRequest, attempt: number, delayMs: number): void;
 }
 
 export interface StreamResponse {
@@ -67,24 +98,38 @@ type Options = https.RequestOptions;
 export class Transport {
   readonly server: URL;
   readonly #base: () => Promise<Options>;
+  readonly #unauthorized: () => void;
   readonly #agent: http.Agent;
   hooks: TransportHooks = {};
+  retry: RetryPolicy = defaultRetryPolicy;
 
-  private constructor(server: string, base: () => Promise<Options>) {
+  private constructor(server: string, base: () => Promise<Options>, unauthorized: () => void = () => {}) {
     this.server = new URL(server);
     this.#base = base;
+    this.#unauthorized = unauthorized;
     const secure = this.server.protocol === 'https:';
     this.#agent = secure ? new https.Agent({ keepAlive: true, maxSockets: 64 }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
   }
 
-  static fromConnection(c: Connection): Transport {
-    const options: Options = { headers: {} };
+  static fromConnection(c: Connection, connectionOptions: ConnectionOptions = {}): Transport {
+    const options: Options = {};
     if (c.caPem) options.ca = c.caPem;
     if (c.clientCertPem) options.cert = c.clientCertPem;
     if (c.clientKeyPem) options.key = c.clientKeyPem;
     if (c.insecureSkipTLSVerify) options.rejectUnauthorized = false;
-    if (c.token) options.headers = { Authorization: `Bearer ${c.token}` };
-    return new Transport(c.server, () => Promise.resolve({ ...options, headers: { ...options.headers } }));
+    if (c.tlsServerName) options.servername = c.tlsServerName;
+    const token = c.tokenFile ? new FileToken(c.tokenFile, c.token, connectionOptions.tokenFileRefreshMs ?? 60_000) : undefined;
+    return new Transport(
+      c.server,
+      async () => {
+        const headers: Record<string, string> = {};
+        const bearer = token ? await token.get() : c.token;
+        if (bearer) headers['Authorization'] = `Bearer ${bearer}`;
+        if (c.userAgent) headers['User-Agent'] = c.userAgent;
+        return { ...options, headers };
+      },
+      () => token?.expire(),
+    );
   }
 
   static fromKubeConfig(kc: KubeConfigLike): Transport {
@@ -109,14 +154,14 @@ export class Transport {
   async requestText(request: HttpRequest): Promise<string> {
     const res = await this.#send(request, false);
     const text = await readAll(res.body);
-    if (res.code >= 400) throw errorFrom(res, text, request);
+    if (res.code >= 400) throw this.#error(res, text, request);
     return text;
   }
 
   /** Opens a streaming response (watch); errors before the stream starts are thrown as ApiErrors. */
   async stream(request: HttpRequest): Promise<StreamResponse> {
     const res = await this.#send(request, true);
-    if (res.code >= 400) throw errorFrom(res, await readAll(res.body), request);
+    if (res.code >= 400) throw this.#error(res, await readAll(res.body), request);
     return res;
   }
 
@@ -124,11 +169,30 @@ export class Transport {
     this.#agent.destroy();
   }
 
+  #error(res: StreamResponse, text: string, request: HttpRequest) {
+    // A rotated token file may hold a newer token than the one just refused.
+    if (res.code === 401) this.#unauthorized();
+    return errorFrom(res, text, request);
+  }
+
+  /** Sends, then waits out and resends on 429 while the server names a delay and retries remain. */
   async #send(request: HttpRequest, streaming: boolean): Promise<StreamResponse> {
+    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.#attempt(request, payload, streaming);
+      if (res.code !== 429 || attempt > this.retry.maxRetries) return res;
+      const text = await readAll(res.body);
+      const delayMs = retryAfterMs(res.headers, text, this.retry.maxDelayMs);
+      if (delayMs === undefined) return { ...res, body: replay(text) };
+      this.hooks.retrying?.(request, attempt, delayMs);
+      await sleep(delayMs, request.signal);
+    }
+  }
+
+  async #attempt(request: HttpRequest, payload: Buffer | undefined, streaming: boolean): Promise<StreamResponse> {
     await this.hooks.before?.(request);
     const base = await this.#base();
     const url = new URL(request.path, this.server);
-    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: Record<string, string | number> = {
       ...(base.headers as Record<string, string>),
       Accept: 'application/json',
@@ -158,7 +222,10 @@ export class Transport {
         },
       );
       if (request.timeoutMs) {
-        req.setTimeout(request.timeoutMs, () => req.destroy(new Error(`${request.method} ${url.pathname}: timed out after ${request.timeoutMs} ms`)));
+        req.setTimeout(request.timeoutMs, () => {
+          const error = new Error(`${request.method} ${url.pathname}: timed out after ${request.timeoutMs} ms`);
+          req.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
+        });
       }
       req.on('error', (error) => {
         record(0);
@@ -168,6 +235,77 @@ export class Transport {
       req.end(payload);
     });
   }
+}
+
+/** A Retry-After header in seconds, else a Status's details.retryAfterSeconds, capped; undefined when neither. */
+function retryAfterMs(headers: http.IncomingHttpHeaders, text: string, maxMs: number): number | undefined {
+  let seconds = Number(headers['retry-after'] ?? NaN);
+  if (!Number.isFinite(seconds)) {
+    try {
+      seconds = Number((JSON.parse(text) as Status).details?.retryAfterSeconds ?? NaN);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Number.isFinite(seconds) || seconds < 0) return undefined;
+  return Math.min(seconds * 1000, maxMs);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A bearer token kept in a file that its issuer rewrites (kubelet rotates projected SA tokens). */
+class FileToken {
+  readonly #path: string;
+  readonly #refreshMs: number;
+  #value: string | undefined;
+  #readAt = -Infinity;
+  #reading: Promise<string | undefined> | undefined;
+
+  constructor(path: string, initial: string | undefined, refreshMs: number) {
+    this.#path = path;
+    this.#value = initial;
+    this.#refreshMs = refreshMs;
+  }
+
+  get(): Promise<string | undefined> {
+    if (performance.now() - this.#readAt < this.#refreshMs) return Promise.resolve(this.#value);
+    this.#reading ??= this.#read().finally(() => (this.#reading = undefined));
+    return this.#reading;
+  }
+
+  expire(): void {
+    this.#readAt = -Infinity;
+  }
+
+  async #read(): Promise<string | undefined> {
+    try {
+      const text = (await readFile(this.#path, 'utf8')).trim();
+      if (text === '') throw new Error('the file is empty');
+      this.#value = text;
+      this.#readAt = performance.now();
+    } catch (error) {
+      // Keep using the last good token (it is probably still valid); fail only without one.
+      if (this.#value === undefined) throw new Error(`reading the bearer token from ${this.#path}: ${(error as Error).message}`);
+    }
+    return this.#value;
+  }
+}
+
+async function* replay(text: string): AsyncGenerator<Buffer> {
+  yield Buffer.from(text);
 }
 
 async function readAll(body: AsyncIterable<Buffer>): Promise<string> {
