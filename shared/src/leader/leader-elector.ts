@@ -226,7 +226,16 @@ export class LeaderElector {
     }
   }
 
-  /** Gives the lease back so a successor need not wait out the lease duration. */
+  /**
+   * Gives the lease back so a successor need not wait out the lease duration: true when it was ours
+   * and the write went through. For owners that stop their work first and release after (the
+   * Manager runs its elector with releaseOnCancel false and calls this once its controllers stopped).
+   */
+  async release(): Promise<boolean> {
+    if (this.#leading) throw new Error('leader election: stop run() before releasing the lease');
+    return this.#release();
+  }
+
   async #release(): Promise<boolean> {
     const lease = this.#observed;
     if (!lease || (lease.spec?.holderIdentity ?? '') !== this.identity) return false;
