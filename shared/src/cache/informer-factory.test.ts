@@ -1,0 +1,89 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client, type Transport } from '@metal3-ts/generated';
+import { ConfigMapResource, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
+import { Registry } from '../metrics/registry.ts';
+import { InformerFactory } from './informer-factory.ts';
+import { configMap } from './testing/fake-list-watch.ts';
+import { FakeTransport } from './testing/fake-transport.ts';
+
+const test = suite('InformerFactory');
+
+function setup(namespace?: string) {
+  const transport = new FakeTransport();
+  const registry = new Registry();
+  const factory = new InformerFactory(new Client(transport as unknown as Transport), {
+    ...(namespace ? { namespace } : {}),
+    registry,
+    watcher: { backoff: { initialMs: 1, maxMs: 4 } },
+  });
+  return { transport, registry, factory };
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) assert.unreachable(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+test('one informer per kind, whoever asks', () => {
+  const { factory } = setup();
+  assert.is(factory.informerFor(ConfigMapResource), factory.informerFor(ConfigMapResource));
+  assert.is.not(factory.informerFor(ConfigMapResource) as unknown, factory.informerFor(SecretResource) as unknown);
+});
+
+test('start runs every informer, syncs, and an informer asked for after start starts at once', async () => {
+  const { transport, factory, registry } = setup();
+  transport.source('configmaps').create(configMap('a'));
+  const configMaps = factory.informerFor(ConfigMapResource);
+  assert.is(factory.hasSynced(), false);
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  assert.is(configMaps.store.size, 1);
+  assert.is(factory.hasSynced(), true);
+  const nodes = factory.informerFor(NodeResource);
+  assert.is(factory.hasSynced(), false, 'a new informer holds readiness back until it syncs');
+  await factory.waitForSync();
+  assert.is(nodes.hasSynced(), true);
+  assert.match(registry.render(), 'informer_cached_objects{resource="configmaps"} 1');
+  transport.source('configmaps').create(configMap('b'));
+  await until('the second object', () => configMaps.store.size === 2);
+  assert.match(registry.render(), 'informer_cached_objects{resource="configmaps"} 2');
+  aborter.abort();
+  await running;
+  assert.is(transport.source('configmaps').openWatches, 0, 'stopping closes every watch');
+});
+
+test('the namespace option scopes namespaced kinds and leaves cluster-scoped kinds alone', async () => {
+  const { transport, factory } = setup('team-a');
+  factory.informerFor(ConfigMapResource);
+  factory.informerFor(NodeResource);
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  await until('both watches', () => transport.paths.filter((p) => p.includes('watch=true')).length === 2);
+  const watches = transport.paths.filter((p) => p.includes('watch=true')).sort();
+  assert.ok(watches[0]?.startsWith('/api/v1/namespaces/team-a/configmaps?'), watches[0]);
+  assert.ok(watches[1]?.startsWith('/api/v1/nodes?'), watches[1]);
+  assert.ok(watches.every((p) => p.includes('allowWatchBookmarks=true')));
+  aborter.abort();
+  await running;
+});
+
+test('start twice is a wiring error', async () => {
+  const { factory } = setup();
+  const aborter = new AbortController();
+  aborter.abort();
+  await factory.start(aborter.signal);
+  try {
+    await factory.start(aborter.signal);
+    assert.unreachable('second start should throw');
+  } catch (error) {
+    assert.match((error as Error).message, 'twice');
+  }
+});
+
+test.run();

@@ -1,0 +1,93 @@
+// One informer per kind per process: every controller that asks for BareMetalHosts shares one
+// list/watch and one cache. The manager starts the factory; informers asked for later (a controller
+// added after start) start at once. `hasSynced` feeds the manager's readiness check.
+import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import type { Clock } from '../clock/clock.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import type { Registry } from '../metrics/registry.ts';
+import { SharedInformer } from './informer.ts';
+import type { Informer, InformerSource } from './types.ts';
+import type { WatcherOptions } from './watcher.ts';
+
+/** Watch tuning shared by every informer of a factory (tests shorten timeouts and backoff). */
+export type WatcherTuning = Omit<WatcherOptions, 'clock' | 'log' | 'onRestart' | 'labelSelector' | 'fieldSelector'>;
+
+export interface InformerFactoryOptions {
+  /** Cache only this namespace (the manager's `--namespace`); cluster-scoped kinds are unaffected. */
+  readonly namespace?: string;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+  /** Receives `informer_cached_objects{resource}` and `informer_watch_restarts_total{resource,reason}`. */
+  readonly registry?: Registry;
+  readonly watcher?: WatcherTuning;
+}
+
+export class InformerFactory implements InformerSource {
+  readonly #client: Client;
+  readonly #options: InformerFactoryOptions;
+  readonly #log: Logger;
+  readonly #informers = new Map<string, SharedInformer<KubeObject>>();
+  readonly #runs: Promise<void>[] = [];
+  #signal: AbortSignal | undefined;
+
+  constructor(client: Client, options: InformerFactoryOptions = {}) {
+    this.#client = client;
+    this.#options = options;
+    this.#log = options.log ?? silentLogger;
+  }
+
+  informerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> {
+    const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind);
+    const existing = this.#informers.get(key);
+    if (existing) return existing as unknown as SharedInformer<T>;
+    const { namespace, clock, registry } = this.#options;
+    const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(descriptor, namespace) : this.#client.all(descriptor);
+    const resource = descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
+    const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
+    const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);
+    objects?.set({ resource }, 0);
+    const informer = new SharedInformer<T>(api, descriptor, {
+      ...this.#options.watcher,
+      ...(namespace !== undefined && descriptor.namespaced ? { namespace } : {}),
+      ...(clock ? { clock } : {}),
+      log: this.#log,
+      onSize: (size) => objects?.set({ resource }, size),
+      onRestart: (reason) => restarts?.inc({ resource, reason }),
+    });
+    this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
+    if (this.#signal) this.#run(informer, this.#signal);
+    return informer;
+  }
+
+  /** Runs every informer, present and future, until `signal` aborts; resolves once all have stopped. */
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#signal) throw new Error('InformerFactory.start called twice');
+    this.#signal = signal;
+    for (const informer of this.#informers.values()) this.#run(informer, signal);
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.all(this.#runs);
+  }
+
+  /** True when every informer asked for so far has applied its first list. */
+  hasSynced(): boolean {
+    for (const informer of this.#informers.values()) if (!informer.hasSynced()) return false;
+    return true;
+  }
+
+  /** Resolves when every informer (including ones added while waiting) has synced. */
+  async waitForSync(signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const current = [...this.#informers.values()];
+      await Promise.all(current.map((informer) => informer.waitForSync(signal)));
+      if (this.#informers.size === current.length) return;
+    }
+  }
+
+  #run<T extends KubeObject>(informer: SharedInformer<T>, signal: AbortSignal): void {
+    this.#runs.push(
+      informer.run(signal).catch((error: unknown) => {
+        this.#log.error('informer stopped unexpectedly', { resource: informer.descriptor.plural, error: String(error) });
+      }),
+    );
+  }
+}

@@ -1,0 +1,168 @@
+// An informer ties the stages together: the watcher's list/watch events are frozen, applied to the
+// ObjectStore, handed to subscribers as CacheEvents, and settle the read-your-writes overlay. Readers
+// get the overlay view (`store`), subscribers the real changes.
+//
+// Guarantees:
+// - Subscribers see changes in watch order, one call per change, after the store has applied it. A
+//   relist shows up as adds, updates and synthesised deletes (nothing for unchanged objects).
+// - A subscriber added after objects arrived first gets an `add` for each of them (synchronously,
+//   inside `subscribe`), so late subscribers miss nothing and see no duplicates.
+// - Own writes (noteWrite/noteDelete) change what reads return until the watch catches up; they never
+//   produce events. The watch's event for the write still reaches subscribers when it arrives.
+// - A throwing subscriber is logged and does not stop the informer or other subscribers.
+import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
+import { realClock, type Clock } from '../clock/clock.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { deepFreeze } from './freeze.ts';
+import { ObjectStore } from './object-store.ts';
+import { ReadYourWrites } from './read-your-writes.ts';
+import type { CacheEvent, IndexFn, Informer, ObjectKey, Store } from './types.ts';
+import { watcher, type ListWatchSource, type RestartReason, type WatcherEvent, type WatcherOptions } from './watcher.ts';
+
+export interface SharedInformerOptions extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart'> {
+  /** Only objects of this namespace are cached (the source must be bound to it too). */
+  readonly namespace?: string;
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  /** Observers for metrics: the cached object count after each change, and each watcher restart. */
+  readonly onSize?: (size: number) => void;
+  readonly onRestart?: (reason: RestartReason, error?: unknown) => void;
+}
+
+type Handler<T extends KubeObject> = (event: CacheEvent<T>) => void;
+
+export class SharedInformer<T extends KubeObject> implements Informer<T> {
+  readonly descriptor: ResourceDescriptor<T>;
+  readonly #source: ListWatchSource<T>;
+  readonly #options: SharedInformerOptions;
+  readonly #log: Logger;
+  readonly #objects = new ObjectStore<T>();
+  readonly #view = new ReadYourWrites<T>(this.#objects);
+  readonly #handlers = new Set<Handler<T>>();
+  readonly #synced: Promise<void>;
+  #markSynced!: () => void;
+  #hasSynced = false;
+  #running = false;
+  /** The last resourceVersion the watch delivered (list, event or bookmark). */
+  #streamRv: string | undefined;
+
+  constructor(source: ListWatchSource<T>, descriptor: ResourceDescriptor<T>, options: SharedInformerOptions = {}) {
+    this.#source = source;
+    this.descriptor = descriptor;
+    this.#options = options;
+    this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
+    this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
+  }
+
+  get store(): Store<T> {
+    return this.#view;
+  }
+
+  get lastResourceVersion(): string | undefined {
+    return this.#streamRv;
+  }
+
+  addIndex(name: string, fn: IndexFn<T>): void {
+    this.#objects.addIndex(name, fn);
+  }
+
+  hasIndex(name: string): boolean {
+    return this.#objects.hasIndex(name);
+  }
+
+  subscribe(handler: Handler<T>): () => void {
+    const wrapped: Handler<T> = (event) => handler(event);
+    this.#handlers.add(wrapped);
+    for (const object of this.#objects.list()) this.#deliver(wrapped, { type: 'add', object });
+    return () => this.#handlers.delete(wrapped);
+  }
+
+  hasSynced(): boolean {
+    return this.#hasSynced;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#hasSynced) return Promise.resolve();
+    if (!signal) return this.#synced;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void this.#synced.then(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+    });
+  }
+
+  noteWrite(object: T): void {
+    if (!this.#inScope(object.metadata.namespace)) return;
+    this.#view.noteWrite(object, this.#streamRv);
+  }
+
+  noteDelete(key: ObjectKey): void {
+    if (!this.#inScope(key.namespace)) return;
+    this.#view.noteDelete(key);
+  }
+
+  /** Lists and watches until `signal` aborts; resolves then. Runs at most once. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error(`informer for ${this.descriptor.plural} is already running`);
+    this.#running = true;
+    const { onSize, onRestart, ...watcherOptions } = this.#options;
+    const events = watcher(this.#source, signal, {
+      ...watcherOptions,
+      clock: this.#options.clock ?? realClock,
+      log: this.#log,
+      onRestart: (reason, error) => onRestart?.(reason, error),
+    });
+    for await (const event of events) {
+      this.#apply(event);
+      onSize?.(this.#objects.size);
+    }
+  }
+
+  #apply(event: WatcherEvent<T>): void {
+    let changes: CacheEvent<T>[] = [];
+    switch (event.type) {
+      case 'replace':
+        changes = this.#objects.replace(event.objects.map((o) => deepFreeze(o)));
+        this.#streamRv = event.resourceVersion;
+        break;
+      case 'apply':
+        changes = this.#objects.apply(deepFreeze(event.object));
+        this.#streamRv = event.object.metadata.resourceVersion ?? this.#streamRv;
+        break;
+      case 'delete':
+        changes = this.#objects.delete(deepFreeze(event.object));
+        this.#streamRv = event.object.metadata.resourceVersion ?? this.#streamRv;
+        break;
+      case 'bookmark':
+        this.#streamRv = event.resourceVersion;
+        break;
+    }
+    this.#view.observe(changes);
+    this.#view.advance(this.#streamRv);
+    if (event.type === 'replace' && !this.#hasSynced) {
+      this.#hasSynced = true;
+      this.#log.debug('synced', { objects: this.#objects.size, resourceVersion: this.#streamRv });
+    }
+    const handlers = [...this.#handlers];
+    for (const change of changes) {
+      for (const handler of handlers) if (this.#handlers.has(handler)) this.#deliver(handler, change);
+    }
+    if (this.#hasSynced) this.#markSynced();
+  }
+
+  #deliver(handler: Handler<T>, event: CacheEvent<T>): void {
+    try {
+      handler(event);
+    } catch (error) {
+      this.#log.error('informer subscriber threw', { event: event.type, name: event.object.metadata.name, error: String(error) });
+    }
+  }
+
+  #inScope(namespace: string | undefined): boolean {
+    return this.#options.namespace === undefined || !this.descriptor.namespaced || namespace === this.#options.namespace;
+  }
+}
