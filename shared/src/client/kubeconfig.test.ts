@@ -126,6 +126,13 @@ test('exec and auth-provider plugins are rejected with the way out; so are basic
   throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority-data': b64(CA), 'insecure-skip-tls-verify': true } }] })), 'insecure-skip-tls-verify');
 });
 
+test('allowFiles: false refuses every file reference (kubeconfigs from Secrets)', () => {
+  const noFiles = { allowFiles: false, source: 'secret ns/c-kubeconfig' };
+  throwsKubeConfig(() => parseKubeConfig(config({ users: [{ name: 'admin', user: { tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' } }] }), noFiles), 'user "admin": tokenFile refers to a file');
+  throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority': '/etc/ca.crt' } }] }), noFiles), 'certificate-authority refers to a file');
+  assert.is(parseKubeConfig(config(), noFiles).server, 'https://10.0.0.1:6443');
+});
+
 test('a YAML syntax error reports its line but never the text around it (it may hold a token)', () => {
   const error = throwsKubeConfig(() => parseKubeConfig('users:\n- name: a\n  user: {token: "s3cr3t\n', { source: 'secret ns/c-kubeconfig' }), 'secret ns/c-kubeconfig', 'not valid YAML');
   assert.not.ok(error.message.includes('s3cr3t'));

@@ -38,6 +38,12 @@ export interface KubeConfigOptions {
   readonly baseDir?: string;
   /** Where the text came from, for error messages (a path, or e.g. `secret ns/name-kubeconfig`). */
   readonly source?: string;
+  /**
+   * false refuses file references (certificate-authority, client-key, tokenFile…). Use it for
+   * kubeconfigs from Secrets: a path there would make the controller read its own files (its
+   * ServiceAccount token, say) and send them to whatever server the Secret names.
+   */
+  readonly allowFiles?: boolean;
 }
 
 type Fields = Record<string, unknown>;
@@ -88,7 +94,7 @@ export function resolveKubeConfig(text: string, options: KubeConfigOptions = {})
   const cluster = named(doc, 'clusters', 'cluster', clusterName) ?? fail(`cluster "${clusterName}" (of context "${contextName}") not found${available(doc, 'clusters')}`);
   const user = userName === '' ? {} : (named(doc, 'users', 'user', userName) ?? fail(`user "${userName}" (of context "${contextName}") not found${available(doc, 'users')}`));
 
-  const files = new FileReader(options.baseDir, fail);
+  const files = new FileReader(options.baseDir, fail, options.allowFiles ?? true);
   const connection = {
     ...clusterPart(cluster, `cluster "${clusterName}"`, files, fail),
     ...userPart(user, `user "${userName}"`, files, fail),
@@ -144,7 +150,7 @@ function userPart(u: Fields, what: string, files: FileReader, fail: (m: string) 
   if (clientKeyPem && !clientCertPem) fail(`${what} has a client key but no client-certificate`);
   const token = str(u['token']);
   const tokenFileField = str(u['tokenFile']);
-  const tokenFile = tokenFileField ? files.path(tokenFileField) : undefined;
+  const tokenFile = tokenFileField ? files.path(tokenFileField, `${what}: tokenFile`) : undefined;
   // Read it once now so a wrong path fails at startup, not on the first request.
   const fileToken = tokenFile ? files.read(tokenFile, `${what}: tokenFile`).trim() : undefined;
   if (tokenFile && !fileToken) fail(`${what}: tokenFile ${tokenFile} is empty`);
@@ -160,13 +166,17 @@ function userPart(u: Fields, what: string, files: FileReader, fail: (m: string) 
 class FileReader {
   readonly #baseDir: string | undefined;
   readonly #fail: (m: string) => never;
+  readonly #allowed: boolean;
 
-  constructor(baseDir: string | undefined, fail: (m: string) => never) {
+  constructor(baseDir: string | undefined, fail: (m: string) => never, allowed = true) {
     this.#baseDir = baseDir;
     this.#fail = fail;
+    this.#allowed = allowed;
   }
 
-  path(p: string): string {
+  /** The absolute path of a file the kubeconfig names in `what`. */
+  path(p: string, what: string): string {
+    if (!this.#allowed) this.#fail(`${what} refers to a file, which is not allowed here (use the inline -data form or a token)`);
     return isAbsolute(p) || !this.#baseDir ? resolve(p) : resolve(this.#baseDir, p);
   }
 
@@ -187,7 +197,7 @@ class FileReader {
       return text;
     }
     const file = str(fields[field]);
-    return file ? this.read(this.path(file), `${what}: ${field}`) : undefined;
+    return file ? this.read(this.path(file, `${what}: ${field}`), `${what}: ${field}`) : undefined;
   }
 }
 
