@@ -1,0 +1,91 @@
+// Finalizer writes that concurrent writers cannot undo. Each write is a JSON Patch whose `test` op
+// pins the finalizer list it was computed from (kube-rs's guard): if another controller changed the
+// list in between, the server refuses the whole patch, and we re-read and try again instead of
+// duplicating or dropping someone's finalizer.
+import type { Api, JsonPatchOperation, KubeObject } from '@metal3-ts/generated';
+import { isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { hasFinalizer } from './finalizers.ts';
+
+export type FinalizerApi<T extends KubeObject> = Pick<Api<T>, 'get' | 'jsonPatch'>;
+
+export interface FinalizerWriteOptions<T extends KubeObject> {
+  /** Called with the object the server returned from the write (read-your-own-writes feed). */
+  readonly onWrite?: (written: T) => void;
+  /** Writes tried before the last refusal is thrown; default 5. */
+  readonly attempts?: number;
+}
+
+/** A failed `test` op answers 422; a stale resourceVersion answers 409. Both mean: re-read. */
+const isPreconditionFailure = (error: unknown): boolean => isInvalid(error) || isConflict(error);
+
+async function guardedWrite<T extends KubeObject>(
+  api: FinalizerApi<T>,
+  obj: T,
+  options: FinalizerWriteOptions<T>,
+  plan: (current: T) => JsonPatchOperation[] | undefined,
+): Promise<T | undefined> {
+  const name = obj.metadata.name;
+  if (!name) throw new Error(`${obj.kind}: cannot write finalizers of an object without a name`);
+  const attempts = options.attempts ?? 5;
+  let current = obj;
+  for (let attempt = 1; ; attempt++) {
+    const operations = plan(current);
+    if (!operations) return undefined;
+    try {
+      const written = await api.jsonPatch(name, operations);
+      options.onWrite?.(written);
+      return written;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      if (!isPreconditionFailure(error) || attempt >= attempts) throw error;
+      try {
+        current = await api.get(name);
+      } catch (readError) {
+        if (isNotFound(readError)) return undefined;
+        throw readError;
+      }
+    }
+  }
+}
+
+/**
+ * Adds finalizer `finalizer` on the server unless it is already there or the object is being
+ * deleted (the apiserver refuses new finalizers then). Does not modify `obj`.
+ *
+ * Guarantees: the finalizer is added exactly once, and no finalizer another writer added or removed
+ * concurrently is lost or resurrected.
+ *
+ * Returns the written object, or undefined when nothing was written (already present, deleting, gone).
+ */
+export function ensureFinalizer<T extends KubeObject>(api: FinalizerApi<T>, obj: T, finalizer: string, options: FinalizerWriteOptions<T> = {}): Promise<T | undefined> {
+  return guardedWrite(api, obj, options, (current) => {
+    if (hasFinalizer(current, finalizer) || current.metadata.deletionTimestamp) return undefined;
+    const finalizers = current.metadata.finalizers;
+    return finalizers && finalizers.length > 0
+      ? [
+          { op: 'test', path: '/metadata/finalizers', value: finalizers },
+          { op: 'add', path: '/metadata/finalizers/-', value: finalizer },
+        ]
+      : [
+          // `test` against null also matches a missing list (RFC 6902 as the apiserver implements it).
+          { op: 'test', path: '/metadata/finalizers', value: null },
+          { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+        ];
+  });
+}
+
+/**
+ * Removes finalizer `finalizer` on the server, guarded by a `test` of the entry at its index, so a
+ * concurrent change to the list cannot make us remove someone else's finalizer. Does not modify
+ * `obj`. Returns the written object, or undefined when nothing was written (absent or gone).
+ */
+export function removeFinalizerGuarded<T extends KubeObject>(api: FinalizerApi<T>, obj: T, finalizer: string, options: FinalizerWriteOptions<T> = {}): Promise<T | undefined> {
+  return guardedWrite(api, obj, options, (current) => {
+    const index = current.metadata.finalizers?.indexOf(finalizer) ?? -1;
+    if (index < 0) return undefined;
+    return [
+      { op: 'test', path: `/metadata/finalizers/${index}`, value: finalizer },
+      { op: 'remove', path: `/metadata/finalizers/${index}` },
+    ];
+  });
+}
