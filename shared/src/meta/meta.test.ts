@@ -13,7 +13,7 @@ const test = suite('meta helpers');
 const F = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
 const m3m = () => newMetal3Machine({ metadata: { name: 'm3m', namespace: 'ns' }, spec: {} });
-const machine = (name = 'machine-1', uid = 'uid-1') => newMachine({ metadata: { name, namespace: 'ns', uid }, spec: { clusterName: 'c' } });
+const machine = (name = 'machine-1', uid = 'uid-1') => newMachine({ metadata: { name, namespace: 'ns', uid }, spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: {} } });
 
 test('finalizers: add and remove in memory report whether anything changed', () => {
   const obj = m3m();
