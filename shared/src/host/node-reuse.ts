@@ -1,0 +1,69 @@
+// Node reuse names (N-3, N-4): a released host can be reserved for the next machine of the same
+// control plane (`cp-<name>`) or MachineDeployment (`md-<name>`); the prefixes keep a control plane
+// and a MachineDeployment of the same name apart. Pure: the caller lists the MachineSets.
+import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
+import type { Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { apiGroupOf } from './consumer.ts';
+import { CONTROL_PLANE_LABEL } from './names.ts';
+
+const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
+const CONTROL_PLANE_GROUP = 'controlplane.cluster.x-k8s.io';
+
+/** The machine's reuse name cannot be derived; such a machine matches no reserved host (N-5). */
+export class NodeReuseNameError extends Error {
+  override name = 'NodeReuseNameError';
+}
+
+/** The label value for a control plane or a MachineDeployment. */
+export function nodeReuseLabelValue(owner: { readonly controlPlane: string } | { readonly machineDeployment: string }): string {
+  return 'controlPlane' in owner ? `cp-${owner.controlPlane}` : `md-${owner.machineDeployment}`;
+}
+
+/** Cluster API's rule: the control-plane label is present, whatever its value. */
+export function isControlPlaneMachine(machine: Readonly<KubeObject>): boolean {
+  return machine.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined;
+}
+
+function groupOf(ref: OwnerReference, unparsable: string): string {
+  const group = apiGroupOf(ref.apiVersion);
+  if (group === undefined) throw new NodeReuseNameError(unparsable);
+  return group;
+}
+
+/** N-3: `cp-` + the first owner in the control-plane API group (any kind). */
+export function controlPlaneReuseName(machine: Readonly<Machine>): string {
+  const owners = machine.metadata.ownerReferences ?? [];
+  if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
+  for (const ref of owners) {
+    if (groupOf(ref, 'Failed to parse the group and version') === CONTROL_PLANE_GROUP) return nodeReuseLabelValue({ controlPlane: ref.name });
+  }
+  throw new NodeReuseNameError('ControlPlane name is not found');
+}
+
+/**
+ * N-4: the MachineSet owning the machine (same name **and** UID as a Cluster API MachineSet owner
+ * reference), then `md-` + that MachineSet's Cluster API MachineDeployment owner.
+ */
+export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): string {
+  if (isControlPlaneMachine(machine)) throw new NodeReuseNameError('Machine is controlplane, MachineSet can not be associated with it');
+  const owners = machine.metadata.ownerReferences ?? [];
+  if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
+  const setRefs = owners.filter((ref) => ref.kind === 'MachineSet');
+  for (const ref of setRefs) groupOf(ref, 'Failed to parse ownerRef Group of Machine');
+  const machineSet = machineSets.find((set) =>
+    setRefs.some((ref) => apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && ref.uid === set.metadata.uid && ref.name === set.metadata.name),
+  );
+  if (!machineSet) throw new NodeReuseNameError(`no MachineSet in ${machine.metadata.namespace ?? ''} matches the owner references of Machine ${machine.metadata.name ?? ''}`);
+  const setOwners = machineSet.metadata.ownerReferences ?? [];
+  if (setOwners.length === 0) throw new NodeReuseNameError('Machineset owner reference is not populated');
+  for (const ref of setOwners) {
+    if (ref.kind !== 'MachineDeployment') continue;
+    if (groupOf(ref, 'Failed to parse the group and version') === CLUSTER_API_GROUP) return nodeReuseLabelValue({ machineDeployment: ref.name });
+  }
+  throw new NodeReuseNameError('MachineDeployment name is not found');
+}
+
+/** The reuse name of any machine (N-3 for control-plane machines, N-4 otherwise). */
+export function nodeReuseName(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): string {
+  return isControlPlaneMachine(machine) ? controlPlaneReuseName(machine) : machineDeploymentReuseName(machine, machineSets);
+}
