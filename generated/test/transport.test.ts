@@ -230,6 +230,33 @@ test('a token file supplies the bearer token: cached between reads, re-read afte
   }
 });
 
+test('aborting an open stream records the request once, with its status', async () => {
+  const records: RequestRecord[] = [];
+  await withServer(
+    (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"type":"ADDED","object":{}}\n');
+    },
+    async (c) => {
+      const transport = Transport.fromConnection(c);
+      transport.hooks = { after: (r) => records.push(r) };
+      const controller = new AbortController();
+      try {
+        const res = await transport.stream({ method: 'GET', path: '/w?watch=1', verb: 'watch', resource: 'w', signal: controller.signal });
+        try {
+          for await (const _ of jsonLines(res.body)) controller.abort();
+        } catch {
+          // The aborted body ends with an AbortError, as a watch closed by its signal does.
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      } finally {
+        transport.close();
+      }
+    },
+  );
+  assert.equal(records.map((r) => [r.verb, r.code]), [['watch', 200]]);
+});
+
 test('jsonLines yields whole events even when lines span chunks', async () => {
   async function* chunks() {
     yield Buffer.from('{"type":"ADDED","object":{"a"');

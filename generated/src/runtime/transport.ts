@@ -205,7 +205,12 @@ export class Transport {
       headers['Content-Length'] = payload.length;
     }
     const started = performance.now();
-    const record = (code: number) =>
+    // Once per attempt: aborting or destroying a stream after its headers arrived (closing a watch)
+    // raises a request error that is not a second request.
+    let recorded = false;
+    const record = (code: number): void => {
+      if (recorded) return;
+      recorded = true;
       this.hooks.after?.({
         verb: request.verb,
         resource: request.resource,
@@ -214,6 +219,7 @@ export class Transport {
         code,
         seconds: (performance.now() - started) / 1000,
       });
+    };
     const lib = url.protocol === 'https:' ? https : http;
     return await new Promise<StreamResponse>((resolve, reject) => {
       const req = lib.request(

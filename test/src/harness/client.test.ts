@@ -1,0 +1,144 @@
+// The harness client on the real apiserver: kubeconfig loading (certificates, token files), the
+// client-side rate limiter, and the request counter and rest_client_* metrics.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Client, UnauthorizedError, type Connection } from '@metal3-ts/generated';
+import { NamespaceResource, SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
+import { newClient } from '@metal3-ts/shared/client/client';
+import { loadKubeConfigFile, loadKubeConfigSelection } from '@metal3-ts/shared/client/kubeconfig';
+import { RequestCounter } from '@metal3-ts/shared/client/metrics';
+import { Registry } from '@metal3-ts/shared/metrics/registry';
+import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
+
+const test = suite('harness client on the real apiserver');
+const env = withSharedEnv(test);
+
+let admin: Connection;
+let dir = '';
+const clients: Client[] = [];
+const track = (c: Client): Client => (clients.push(c), c);
+
+test.before(() => {
+  admin = loadKubeConfigFile(env().kubeconfigPath);
+  dir = mkdtempSync(join(tmpdir(), 'harness-client-'));
+});
+
+test.after(() => {
+  for (const c of clients) c.transport.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Who the apiserver thinks the client is (SelfSubjectReview). */
+async function whoAmI(client: Client): Promise<string> {
+  const review = await client.transport.request<{ status: { userInfo: { username: string } } }>({
+    method: 'POST',
+    path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    verb: 'create',
+    resource: 'selfsubjectreviews',
+  });
+  return review.status.userInfo.username;
+}
+
+test('the envtest kubeconfig file loads into a working Connection (context, CA, credentials)', async () => {
+  const selection = loadKubeConfigSelection(env().kubeconfigPath);
+  assert.is(selection.connection.server, env().admin.server);
+  assert.is(selection.namespace, 'default');
+  assert.ok(selection.connection.caPem?.includes('BEGIN CERTIFICATE'));
+  const client = track(newClient(admin));
+  assert.is(await whoAmI(client), env().admin.user);
+  const names = (await client.api(NamespaceResource).list()).items.map((n) => n.metadata.name);
+  assert.ok(names.includes('kube-system'));
+});
+
+test('a kubeconfig tokenFile authenticates as the ServiceAccount; after a 401 the file is read again (rotation)', async () => {
+  const ns = await freshNamespace(env().admin.client, 'tokenfile');
+  await env().admin.client.create(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+  const tokenPath = join(dir, 'token');
+  // A token the apiserver refuses (an expired one, say) ...
+  writeFileSync(tokenPath, 'not-a-valid-token');
+  const kubeconfigPath = join(dir, 'robot.kubeconfig');
+  writeFileSync(
+    kubeconfigPath,
+    stringify({
+      clusters: [{ name: 'envtest', cluster: { server: admin.server, 'certificate-authority': 'ca.crt' } }],
+      users: [{ name: 'robot', user: { tokenFile: 'token' } }],
+      contexts: [{ name: 'robot', context: { cluster: 'envtest', user: 'robot' } }],
+      'current-context': 'robot',
+    }),
+  );
+  writeFileSync(join(dir, 'ca.crt'), admin.caPem ?? '');
+  const client = track(newClient(loadKubeConfigFile(kubeconfigPath)));
+  await whoAmI(client).then(
+    () => assert.unreachable('accepted an invalid token'),
+    (error: unknown) => assert.instance(error, UnauthorizedError),
+  );
+  // ... then the issuer writes a fresh one: the next request picks it up without a new client.
+  writeFileSync(tokenPath, await env().serviceAccountToken(ns, 'robot'));
+  assert.is(await whoAmI(client), `system:serviceaccount:${ns}:robot`);
+});
+
+test('qps 20 / burst 5 holds 45 concurrent requests to about 20 per second (≥ 2 s)', async () => {
+  const ns = await freshNamespace(env().admin.client, 'ratelimit');
+  const counter = new RequestCounter();
+  const client = track(newClient(admin, { qps: 20, burst: 5, counter }));
+  const secrets = client.api(SecretResource, ns);
+  const started = performance.now();
+  await Promise.all(Array.from({ length: 45 }, () => secrets.list({ limit: 1 })));
+  const seconds = (performance.now() - started) / 1000;
+  // 5 go at once, the other 40 at 50 ms intervals: 2 s at least; the apiserver adds its latency.
+  assert.ok(seconds >= 1.95, `45 requests took only ${seconds.toFixed(2)} s`);
+  assert.ok(seconds < 8, `45 requests took ${seconds.toFixed(2)} s`);
+  assert.equal(counter.snapshot(), [{ verb: 'list', resource: 'secrets', code: '200', count: 45 }]);
+
+  const unlimited = track(newClient(admin));
+  const t = performance.now();
+  await Promise.all(Array.from({ length: 45 }, () => unlimited.api(SecretResource, ns).list({ limit: 1 })));
+  const free = (performance.now() - t) / 1000;
+  assert.ok(free < seconds / 2, `without a limit 45 requests took ${free.toFixed(2)} s (limited: ${seconds.toFixed(2)} s)`);
+});
+
+test('the request counter and rest_client_* metrics see verb, resource and code of every request', async () => {
+  const ns = await freshNamespace(env().admin.client, 'counter');
+  const counter = new RequestCounter();
+  const registry = new Registry();
+  const client = track(newClient(admin, { counter, registry }));
+  const secrets = client.api(SecretResource, ns);
+  await secrets.create(newSecret({ metadata: { name: 's' }, stringData: { a: 'b' } }));
+  await secrets.get('s');
+  await secrets.get('absent').catch(() => undefined);
+  await secrets.mergePatch('s', { metadata: { labels: { x: 'y' } } });
+  await secrets.list();
+  const controller = new AbortController();
+  for await (const event of secrets.watch({ signal: controller.signal })) {
+    if (event.type === 'ADDED') controller.abort();
+  }
+  await secrets.delete('s');
+  assert.equal(counter.snapshot(), [
+    { verb: 'create', resource: 'secrets', code: '201', count: 1 },
+    { verb: 'delete', resource: 'secrets', code: '200', count: 1 },
+    { verb: 'get', resource: 'secrets', code: '200', count: 1 },
+    { verb: 'get', resource: 'secrets', code: '404', count: 1 },
+    { verb: 'list', resource: 'secrets', code: '200', count: 1 },
+    { verb: 'patch', resource: 'secrets', code: '200', count: 1 },
+    { verb: 'watch', resource: 'secrets', code: '200', count: 1 },
+  ]);
+  const host = new URL(admin.server).host;
+  const text = registry.render();
+  for (const line of [
+    `rest_client_requests_total{code="201",method="POST",host="${host}"} 1`,
+    `rest_client_requests_total{code="200",method="GET",host="${host}"} 3`,
+    `rest_client_requests_total{code="404",method="GET",host="${host}"} 1`,
+    `rest_client_requests_total{code="200",method="PATCH",host="${host}"} 1`,
+    `rest_client_requests_total{code="200",method="DELETE",host="${host}"} 1`,
+    `rest_client_request_duration_seconds_count{verb="GET",host="${host}"} 4`,
+  ]) {
+    assert.ok(text.includes(line), `missing ${line} in\n${text}`);
+  }
+});
+
+test.run();
