@@ -49,12 +49,14 @@ test('markFalse, markTrue and markUnknown write CAPI v1beta1 conditions (True ha
   assert.is(getCondition(obj, 'KubernetesNodeReady')?.message, undefined, 'an empty message is left out (CRD minLength 1)');
 });
 
-test('lastTransitionTime changes only when the status changes', () => {
+test('lastTransitionTime changes when the state changes (status, severity, reason, message), as CAPI v1beta1 Set', () => {
   const obj = holder();
   setCondition(obj, { type: 'AssociateBMH', status: 'False', severity: 'Info', reason: 'A', lastTransitionTime: T0 });
   assert.is(getCondition(obj, 'AssociateBMH')?.lastTransitionTime, T0, 'a new condition takes the given time');
-  markFalse(obj, 'AssociateBMH', 'B', 'Warning', 'other reason and severity');
-  assert.is(getCondition(obj, 'AssociateBMH')?.lastTransitionTime, T0);
+  setCondition(obj, { type: 'AssociateBMH', status: 'False', severity: 'Info', reason: 'A' }, () => '2029-01-01T00:00:00Z');
+  assert.is(getCondition(obj, 'AssociateBMH')?.lastTransitionTime, T0, 're-stating the same state keeps the time');
+  setCondition(obj, { type: 'AssociateBMH', status: 'False', severity: 'Warning', reason: 'B', message: 'other' }, () => '2029-01-01T00:00:00Z');
+  assert.is(getCondition(obj, 'AssociateBMH')?.lastTransitionTime, '2029-01-01T00:00:00Z');
   assert.is(getCondition(obj, 'AssociateBMH')?.reason, 'B');
   setCondition(obj, { type: 'AssociateBMH', status: 'True' }, () => '2030-05-05T05:05:05Z');
   assert.is(getCondition(obj, 'AssociateBMH')?.lastTransitionTime, '2030-05-05T05:05:05Z');

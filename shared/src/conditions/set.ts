@@ -6,8 +6,9 @@ import { conditionTimestamp, type ConditionInput, type ConditionSeverity, type V
 /**
  * Adds or updates a condition and keeps the list sorted (Ready first, then by type).
  *
- * lastTransitionTime moves only when the status changes: a new reason or message on an unchanged
- * status keeps the old time, so a reconcile that re-states the same facts leaves nothing to patch.
+ * lastTransitionTime moves when the condition's state (status, severity, reason or message) changes,
+ * as in Cluster API's v1beta1 `Set`; re-stating the same facts keeps the old time, so a reconcile
+ * that changes nothing leaves nothing to patch.
  * Empty reason, message and severity are left out (the CRD schemas reject empty strings there).
  */
 export function setCondition(obj: V1Beta1ConditionHolder, input: ConditionInput, now: () => string = conditionTimestamp): void {
@@ -16,7 +17,7 @@ export function setCondition(obj: V1Beta1ConditionHolder, input: ConditionInput,
   const index = conditions.findIndex((c) => c.type === input.type);
   const existing = index >= 0 ? conditions[index] : undefined;
   const lastTransitionTime =
-    existing === undefined ? (input.lastTransitionTime ?? now()) : existing.status === input.status ? existing.lastTransitionTime : now();
+    existing === undefined ? (input.lastTransitionTime ?? now()) : sameState(existing, input) ? existing.lastTransitionTime : now();
   const condition: Condition = { type: input.type, status: input.status, lastTransitionTime };
   if (input.severity) condition.severity = input.severity;
   if (input.reason) condition.reason = input.reason;
@@ -24,6 +25,10 @@ export function setCondition(obj: V1Beta1ConditionHolder, input: ConditionInput,
   if (existing === undefined) conditions.push(condition);
   else conditions[index] = condition;
   sortConditions(conditions);
+}
+
+function sameState(a: Condition, b: ConditionInput): boolean {
+  return a.status === b.status && (a.severity ?? '') === (b.severity ?? '') && (a.reason ?? '') === (b.reason ?? '') && (a.message ?? '') === (b.message ?? '');
 }
 
 /** Sets the condition True; True conditions carry no reason, severity or message. */
