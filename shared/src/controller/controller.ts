@@ -195,16 +195,25 @@ export class Controller implements Runnable {
   #deadline(stopping: AbortSignal): { signal: AbortSignal; clear(): void; expired(): boolean } {
     const timeoutMs = this.#timeoutMs;
     if (timeoutMs === undefined) return { signal: stopping, clear() {}, expired: () => false };
-    const timeout = new AbortController();
+    // One controller per reconcile, linked to the manager's signal by a listener removed in clear():
+    // nothing accumulates on the long-lived manager signal.
+    const combined = new AbortController();
     const timer = new AbortController();
+    const onStop = () => combined.abort(stopping.reason);
+    if (stopping.aborted) onStop();
+    else stopping.addEventListener('abort', onStop, { once: true });
     let expired = false;
     this.#clock.sleep(timeoutMs, timer.signal).then(
       () => {
         expired = true;
-        timeout.abort(new ReconcileTimeoutError(timeoutMs));
+        combined.abort(new ReconcileTimeoutError(timeoutMs));
       },
       () => {},
     );
-    return { signal: AbortSignal.any([stopping, timeout.signal]), clear: () => timer.abort(), expired: () => expired };
+    const clear = () => {
+      timer.abort();
+      stopping.removeEventListener('abort', onStop);
+    };
+    return { signal: combined.signal, clear, expired: () => expired };
   }
 }
