@@ -36,8 +36,8 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly #source: ListWatchSource<T>;
   readonly #options: SharedInformerOptions;
   readonly #log: Logger;
-  readonly #objects = new ObjectStore<T>();
-  readonly #view = new ReadYourWrites<T>(this.#objects);
+  readonly #objects: ObjectStore<T>;
+  readonly #view: ReadYourWrites<T>;
   readonly #handlers = new Set<Handler<T>>();
   readonly #synced: Promise<void>;
   #markSynced!: () => void;
@@ -51,6 +51,10 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.descriptor = descriptor;
     this.#options = options;
     this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
+    this.#objects = new ObjectStore<T>((index, object, error) =>
+      this.#log.error('index function threw; object left out of the index', { index, name: object.metadata.name, error: String(error) }),
+    );
+    this.#view = new ReadYourWrites<T>(this.#objects);
     this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
   }
 

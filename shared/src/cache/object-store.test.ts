@@ -93,11 +93,28 @@ test('byLabel files objects under the label value and skips unlabelled ones', ()
   assert.equal(store.byIndex('pool', 'z'), []);
 });
 
-test('reading an unknown index throws a typed error; adding one twice throws', () => {
+test('reading an unknown index throws a typed error; adding a name twice keeps the first', () => {
   const store = new ObjectStore<KubeObject>();
   assert.throws(() => store.byIndex('nope', 'v'), (e: unknown) => e instanceof UnknownIndexError);
   store.addIndex('pool', byLabel('pool'));
-  assert.throws(() => store.addIndex('pool', byLabel('pool')));
+  store.addIndex('pool', byLabel('other'));
+  store.apply(obj('x', '1', { labels: { pool: 'blue', other: 'red' } }));
+  assert.equal(names(store.byIndex('pool', 'blue')), ['x']);
+  assert.equal(store.byIndex('pool', 'red'), []);
+});
+
+test('an index function that throws leaves that object out of the index and is reported; the store carries on', () => {
+  const reported: string[] = [];
+  const store = new ObjectStore<KubeObject>((index, object) => reported.push(`${index}:${object.metadata.name}`));
+  store.addIndex('picky', (o) => {
+    if (o.metadata.name === 'bad') throw new Error('no');
+    return ['all'];
+  });
+  store.apply(obj('bad', '1'));
+  store.apply(obj('good', '2'));
+  assert.equal(names(store.byIndex('picky', 'all')), ['good']);
+  assert.is(store.size, 2);
+  assert.equal(reported, ['picky:bad']);
 });
 
 test.run();

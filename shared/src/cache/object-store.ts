@@ -23,6 +23,7 @@ export class UnknownIndexError extends Error {
 }
 
 interface Index<T extends KubeObject> {
+  readonly name: string;
   readonly fn: IndexFn<T>;
   readonly byValue: Map<string, Set<string>>;
 }
@@ -31,6 +32,15 @@ export class ObjectStore<T extends KubeObject> implements Store<T> {
   readonly #objects = new Map<string, Readonly<T>>();
   readonly #byNamespace = new Map<string, Set<string>>();
   readonly #indexes = new Map<string, Index<T>>();
+  readonly #onIndexError: (index: string, object: Readonly<T>, error: unknown) => void;
+
+  /**
+   * `onIndexError` hears about index functions that throw; the object is then filed under no value
+   * of that index, and the store (and the informer feeding it) carries on.
+   */
+  constructor(onIndexError: (index: string, object: Readonly<T>, error: unknown) => void = () => {}) {
+    this.#onIndexError = onIndexError;
+  }
 
   get size(): number {
     return this.#objects.size;
@@ -66,12 +76,16 @@ export class ObjectStore<T extends KubeObject> implements Store<T> {
     return entry.fn;
   }
 
-  /** Registers an index and files every object already cached under it. */
+  /**
+   * Registers an index and files every object already cached under it. The informer is shared, so
+   * several controllers may ask for the same index: a name identifies its function, and adding a
+   * name that exists keeps the first registration.
+   */
   addIndex(name: string, fn: IndexFn<T>): void {
-    if (this.#indexes.has(name)) throw new Error(`index "${name}" already exists`);
-    const entry: Index<T> = { fn, byValue: new Map() };
+    if (this.#indexes.has(name)) return;
+    const entry: Index<T> = { name, fn, byValue: new Map() };
     this.#indexes.set(name, entry);
-    for (const [key, object] of this.#objects) file(entry.byValue, fn(object), key);
+    for (const [key, object] of this.#objects) file(entry.byValue, this.#values(entry, object), key);
   }
 
   /**
@@ -131,7 +145,7 @@ export class ObjectStore<T extends KubeObject> implements Store<T> {
     this.#objects.set(key, object);
     const ns = object.metadata.namespace ?? '';
     file(this.#byNamespace, [ns], key);
-    for (const entry of this.#indexes.values()) file(entry.byValue, entry.fn(object), key);
+    for (const entry of this.#indexes.values()) file(entry.byValue, this.#values(entry, object), key);
   }
 
   #remove(key: string, object: Readonly<T>): void {
@@ -141,7 +155,16 @@ export class ObjectStore<T extends KubeObject> implements Store<T> {
   }
 
   #unfile(key: string, object: Readonly<T>): void {
-    for (const entry of this.#indexes.values()) unfile(entry.byValue, entry.fn(object), key);
+    for (const entry of this.#indexes.values()) unfile(entry.byValue, this.#values(entry, object), key);
+  }
+
+  #values(entry: Index<T>, object: Readonly<T>): readonly string[] {
+    try {
+      return entry.fn(object);
+    } catch (error) {
+      this.#onIndexError(entry.name, object, error);
+      return [];
+    }
   }
 
   #resolve(keys: Set<string> | undefined): Readonly<T>[] {

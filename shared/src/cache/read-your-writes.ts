@@ -109,7 +109,13 @@ export class ReadYourWrites<T extends KubeObject> implements Store<T> {
     const cached = this.#store.byIndex(index, value);
     if (this.#pending.size === 0) return cached;
     const fn = this.#store.indexFn(index);
-    return this.#overlay(cached, (object) => fn(object).includes(value));
+    return this.#overlay(cached, (object) => {
+      try {
+        return fn(object).includes(value);
+      } catch {
+        return false; // as the store does: an object its index function rejects is filed nowhere
+      }
+    });
   }
 
   /** `cached` with pending entries applied: written objects that `matches` replace or join, deleted ones leave. */
