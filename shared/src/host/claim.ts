@@ -21,6 +21,10 @@ export interface HostClaim {
   readonly controllerOwner?: boolean;
 }
 
+/**
+ * `host` is the apiserver's copy after our write or re-read, or, when nothing was sent, the copy the
+ * caller passed in (possibly a frozen cache object: copy it before changing it).
+ */
 export type ClaimOutcome =
   /** The host is ours; `changed` is false when it already was, exactly as asked (idempotent re-claim). */
   | { readonly claimed: true; readonly host: BareMetalHost; readonly changed: boolean }

@@ -115,7 +115,9 @@ export class HostInventory {
   candidates(consumer: HostConsumer): readonly Readonly<BareMetalHost>[] {
     const owned = this.ownedBy(consumer.ref);
     const matching = this.selectable(consumer.ref.namespace, hostSelectorRequirements(consumer.hostSelector));
-    return owned.length === 0 ? matching : [...owned, ...matching.filter((host) => !owned.includes(host))];
+    if (owned.length === 0) return matching;
+    const ownedNames = new Set(owned.map((host) => host.metadata.name));
+    return [...owned, ...matching.filter((host) => !ownedNames.has(host.metadata.name))];
   }
 
   /** Read your own writes: the cache serves `host` until its watch delivers that version or newer. */
