@@ -76,8 +76,8 @@ export interface ClaimOptions extends Pick<HostWriteOptions, 'onWrite' | 'fieldM
 /**
  * Claims `host` (the copy the caller chose it from, with its resourceVersion) for `claim.consumer`.
  *
- * Guarantees: of any number of concurrent claimers of one host, across processes, at most one gets
- * `claimed: true`; a host another consumer holds is never overwritten. Claiming a host the consumer
+ * Guarantees: of any number of concurrent claimers of one host, across processes, at most one
+ * consumer gets `claimed: true`; a host another consumer holds is never overwritten. Claiming a host the consumer
  * already holds sends nothing when it is already as asked, and otherwise completes the claim.
  *
  * Errors: only unexpected API failures throw; lost races and deleted hosts are outcomes.
