@@ -109,6 +109,17 @@ test('a leader that releases on stop is replaced at the next attempt', async () 
   await b.done;
 });
 
+test('release survives a stale resourceVersion (a renewal cut short by the stop may have landed)', async () => {
+  const lock = new MemoryLeaseLock();
+  const a = candidate(lock, 'a');
+  await until(() => a.elector.isLeader());
+  const lease = lock.current!;
+  await lock.update({ ...lease, metadata: { ...lease.metadata, labels: { landed: 'late' } } }, new AbortController().signal);
+  a.stop.abort();
+  assert.is(await a.done, 'released');
+  assert.is(lock.current?.spec?.holderIdentity, '');
+});
+
 test('renewals failing past the renew deadline end the term as lost and abort the leading signal', async () => {
   const lock = new MemoryLeaseLock();
   let leading: AbortSignal | undefined;

@@ -7,6 +7,7 @@
 // Losing leadership is final for one run(): controllers cannot know what a successor did meanwhile,
 // so the Manager stops and the process exits (as controller-runtime does); the supervisor restarts
 // it as a fresh candidate. Libraries that want otherwise can act in onStoppedLeading.
+import { ConflictError } from '@metal3-ts/generated';
 import { newLease, type Lease } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
@@ -237,16 +238,30 @@ export class LeaderElector {
   }
 
   async #release(): Promise<boolean> {
-    const lease = this.#observed;
-    if (!lease || (lease.spec?.holderIdentity ?? '') !== this.identity) return false;
-    try {
-      const signal = AbortSignal.timeout(Math.ceil(this.timings.renewDeadlineMs));
-      this.#observe(await this.#lock.update({ ...lease, spec: releasedSpec(lease.spec, new Date()) }, signal));
-      return true;
-    } catch (error) {
-      this.#log.warn('cannot release the lease; followers take over after it expires', { error });
-      return false;
+    const signal = AbortSignal.timeout(Math.ceil(this.timings.renewDeadlineMs));
+    let lease = this.#observed;
+    // A renewal cut short by the stop may still have landed, leaving our resourceVersion stale: on a
+    // conflict, read again and release if the lease is still ours.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!lease || (lease.spec?.holderIdentity ?? '') !== this.identity) return false;
+      try {
+        this.#observe(await this.#lock.update({ ...lease, spec: releasedSpec(lease.spec, new Date()) }, signal));
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConflictError) || signal.aborted) {
+          this.#log.warn('cannot release the lease; followers take over after it expires', { error });
+          return false;
+        }
+      }
+      try {
+        lease = await this.#lock.get(signal);
+        if (lease) this.#observe(lease);
+      } catch (error) {
+        this.#log.warn('cannot release the lease; followers take over after it expires', { error });
+        return false;
+      }
     }
+    return false;
   }
 
   /** Sleeps; false when `signal` aborted first. */
