@@ -185,7 +185,7 @@ test('in-process managers on one Lease: only the leader reconciles; a crashed le
   await c.done;
 });
 
-test('two controller processes (Node and Deno): SIGKILL of the leader hands over within the lease duration', async () => {
+test('two controller processes (Node and Deno): SIGKILL of the leader hands over within the lease duration; a second SIGTERM exits at once', async () => {
   const ns = await freshNamespace(env().admin.client, 'crash');
   const flags = [...electionFlags, '--leader-elect-namespace', ns];
   const first = startController('node', ns, flags);
@@ -210,8 +210,18 @@ test('two controller processes (Node and Deno): SIGKILL of the leader hands over
   await client.api(ConfigMapResource, ns).mergePatch('m', { metadata: { labels: { [EXAMPLE]: 'two' } } });
   await eventually('reconciled by the new leader', async () => ((await reconciledValue(ns, 'm')) === 'two' ? true : undefined));
   await second.waitForLine((l) => l.msg === 'reconciled' && l['name'] === 'm', 3000);
+
+  // A second SIGTERM does not wait for the in-flight reconcile: the process exits 1 at once.
+  await client.api(ConfigMapResource, ns).create(exampleMap('stuck', 'three', { [DELAY]: '5000' }));
+  await second.waitForLine((l) => l.msg === 'slow reconcile started' && l['name'] === 'stuck');
+  const termAt = performance.now();
   second.kill('SIGTERM');
-  assert.is((await second.exited).code, 0);
+  await second.waitForLine((l) => l.msg.startsWith('shutdown requested'));
+  second.kill('SIGTERM');
+  const exit = await second.exited;
+  assert.is(exit.code, 1);
+  assert.ok(exit.atMs - termAt < 2000, `exited ${(exit.atMs - termAt).toFixed(0)} ms after the first SIGTERM`);
+  assert.is(await reconciledValue(ns, 'stuck'), undefined);
 });
 
 test.run();
