@@ -1,7 +1,46 @@
-// @metal3-ts/shared: the reconcile harness. Import subpaths (`@metal3-ts/shared/cache/types`) or this
-// curated entry point.
+// @metal3-ts/shared: the reconcile harness every metal3-ts controller uses. This entry point gathers
+// the pieces a controller package wires together; each also has its own subpath
+// (`@metal3-ts/shared/cache/informer-factory`, ...). The BareMetalHost driver is its own entry:
+// `@metal3-ts/shared/host/index`.
+//
+// Pipeline: client (rate limit, metrics) → informers (list+watch → frozen, indexed store, read your
+// own writes) → event sources (predicates, map functions) → work queue (coalescing, backoff) →
+// controller (one outcome switch) → reconcile (scope, phases, patch helper on exit) — run by the
+// manager (leader election, health, metrics, graceful shutdown).
 export * from './reconcile/reconcile.ts';
 export * from './log/logger.ts';
 export * from './clock/clock.ts';
 export * from './metrics/registry.ts';
 export * from './cache/types.ts';
+export { InformerFactory, type InformerFactoryOptions } from './cache/informer-factory.ts';
+export { OWNER_UID_INDEX, byLabel, byOwnerUid, labelIndexName } from './cache/indexers.ts';
+export { stripManagedFields, keepEverything, type CacheTransform } from './cache/transform.ts';
+export { newClient, instrument, type ClientOptions } from './client/client.ts';
+export { RequestCounter, type RequestCount } from './client/metrics.ts';
+export { KubeConfigError, inClusterConnection, loadKubeConfigFile, parseKubeConfig } from './client/kubeconfig.ts';
+export { controllerFor, ControllerBuilder, ControllerBuildError } from './controller/builder.ts';
+export { Controller } from './controller/controller.ts';
+export * from './controller/predicates.ts';
+export { enqueueFromMap, enqueueOwner, enqueueSelf, type MapFn } from './controller/handlers.ts';
+export { PatchHelper, PatchError, type PatchOptions } from './patch/patch-helper.ts';
+export * from './conditions/get.ts';
+export * from './conditions/set.ts';
+export * from './conditions/delete.ts';
+export * from './conditions/summary.ts';
+export * from './conditions/types.ts';
+export * from './conditions/v1beta2/get.ts';
+export * from './conditions/v1beta2/set.ts';
+export * from './conditions/v1beta2/summary.ts';
+export * from './meta/finalizers.ts';
+export * from './meta/ensure-finalizer.ts';
+export * from './meta/owner-references.ts';
+export { hasPausedAnnotation, isPaused } from './meta/paused.ts';
+export { isExternallyManaged } from './meta/externally-managed.ts';
+export { ClusterCache } from './workload/cluster-cache.ts';
+export * from './workload/errors.ts';
+export { Manager } from './manager/manager.ts';
+export type { Runnable } from './manager/runnable.ts';
+export { LeaderElector } from './leader/leader-elector.ts';
+export { leaseLock } from './leader/lease-lock.ts';
+export { EventRecorder } from './events/recorder.ts';
+export { runMain } from './entry/run-main.ts';

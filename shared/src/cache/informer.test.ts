@@ -4,6 +4,7 @@ import type { KubeObject } from '@metal3-ts/generated';
 import { ConfigMapResource, type ConfigMap } from '@metal3-ts/generated/core/v1';
 import { byLabel } from './indexers.ts';
 import { SharedInformer } from './informer.ts';
+import { keepEverything } from './transform.ts';
 import { configMap, FakeListWatch, gone } from './testing/fake-list-watch.ts';
 import type { CacheEvent } from './types.ts';
 
@@ -180,6 +181,26 @@ test('waitForSync rejects when its signal aborts first', async () => {
   } catch (error) {
     assert.is((error as Error).message, 'shutdown');
   }
+});
+
+test('cached objects drop managedFields by default and keep them with keepEverything', async () => {
+  const withFields = () => ({ ...cm('a'), metadata: { ...cm('a').metadata, managedFields: [{ manager: 'kubectl', operation: 'Update' }] } }) as ConfigMap;
+  const { source, informer, run, stop } = setup();
+  source.create(withFields());
+  run();
+  await informer.waitForSync();
+  assert.is(informer.store.get({ namespace: 'ns', name: 'a' })?.metadata.managedFields, undefined);
+  await stop();
+
+  const keepSource = new FakeListWatch<ConfigMap>();
+  keepSource.create(withFields());
+  const keeping = new SharedInformer<ConfigMap>(keepSource, ConfigMapResource, { transform: keepEverything });
+  const ac = new AbortController();
+  const running = keeping.run(ac.signal);
+  await keeping.waitForSync();
+  assert.equal(keeping.store.get({ namespace: 'ns', name: 'a' })?.metadata.managedFields, [{ manager: 'kubectl', operation: 'Update' }]);
+  ac.abort();
+  await running;
 });
 
 test.run();

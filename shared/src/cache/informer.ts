@@ -16,10 +16,11 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import { deepFreeze } from './freeze.ts';
 import { ObjectStore } from './object-store.ts';
 import { ReadYourWrites } from './read-your-writes.ts';
+import { stripManagedFields, type CacheTransform } from './transform.ts';
 import type { CacheEvent, IndexFn, Informer, ObjectKey, Store } from './types.ts';
 import { watcher, type ListWatchSource, type RestartReason, type WatcherEvent, type WatcherOptions } from './watcher.ts';
 
-export interface SharedInformerOptions extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart'> {
+export interface SharedInformerOptions<T extends KubeObject = KubeObject> extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart'> {
   /** Only objects of this namespace are cached (the source must be bound to it too). */
   readonly namespace?: string;
   readonly clock?: Clock;
@@ -27,6 +28,8 @@ export interface SharedInformerOptions extends Omit<WatcherOptions, 'clock' | 'l
   /** Observers for metrics: the cached object count after each change, and each watcher restart. */
   readonly onSize?: (size: number) => void;
   readonly onRestart?: (reason: RestartReason, error?: unknown) => void;
+  /** Applied to every object before it is cached (default: drop managedFields). */
+  readonly transform?: CacheTransform<T>;
 }
 
 type Handler<T extends KubeObject> = (event: CacheEvent<T>) => void;
@@ -34,7 +37,8 @@ type Handler<T extends KubeObject> = (event: CacheEvent<T>) => void;
 export class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly descriptor: ResourceDescriptor<T>;
   readonly #source: ListWatchSource<T>;
-  readonly #options: SharedInformerOptions;
+  readonly #options: SharedInformerOptions<T>;
+  readonly #ingest: (object: T) => Readonly<T>;
   readonly #log: Logger;
   readonly #objects: ObjectStore<T>;
   readonly #view: ReadYourWrites<T>;
@@ -46,8 +50,10 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   /** The last resourceVersion the watch delivered (list, event or bookmark). */
   #streamRv: string | undefined;
 
-  constructor(source: ListWatchSource<T>, descriptor: ResourceDescriptor<T>, options: SharedInformerOptions = {}) {
+  constructor(source: ListWatchSource<T>, descriptor: ResourceDescriptor<T>, options: SharedInformerOptions<T> = {}) {
     this.#source = source;
+    const transform = options.transform ?? stripManagedFields;
+    this.#ingest = (object) => deepFreeze(transform(object));
     this.descriptor = descriptor;
     this.#options = options;
     this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
@@ -130,15 +136,15 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     let changes: CacheEvent<T>[] = [];
     switch (event.type) {
       case 'replace':
-        changes = this.#objects.replace(event.objects.map((o) => deepFreeze(o)));
+        changes = this.#objects.replace(event.objects.map(this.#ingest));
         this.#streamRv = event.resourceVersion;
         break;
       case 'apply':
-        changes = this.#objects.apply(deepFreeze(event.object));
+        changes = this.#objects.apply(this.#ingest(event.object));
         this.#streamRv = event.object.metadata.resourceVersion ?? this.#streamRv;
         break;
       case 'delete':
-        changes = this.#objects.delete(deepFreeze(event.object));
+        changes = this.#objects.delete(this.#ingest(event.object));
         this.#streamRv = event.object.metadata.resourceVersion ?? this.#streamRv;
         break;
       case 'bookmark':
