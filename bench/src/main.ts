@@ -1,0 +1,45 @@
+// The harness benchmark: starts the real test apiserver, fills it, and prints each measurement beside
+// its reference. `--quick` shrinks every size (a smoke run for CI); without it, sizes are those the
+// issue asks about. Run with `npm run bench -w @metal3-ts/bench [-- --quick]`.
+import process from 'node:process';
+import { newClient } from '@metal3-ts/shared/client/client';
+import { RequestCounter } from '@metal3-ts/shared/client/metrics';
+import { startEnv } from '@metal3-ts/test/envtest/env';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { benchCacheMemory } from './cache-memory.ts';
+import { benchClientThroughput } from './client-throughput.ts';
+import { canCollect } from './gc.ts';
+import { benchIdleRss } from './idle-rss.ts';
+import { benchNoopReconcile } from './noop-reconcile.ts';
+import { populateHosts } from './populate.ts';
+import { printSection } from './report.ts';
+
+const quick = process.argv.includes('--quick');
+// `--only cache,client,reconcile,rss` runs a subset (handy while working on one part).
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
+const wanted = (section: string) => !only || only.has(section);
+const sizes = quick ? { hosts: 100, rounds: 3, requests: 300 } : { hosts: 2000, rounds: 10, requests: 5000 };
+if (!canCollect()) {
+  console.error('bench: run with --expose-gc (npm run bench does) so heap figures are measured after a collection');
+  process.exit(2);
+}
+
+const env = await startEnv({ authorization: 'RBAC' });
+try {
+  console.log(`# metal3-ts harness benchmark (${quick ? 'quick' : 'full'}): Node ${process.versions.node}, ${sizes.hosts} hosts`);
+  const counter = new RequestCounter();
+  const client = newClient(env.admin, { counter });
+  const namespace = await freshNamespace(env.admin.client, 'bench');
+  const t0 = performance.now();
+  await populateHosts(client, namespace, sizes.hosts);
+  console.log(`(created ${sizes.hosts} inspected hosts in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+
+  // Memory first, before other sections leave garbage and loaded modules behind.
+  if (wanted('cache')) printSection('Cache: heap per cached BareMetalHost', await benchCacheMemory(client, namespace, sizes.hosts));
+  if (wanted('client')) printSection('Client: requests per second against the real apiserver', await benchClientThroughput(env, namespace, sizes.requests));
+  if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
+  if (wanted('rss')) printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
+} finally {
+  await env.stop();
+}
