@@ -1,26 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { copyHost, deepEqual, hostMergePatch, mergePatchBetween } from './host-patch.ts';
+import { copyHost, hostMergePatch } from './host-patch.ts';
 import { testHost } from './testing.ts';
 
 const test = suite('host merge patch');
-
-test('mergePatchBetween: changed members, null for removed ones, arrays whole, undefined when equal', () => {
-  const table: [before: unknown, after: unknown, patch: unknown][] = [
-    [{ a: 1 }, { a: 1 }, undefined],
-    [{ a: 1 }, { a: 2 }, { a: 2 }],
-    [{ a: 1, b: 2 }, { a: 1 }, { b: null }],
-    [{ a: 1 }, { a: 1, b: { c: 3 } }, { b: { c: 3 } }],
-    [{ m: { x: '1', y: '2' } }, { m: { x: '1', y: '3', z: '4' } }, { m: { y: '3', z: '4' } }],
-    [{ l: [1, 2] }, { l: [1, 2] }, undefined],
-    [{ l: [1, 2] }, { l: [2, 1] }, { l: [2, 1] }],
-    [{ o: { deep: { x: 1 } } }, { o: 'flat' }, { o: 'flat' }],
-    [{ a: undefined }, {}, undefined],
-  ];
-  for (const [before, after, patch] of table) assert.equal(mergePatchBetween(before, after), patch, JSON.stringify([before, after]));
-  assert.ok(deepEqual({ a: [1, { b: 2 }] }, { a: [1, { b: 2 }] }));
-  assert.not.ok(deepEqual({ a: [1] }, { a: [1, 2] }));
-});
 
 test('hostMergePatch covers metadata and spec only, never status', () => {
   const host = testHost('h', { resourceVersion: '42' });

@@ -3,37 +3,9 @@
 // (never status). Nothing is sent when nothing changed. With `optimisticLock` the patch carries the
 // resourceVersion it was derived from, so the apiserver refuses it (409 Conflict) if anyone wrote the
 // host in between; that is what makes whole-list fields such as ownerReferences safe to replace.
-import type { Client, JsonValue, MergePatch } from '@metal3-ts/generated';
+import type { Client, MergePatch } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-
-type Json = JsonValue | undefined;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  if (!isObject(a) || !isObject(b)) return false;
-  const keys = Object.keys(a).filter((k) => a[k] !== undefined);
-  const otherKeys = Object.keys(b).filter((k) => b[k] !== undefined);
-  return keys.length === otherKeys.length && keys.every((k) => deepEqual(a[k], b[k]));
-}
-
-/**
- * The RFC 7386 merge patch turning `before` into `after`: changed members recursively, `null` for
- * removed ones, arrays and scalars replaced whole. Undefined when they are equal.
- */
-export function mergePatchBetween(before: unknown, after: unknown): Json {
-  if (deepEqual(before, after)) return undefined;
-  if (!isObject(before) || !isObject(after)) return after === undefined ? null : (after as JsonValue);
-  const patch: Record<string, JsonValue> = {};
-  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const member = after[key] === undefined ? (before[key] === undefined ? undefined : null) : mergePatchBetween(before[key], after[key]);
-    if (member !== undefined) patch[key] = member;
-  }
-  return Object.keys(patch).length > 0 ? patch : undefined;
-}
+import { createMergePatch, type JsonMap } from '../patch/diff.ts';
 
 export interface HostPatchOptions {
   /** Carry `before`'s resourceVersion, so a concurrent write makes the patch fail with a Conflict. */
@@ -46,11 +18,11 @@ export function hostMergePatch(
   after: Readonly<BareMetalHost>,
   options: HostPatchOptions = {},
 ): MergePatch<BareMetalHost> | undefined {
-  const metadata = mergePatchBetween(before.metadata, after.metadata);
-  const spec = mergePatchBetween(before.spec, after.spec);
+  const metadata = createMergePatch(before.metadata, after.metadata);
+  const spec = before.spec === undefined && after.spec === undefined ? undefined : createMergePatch(before.spec ?? {}, after.spec ?? {});
   if (metadata === undefined && spec === undefined) return undefined;
-  const patch: Record<string, JsonValue> = {};
-  const meta: Record<string, JsonValue> = isObject(metadata) ? { ...(metadata as Record<string, JsonValue>) } : {};
+  const patch: JsonMap = {};
+  const meta: JsonMap = { ...metadata };
   if (options.optimisticLock) {
     const resourceVersion = before.metadata.resourceVersion;
     if (!resourceVersion) throw new TypeError(`host ${hostKey(before)} has no resourceVersion to lock on`);
