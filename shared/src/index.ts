@@ -13,6 +13,7 @@ export * from './clock/clock.ts';
 export * from './metrics/registry.ts';
 export * from './cache/types.ts';
 export { InformerFactory, type InformerFactoryOptions } from './cache/informer-factory.ts';
+export { WriteThroughClient } from './cache/write-through.ts';
 export { OWNER_UID_INDEX, byLabel, byOwnerUid, labelIndexName } from './cache/indexers.ts';
 export { stripManagedFields, keepEverything, type CacheTransform } from './cache/transform.ts';
 export { newClient, instrument, type ClientOptions } from './client/client.ts';

@@ -59,6 +59,11 @@ export class InformerFactory implements InformerSource {
     return informer;
   }
 
+  /** The informer of a kind if some controller asked for it; never creates one. */
+  existing<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> | undefined {
+    return this.#informers.get(gvkKey(descriptor.group, descriptor.version, descriptor.kind)) as unknown as Informer<T> | undefined;
+  }
+
   /** Runs every informer, present and future, until `signal` aborts; resolves once all have stopped. */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#signal) throw new Error('InformerFactory.start called twice');

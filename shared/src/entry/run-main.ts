@@ -15,6 +15,7 @@
 import process from 'node:process';
 import type { Client } from '@metal3-ts/generated';
 import { InformerFactory } from '../cache/informer-factory.ts';
+import { WriteThroughClient } from '../cache/write-through.ts';
 import { newClient } from '../client/client.ts';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { EventRecorder } from '../events/recorder.ts';
@@ -32,6 +33,7 @@ export interface MainDeps<S extends FlagSpecs = Record<never, never>> {
   readonly config: ManagerConfig;
   /** The controller package's own flags, parsed. */
   readonly flags: FlagValues<S>;
+  /** Writes made through it update the informers' stores at once (read your own writes). */
   readonly client: Client;
   readonly informers: InformerFactory;
   readonly manager: Manager;
@@ -122,6 +124,8 @@ function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: 
   const connection = connectionFor(config, sources);
   const client = newClient(connection, { qps: config.kubeApiQps, burst: config.kubeApiBurst, registry, log, userAgent: name });
   const informers = new InformerFactory(client, { ...(config.namespace ? { namespace: config.namespace } : {}), log, clock, registry });
+  // Controllers write through this client, so their next reconcile reads their own writes.
+  const writer = new WriteThroughClient(client.transport, informers);
   const election = config.leaderElection;
   const manager = new Manager({
     registry,
@@ -146,7 +150,7 @@ function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: 
   manager.addReadyCheck('ping', () => true);
   manager.addReadyCheck('informers', () => informers.hasSynced());
   const events = new EventRecorder({ client, component: name, ...(manager.identity ? { instance: manager.identity } : {}), log });
-  return { name, config, flags, client, informers, manager, registry, log, clock, events };
+  return { name, config, flags, client: writer, informers, manager, registry, log, clock, events };
 }
 
 function pick<T extends object, K extends keyof T>(from: T, ...keys: K[]): Partial<Pick<T, K>> {

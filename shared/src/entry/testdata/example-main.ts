@@ -36,7 +36,8 @@ await runMain({
           await realClock.sleep(delayMs);
         }
         const cm = structuredClone(cached) as ConfigMap;
-        const patch = new PatchHelper(cm, client.api(ConfigMapResource, request.namespace), { onWrite: (written) => configMaps.noteWrite(written) });
+        // deps.client writes through to the informers: the next reconcile reads this write.
+        const patch = new PatchHelper(cm, client.api(ConfigMapResource, request.namespace));
         cm.metadata.annotations = { ...cm.metadata.annotations, [RECONCILED_ANNOTATION]: want };
         await patch.patch(cm);
         events.normal(cm, 'Reconciled', `annotated ${RECONCILED_ANNOTATION}=${want}`);
