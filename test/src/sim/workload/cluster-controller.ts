@@ -1,0 +1,123 @@
+// One workload apiserver per Cluster, and the `<cluster>-kubeconfig` Secret that lets everyone else
+// (CAPI, CAPM3, the simulated kubelets) reach it. Plays the part of the control plane coming up and
+// of whichever CAPI component writes the kubeconfig Secret.
+//
+// Lifecycle: a new Cluster gets our finalizer, then its apiserver, then the Secret. A deleted Cluster
+// keeps its apiserver until no Machine of the cluster is left (the real control plane is the last
+// thing to go), then the Secret is deleted, the apiserver stopped and the finalizer removed.
+// Differences from production: the apiserver starts as soon as the Cluster exists, not when the first
+// control-plane host boots; an apiserver stopped by someone else (a test making the cluster
+// unreachable) is not restarted by this simulator.
+import { isNotFound } from '@metal3-ts/generated';
+import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import type { Controller } from '@metal3-ts/shared/controller/controller';
+import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
+import type { ReconcileContext, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
+import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { clusterKeyString, kubeconfigSecretName, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { KUBECONFIG_SECRET_KEY } from '@metal3-ts/shared/workload/kubeconfig-secret';
+import type { SimulatorDeps } from '../simulator.ts';
+import { CLUSTER_NAME_LABEL } from './host-cluster.ts';
+import { isControlledBy, kubeconfigSecretFor } from './kubeconfig-secret.ts';
+import { CLUSTER_FINALIZER, SKIP_ANNOTATION, workloadClusterName } from './names.ts';
+import type { WorkloadClusterEnv } from './options.ts';
+
+export interface ClusterControllerContext {
+  readonly env: WorkloadClusterEnv;
+  readonly clusterCache: ClusterCache;
+}
+
+/** Machines wake their Cluster, so a deleting Cluster notices its last Machine going. */
+const machineToCluster = (machine: Readonly<Machine>): Request[] => {
+  const name = machine.metadata.labels?.[CLUSTER_NAME_LABEL] || machine.spec?.clusterName;
+  return name && machine.metadata.namespace ? [{ namespace: machine.metadata.namespace, name }] : [];
+};
+
+export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterControllerContext): Controller {
+  const clusters = deps.informers.informerFor(ClusterResource);
+  const machines = deps.informers.informerFor(MachineResource);
+  /** Apiservers this simulator started, by Cluster key. */
+  const started = new Map<string, string>();
+
+  const stop = async (key: ClusterKey, name: string, log: ReconcileContext['log']): Promise<void> => {
+    ctx.clusterCache.drop(key);
+    if (ctx.env.workloadClusters.has(name)) {
+      await ctx.env.stopWorkloadCluster(name);
+      log.info('workload apiserver stopped', { apiserver: name });
+    }
+    started.delete(clusterKeyString(key));
+  };
+
+  const ensureSecret = async (cluster: Readonly<Cluster>, kubeconfig: string, log: ReconcileContext['log']): Promise<void> => {
+    const secrets = deps.client.api(SecretResource, cluster.metadata.namespace);
+    const wanted = kubeconfigSecretFor(cluster, kubeconfig);
+    let existing: Secret;
+    try {
+      existing = await secrets.get(wanted.metadata.name!);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await secrets.create(wanted);
+      log.info('kubeconfig Secret created', { secret: wanted.metadata.name });
+      return;
+    }
+    if (!isControlledBy(existing, cluster)) {
+      log.debug('kubeconfig Secret belongs to someone else; leaving it', { secret: wanted.metadata.name });
+      return;
+    }
+    if (existing.data?.[KUBECONFIG_SECRET_KEY] !== wanted.data?.[KUBECONFIG_SECRET_KEY]) {
+      await secrets.mergePatch(wanted.metadata.name!, { data: wanted.data ?? {} });
+      log.info('kubeconfig Secret updated', { secret: wanted.metadata.name });
+    }
+  };
+
+  const reconcileDelete = async (cluster: Readonly<Cluster>, key: ClusterKey, log: ReconcileContext['log']): Promise<Result> => {
+    if (!hasFinalizer(cluster, CLUSTER_FINALIZER)) return {};
+    const remaining = machines.store.list(key.namespace).filter((m) => machineToCluster(m).some((r) => r.name === key.name));
+    if (remaining.length > 0) {
+      log.debug('cluster deleting; waiting for its machines', { machines: remaining.length });
+      return {};
+    }
+    try {
+      const secret = await deps.client.api(SecretResource, key.namespace).get(kubeconfigSecretName(key.name));
+      if (isControlledBy(secret, cluster)) await deps.client.api(SecretResource, key.namespace).delete(secret.metadata.name!, { preconditions: { uid: secret.metadata.uid! } });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await stop(key, workloadClusterName({ ...key, uid: cluster.metadata.uid }), log);
+    await removeFinalizerGuarded(deps.client.api(ClusterResource, key.namespace), structuredClone(cluster) as Cluster, CLUSTER_FINALIZER);
+    return {};
+  };
+
+  const reconcile = async (request: Request, { log }: ReconcileContext): Promise<Result> => {
+    const key: ClusterKey = { namespace: request.namespace ?? '', name: request.name };
+    const cluster = clusters.store.get(key);
+    if (!cluster) {
+      // Gone without passing our finalizer (it was never added, or removed by hand).
+      const name = started.get(clusterKeyString(key));
+      if (name) await stop(key, name, log);
+      return {};
+    }
+    if (cluster.metadata.deletionTimestamp) return reconcileDelete(cluster, key, log);
+    if (cluster.metadata.annotations?.[SKIP_ANNOTATION] === 'true') return {};
+
+    await ensureFinalizer(deps.client.api(ClusterResource, key.namespace), structuredClone(cluster) as Cluster, CLUSTER_FINALIZER);
+    const name = workloadClusterName({ ...key, uid: cluster.metadata.uid });
+    let apiserver = ctx.env.workloadClusters.get(name);
+    if (!apiserver) {
+      if (started.has(clusterKeyString(key))) {
+        log.info('workload apiserver was stopped by someone else; not restarting it', { apiserver: name });
+        return {};
+      }
+      apiserver = await ctx.env.startWorkloadCluster(name);
+      log.info('workload apiserver started', { apiserver: name });
+    }
+    started.set(clusterKeyString(key), name);
+    await ensureSecret(cluster, apiserver.kubeconfig, log);
+    return {};
+  };
+
+  return controllerFor('sim-workload-cluster', ClusterResource, deps).watches(MachineResource, machineToCluster).build(reconcile);
+}

@@ -1,0 +1,62 @@
+// Workload-cluster simulator: the clusters Cluster API creates and the kubelets that join them.
+//
+// Covers:
+// - per Cluster (`cluster.x-k8s.io/v1beta1`): a workload kube-apiserver from the test environment and
+//   the `<cluster>-kubeconfig` Secret (key `value`, cluster-name label, type `cluster.x-k8s.io/secret`,
+//   controlled by the Cluster), usable by the harness's ClusterCache; on deletion, once the cluster's
+//   Machines are gone, the Secret is deleted and the apiserver stopped (finalizer
+//   `workload.sim.metal3-ts.dev/apiserver`). Annotation `workload.sim.metal3-ts.dev/skip: "true"`
+//   opts a Cluster out (bring your own apiserver and Secret).
+// - per BareMetalHost consumed by a Metal3Machine of a cluster: when BMO reports it `provisioned`,
+//   its kubelet registers a Node named as cloud-init and kubeadm would name it (kubeadm
+//   `nodeRegistration.name`, else the metaData Secret's `local-hostname` / `local_hostname`, else the
+//   host's name), labelled `kubernetes.io/hostname=<node>` plus the rendered `node-labels` of the
+//   bootstrap data (CAPM3's `metal3.io/uuid={{ ds.meta_data.uuid }}` becomes the host's uid), Ready,
+//   with addresses from the host's NICs; when the host leaves `provisioned` the Node goes away.
+// - providerID modes (option `mode`, per Cluster annotation `workload.sim.metal3-ts.dev/provider-id-mode`):
+//   `default` leaves it empty for CAPM3; `cloud-provider` sets `metal3://<ns>/<host>/<metal3machine>`;
+//   `legacy` sets `metal3://<host uid>`.
+// Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
+// controlPlaneEndpoint), certificates and tokens CAPI would generate, pods, node heartbeats and
+// NotReady, kubelet restarts on reboot, Ignition user data.
+import type { Runnable } from '@metal3-ts/shared/manager/runnable';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import type { SimulatorDeps } from '../simulator.ts';
+import { workloadClusterController } from './cluster-controller.ts';
+import { kubeletController } from './kubelet-controller.ts';
+import type { WorkloadSimulatorOptions } from './options.ts';
+
+export * from './names.ts';
+export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
+
+/** Closes the workload clients when the simulators stop. */
+function closing(cache: ClusterCache): Runnable {
+  return {
+    name: 'sim-workload-clients',
+    needsLeaderElection: false,
+    async start(signal) {
+      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      cache.close();
+    },
+  };
+}
+
+export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulatorOptions): Runnable[] {
+  const clusterCache = new ClusterCache(deps.client, {
+    log: deps.log,
+    clock: deps.clock,
+    registry: deps.registry,
+    closeGraceMs: 100,
+    probeTimeoutMs: 2_000,
+  });
+  return [
+    workloadClusterController(deps, { env: options.env, clusterCache }),
+    kubeletController(deps, {
+      clusterCache,
+      mode: options.mode ?? 'default',
+      retryAfterMs: options.retryAfterMs ?? 250,
+      joinDelayMs: options.joinDelayMs ?? 0,
+    }),
+    closing(clusterCache),
+  ];
+}

@@ -1,0 +1,206 @@
+// The kubelet of every provisioned host: registers the host's Node in its workload cluster when BMO
+// reports the host provisioned, and takes it away when the host deprovisions (or disappears).
+//
+// Kubelet semantics kept: the Node is registered once per provisioning; a Node deleted by someone
+// else while the host stays provisioned is not registered again (a running kubelet does not
+// re-register; a restarted one does — restarting the simulator is that restart); registering over an
+// existing Node of the same name adopts it, as the kubelet does. Data comes from the host's userData
+// and metaData Secrets as cloud-init would read them (node.ts).
+// Not kept: heartbeats, status updates after registration, power-off making the Node NotReady.
+// Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
+// while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
+import { isAlreadyExists, isNotFound, type Client } from '@metal3-ts/generated';
+import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { NodeResource, SecretResource, type Node, type Secret } from '@metal3-ts/generated/core/v1';
+import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import type { Controller } from '@metal3-ts/shared/controller/controller';
+import type { Logger } from '@metal3-ts/shared/log/logger';
+import { requestKey, type ReconcileContext, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { ClusterNotReachableError, clusterKeyString, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import type { SimulatorDeps } from '../simulator.ts';
+import { clusterOfHost, consumerMetal3Machine } from './host-cluster.ts';
+import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
+import { plannedNode, shouldNodeExist } from './node.ts';
+import { secretText } from './secret-data.ts';
+
+export interface KubeletControllerContext {
+  readonly clusterCache: ClusterCache;
+  readonly mode: ProviderIdMode;
+  readonly retryAfterMs: number;
+  readonly joinDelayMs: number;
+}
+
+/** A Node this simulator registered (or adopted) for a host. */
+interface Joined {
+  readonly hostUid: string;
+  readonly cluster: ClusterKey;
+  readonly nodeName: string;
+  /** False when an existing Node of someone else was adopted: we never delete it. */
+  readonly owned: boolean;
+}
+
+const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
+
+/** A Metal3Machine wakes the host named by its host annotation (its cluster label may just have arrived). */
+const metal3MachineToHost = (m3m: Readonly<Metal3Machine>): Request[] => {
+  const value = m3m.metadata.annotations?.[METAL3_HOST_ANNOTATION];
+  const slash = value?.indexOf('/') ?? -1;
+  return value && slash > 0 ? [{ namespace: value.slice(0, slash), name: value.slice(slash + 1) }] : [];
+};
+
+/** The workload cluster cannot be had now; undefined when it is gone for good (no kubeconfig Secret). */
+async function workloadClient(cache: ClusterCache, cluster: ClusterKey, signal: AbortSignal): Promise<Client | undefined> {
+  try {
+    return await cache.get(cluster, { signal });
+  } catch (error) {
+    if (error instanceof KubeconfigSecretNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+const waiting = (error: unknown): boolean =>
+  error instanceof KubeconfigSecretNotFoundError || error instanceof ClusterNotReachableError || error instanceof InvalidKubeconfigSecretError;
+
+export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerContext): Controller {
+  const hosts = deps.informers.informerFor(BareMetalHostResource);
+  const metal3Machines = deps.informers.informerFor(Metal3MachineResource);
+  const machines = deps.informers.informerFor(MachineResource);
+  const clusters = deps.informers.informerFor(ClusterResource);
+  const joined = new Map<string, Joined>();
+  const provisionedSince = new Map<string, number>();
+  const lookup = {
+    metal3Machine: (namespace: string, name: string) => metal3Machines.store.get({ namespace, name }),
+    machine: (namespace: string, name: string) => machines.store.get({ namespace, name }),
+  };
+
+  /** Deletes our Node if it is still the one we registered; throws ClusterNotReachableError while unreachable. */
+  const removeNode = async (entry: Joined, signal: AbortSignal, log: Logger): Promise<void> => {
+    if (!entry.owned) return;
+    const client = await workloadClient(ctx.clusterCache, entry.cluster, signal);
+    if (!client) return; // the cluster is gone, and its Nodes with it
+    const nodes = client.api(NodeResource);
+    try {
+      const node = await nodes.get(entry.nodeName);
+      if (node.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] !== entry.hostUid) return;
+      await nodes.delete(entry.nodeName, { preconditions: { uid: node.metadata.uid! } });
+      log.info('node removed: host left provisioned', { cluster: clusterKeyString(entry.cluster), node: entry.nodeName });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  };
+
+  /** After a restart: Nodes of a deprovisioning host in its consumer's cluster, found by annotation. */
+  const removeForgottenNodes = async (host: Readonly<BareMetalHost>, signal: AbortSignal, log: Logger): Promise<void> => {
+    const found = clusterOfHost(host, lookup);
+    if (!found.found) return;
+    const client = await workloadClient(ctx.clusterCache, found.cluster, signal).catch(() => undefined);
+    if (!client) return;
+    const list = await client.api(NodeResource).list();
+    for (const node of list.items) {
+      if (node.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] !== host.metadata.uid) continue;
+      await removeNode({ hostUid: host.metadata.uid!, cluster: found.cluster, nodeName: node.metadata.name!, owned: true }, signal, log);
+    }
+  };
+
+  const readSecret = async (ref: { name?: string; namespace?: string } | undefined, host: Readonly<BareMetalHost>): Promise<Secret | undefined | 'missing'> => {
+    if (!ref?.name) return undefined;
+    try {
+      return await deps.client.api(SecretResource, ref.namespace || host.metadata.namespace).get(ref.name);
+    } catch (error) {
+      if (isNotFound(error)) return 'missing';
+      throw error;
+    }
+  };
+
+  const modeOf = (cluster: ClusterKey, log: Logger): ProviderIdMode => {
+    const value = clusters.store.get(cluster)?.metadata.annotations?.[PROVIDER_ID_MODE_ANNOTATION];
+    if (value === undefined) return ctx.mode;
+    if (isProviderIdMode(value)) return value;
+    log.warn('unknown provider-id mode on Cluster; using the default', { value, default: ctx.mode });
+    return ctx.mode;
+  };
+
+  const join = async (host: Readonly<BareMetalHost>, key: string, { signal, log }: ReconcileContext): Promise<Result> => {
+    const retry = { requeueAfterMs: ctx.retryAfterMs };
+    const found = clusterOfHost(host, lookup);
+    if (!found.found) {
+      log.debug('kubelet waiting: no cluster yet', { reason: found.reason });
+      return retry;
+    }
+    if (!clusters.store.get(found.cluster)) return retry;
+    const since = provisionedSince.get(key) ?? deps.clock.now();
+    provisionedSince.set(key, since);
+    const wait = since + ctx.joinDelayMs - deps.clock.now();
+    if (wait > 0) return { requeueAfterMs: wait };
+
+    const [userData, metaData] = await Promise.all([readSecret(host.spec?.userData, host), readSecret(host.spec?.metaData, host)]);
+    if (userData === 'missing' || metaData === 'missing') return retry; // BMO would not have provisioned yet
+    const consumer = consumerMetal3Machine(host)!;
+    const plan = plannedNode({
+      host,
+      consumer,
+      mode: modeOf(found.cluster, log),
+      userData: secretText(userData, ['userData', 'value']),
+      metaData: secretText(metaData, ['metaData']),
+      kubeletVersion: found.machine?.spec?.version,
+      now: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    });
+    if (!plan.join) {
+      log.warn('kubelet cannot start; no Node', { reason: plan.reason });
+      return {};
+    }
+
+    let client: Client | undefined;
+    try {
+      client = await ctx.clusterCache.get(found.cluster, { signal });
+    } catch (error) {
+      if (waiting(error)) return retry;
+      throw error;
+    }
+    const nodes = client.api(NodeResource);
+    const name = plan.node.metadata.name!;
+    let owned = true;
+    try {
+      const created = await nodes.create(plan.node);
+      // Nodes may be created with status (the kubelet does); make sure this apiserver kept it.
+      if (!created.status?.conditions?.length) await nodes.mergePatchStatus(name, { status: plan.node.status ?? {} });
+      log.info('node registered', { cluster: clusterKeyString(found.cluster), node: name, providerID: plan.node.spec?.providerID ?? '' });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      const existing: Node = await nodes.get(name);
+      owned = existing.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] === host.metadata.uid;
+      log.info(owned ? 'node already registered' : 'adopting an existing Node of the same name', { node: name });
+    }
+    joined.set(key, { hostUid: host.metadata.uid!, cluster: found.cluster, nodeName: name, owned });
+    return {};
+  };
+
+  const reconcile = async (request: Request, context: ReconcileContext): Promise<Result> => {
+    const key = requestKey(request);
+    const host = hosts.store.get(request);
+    const entry = joined.get(key);
+    const running = host !== undefined && shouldNodeExist(host);
+    if (!running || (entry && entry.hostUid !== host.metadata.uid)) {
+      provisionedSince.delete(key);
+      if (entry) {
+        try {
+          await removeNode(entry, context.signal, context.log);
+        } catch (error) {
+          if (waiting(error)) return { requeueAfterMs: ctx.retryAfterMs };
+          throw error;
+        }
+        joined.delete(key);
+      } else if (host?.status?.provisioning?.state === 'deprovisioning') {
+        await removeForgottenNodes(host, context.signal, context.log);
+      }
+      if (!running) return {};
+    }
+    if (joined.has(key)) return {}; // the kubelet runs; it registered once
+    return join(host, key, context);
+  };
+
+  return controllerFor('sim-kubelet', BareMetalHostResource, deps).watches(Metal3MachineResource, metal3MachineToHost).build(reconcile);
+}

@@ -1,0 +1,32 @@
+// What the workload-cluster simulator is given: where apiservers come from, and its knobs.
+import type { ProviderIdMode } from './names.ts';
+
+/** A started workload apiserver, as the simulator needs it. */
+export interface WorkloadApiserver {
+  /** Admin kubeconfig YAML with everything inline (no file references). */
+  readonly kubeconfig: string;
+}
+
+/** The part of the test environment (`TestEnv`) that starts and stops workload apiservers. */
+export interface WorkloadClusterEnv {
+  readonly workloadClusters: ReadonlyMap<string, WorkloadApiserver>;
+  startWorkloadCluster(name: string): Promise<WorkloadApiserver>;
+  stopWorkloadCluster(name: string): Promise<void>;
+}
+
+export interface WorkloadSimulatorOptions {
+  readonly env: WorkloadClusterEnv;
+  /** How joining Nodes get a providerID (default `default`: left for CAPM3). Per Cluster: PROVIDER_ID_MODE_ANNOTATION. */
+  readonly mode?: ProviderIdMode;
+  /**
+   * How often a provisioned host's kubelet retries while its cluster cannot be joined yet (no
+   * Metal3Machine label, no kubeconfig Secret, apiserver starting, user data Secret missing).
+   * Default 250 ms.
+   */
+  readonly retryAfterMs?: number;
+  /**
+   * Time from the host being seen provisioned to its Node registering (boot, cloud-init, kubeadm
+   * join). Default 0 ("instant"); some tens of seconds is realistic.
+   */
+  readonly joinDelayMs?: number;
+}
