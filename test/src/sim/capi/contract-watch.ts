@@ -2,7 +2,8 @@
 // a Cluster or Machine may reference any registered kind, so the first reconcile that meets a kind
 // subscribes the controller to that kind's shared informer. Reads then come from the informer's
 // store, like every other read of the simulators.
-import { gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { isConflict, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Informer, InformerSource } from '@metal3-ts/shared/cache/types';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
@@ -95,4 +96,15 @@ export function runnableWithCleanup(controller: Controller, cleanup: () => void)
       }
     },
   };
+}
+
+/** Deletes a provider (or any registered) object; one already gone is not an error. */
+export async function deleteObject(client: Client, obj: Readonly<KubeObject>): Promise<void> {
+  const { name, namespace } = obj.metadata;
+  if (!name) return;
+  try {
+    await client.api(descriptorForRef(obj), namespace).delete(name, { preconditions: obj.metadata.uid ? { uid: obj.metadata.uid } : {} });
+  } catch (error) {
+    if (!isNotFound(error) && !isConflict(error)) throw error;
+  }
 }
