@@ -20,7 +20,7 @@ import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { clusterKeyString, kubeconfigSecretName, type ClusterKey } from '@metal3-ts/shared/workload/errors';
 import { KUBECONFIG_SECRET_KEY } from '@metal3-ts/shared/workload/kubeconfig-secret';
 import type { SimulatorDeps } from '../simulator.ts';
-import { CLUSTER_NAME_LABEL } from './host-cluster.ts';
+import { CLUSTER_NAME_LABEL, inNamespace } from './host-cluster.ts';
 import { isControlledBy, kubeconfigSecretFor } from './kubeconfig-secret.ts';
 import { CLUSTER_FINALIZER, SKIP_ANNOTATION, workloadClusterName } from './names.ts';
 import type { WorkloadClusterEnv } from './options.ts';
@@ -28,6 +28,7 @@ import type { WorkloadClusterEnv } from './options.ts';
 export interface ClusterControllerContext {
   readonly env: WorkloadClusterEnv;
   readonly clusterCache: ClusterCache;
+  readonly namespace?: string | undefined;
 }
 
 /** Machines wake their Cluster, so a deleting Cluster notices its last Machine going. */
@@ -119,5 +120,8 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
     return {};
   };
 
-  return controllerFor('sim-workload-cluster', ClusterResource, deps).watches(MachineResource, machineToCluster).build(reconcile);
+  return controllerFor('sim-workload-cluster', ClusterResource, deps)
+    .withEventFilter(inNamespace(ctx.namespace))
+    .watches(MachineResource, machineToCluster)
+    .build(reconcile);
 }

@@ -4,9 +4,11 @@
 // Chain: `spec.consumerRef` (a Metal3Machine) → the Metal3Machine's `cluster.x-k8s.io/cluster-name`
 // label → else its owner Machine's `spec.clusterName` → else the host's own cluster-name label (CAPM3
 // sets it when it claims the host, H-13). The Cluster lives in the Metal3Machine's namespace.
+import type { KubeObject } from '@metal3-ts/generated';
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { Predicate } from '@metal3-ts/shared/controller/predicates';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
@@ -17,6 +19,12 @@ const groupOf = (apiVersion: string | undefined): string => {
   const slash = (apiVersion ?? '').indexOf('/');
   return slash < 0 ? '' : (apiVersion ?? '').slice(0, slash);
 };
+
+/** An event filter keeping objects of one namespace (all, when undefined). */
+export function inNamespace(namespace: string | undefined): Predicate<KubeObject> {
+  const test = (obj: Readonly<KubeObject>): boolean => namespace === undefined || obj.metadata.namespace === namespace;
+  return { create: test, update: (_old, obj) => test(obj), delete: test };
+}
 
 export interface ConsumerLookup {
   metal3Machine(namespace: string, name: string): Readonly<Metal3Machine> | undefined;

@@ -49,9 +49,11 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
     closeGraceMs: 100,
     probeTimeoutMs: 2_000,
   });
+  const namespace = options.namespace;
   return [
-    workloadClusterController(deps, { env: options.env, clusterCache }),
+    workloadClusterController(deps, { env: options.env, clusterCache, namespace }),
     kubeletController(deps, {
+      namespace,
       clusterCache,
       mode: options.mode ?? 'default',
       retryAfterMs: options.retryAfterMs ?? 250,

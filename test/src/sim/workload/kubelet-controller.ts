@@ -21,7 +21,7 @@ import { requestKey, type ReconcileContext, type Request, type Result } from '@m
 import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { ClusterNotReachableError, clusterKeyString, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError, type ClusterKey } from '@metal3-ts/shared/workload/errors';
 import type { SimulatorDeps } from '../simulator.ts';
-import { clusterOfHost, consumerMetal3Machine } from './host-cluster.ts';
+import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import { secretText } from './secret-data.ts';
@@ -31,6 +31,7 @@ export interface KubeletControllerContext {
   readonly mode: ProviderIdMode;
   readonly retryAfterMs: number;
   readonly joinDelayMs: number;
+  readonly namespace?: string | undefined;
 }
 
 /** A Node this simulator registered (or adopted) for a host. */
@@ -202,5 +203,8 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     return join(host, key, context);
   };
 
-  return controllerFor('sim-kubelet', BareMetalHostResource, deps).watches(Metal3MachineResource, metal3MachineToHost).build(reconcile);
+  return controllerFor('sim-kubelet', BareMetalHostResource, deps)
+    .withEventFilter(inNamespace(ctx.namespace))
+    .watches(Metal3MachineResource, metal3MachineToHost)
+    .build(reconcile);
 }

@@ -29,4 +29,9 @@ export interface WorkloadSimulatorOptions {
    * join). Default 0 ("instant"); some tens of seconds is realistic.
    */
   readonly joinDelayMs?: number;
+  /**
+   * Serve only Clusters and hosts of this namespace (like a manager's `--namespace`): tests sharing
+   * one environment must not start apiservers for each other's Clusters. Default: all namespaces.
+   */
+  readonly namespace?: string;
 }

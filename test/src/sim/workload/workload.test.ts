@@ -1,0 +1,218 @@
+// The workload-cluster simulator on real apiservers: a Cluster gets its own apiserver and a kubeconfig
+// Secret the harness's ClusterCache can use; provisioned hosts' kubelets register Nodes there (name,
+// labels and providerID per mode), deprovisioning removes them; deleting the Cluster waits for its
+// Machines, then removes the Secret and stops the apiserver.
+//
+// One workload apiserver for the whole file (each costs ~250 MB and ~3 s): the tests run in order on
+// one Cluster, the last one deletes it.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Buffer } from 'node:buffer';
+import { readFileSync } from 'node:fs';
+import { Client, Transport } from '@metal3-ts/generated';
+import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
+import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
+import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, SKIP_ANNOTATION, workloadClusterName, workloadSimulator, type ProviderIdMode } from './index.ts';
+
+const test = suite('workload-cluster simulator on real apiservers');
+const env = withSharedEnv(test);
+
+let client: Client;
+let running: RunningSimulators;
+let cache: ClusterCache;
+let ns = '';
+let cluster: Cluster;
+let apiserverName = '';
+
+const joinData = readFileSync(new URL('./testdata/capbk-join.yaml', import.meta.url), 'utf8');
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const orUndefined = async <T>(p: Promise<T>): Promise<T | undefined> => {
+  try {
+    return await p;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+};
+
+const workload = () => cache.get({ namespace: ns, name: 'test1' });
+const node = async (name: string): Promise<Node | undefined> => orUndefined((await workload()).api(NodeResource).get(name));
+
+/** A host consumed by Metal3Machine `m3m` of cluster test1, with userData/metaData Secrets, provisioned. */
+async function provisionedHost(name: string, options: { metaData?: string; userData?: string }): Promise<BareMetalHost> {
+  await client.api(Metal3MachineResource, ns).create(
+    newMetal3Machine({
+      metadata: { name: `${name}-m3m`, labels: { 'cluster.x-k8s.io/cluster-name': 'test1' }, annotations: { 'metal3.io/BareMetalHost': `${ns}/${name}` } },
+      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' } },
+    }),
+  );
+  const secrets = client.api(SecretResource, ns);
+  if (options.userData !== undefined) await secrets.create(newSecret({ metadata: { name: `${name}-user-data` }, stringData: { value: options.userData } }));
+  if (options.metaData !== undefined) await secrets.create(newSecret({ metadata: { name: `${name}-metadata` }, stringData: { metaData: options.metaData } }));
+  const hosts = client.api(BareMetalHostResource, ns);
+  await hosts.create(
+    newBareMetalHost({
+      metadata: { name },
+      spec: {
+        online: true,
+        consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: `${name}-m3m`, namespace: ns },
+        ...(options.userData !== undefined ? { userData: { name: `${name}-user-data`, namespace: ns } } : {}),
+        ...(options.metaData !== undefined ? { metaData: { name: `${name}-metadata`, namespace: ns } } : {}),
+      },
+    }),
+  );
+  return setState(name, 'provisioned');
+}
+
+/** Plays BMO: writes the host's status directly. */
+function setState(name: string, state: string): Promise<BareMetalHost> {
+  return client.api(BareMetalHostResource, ns).mergePatchStatus(name, {
+    status: {
+      errorCount: 0,
+      errorMessage: '',
+      operationalStatus: 'OK',
+      poweredOn: state === 'provisioned',
+      provisioning: { ID: '', state },
+      hardware: { hostname: name, cpu: { arch: 'x86_64', count: 4 }, ramMebibytes: 8192, nics: [{ name: 'eth0', mac: '00:00:00:00:00:01', ip: '192.168.111.21' }] },
+    },
+  });
+}
+
+async function setMode(mode: ProviderIdMode): Promise<void> {
+  await client.api(ClusterResource, ns).mergePatch('test1', { metadata: { annotations: { [PROVIDER_ID_MODE_ANNOTATION]: mode } } });
+}
+
+test.before(async () => {
+  client = new Client(Transport.fromConnection(env().admin));
+  ns = await freshNamespace(env().admin.client, 'sim-workload');
+  const deps = simulatorDeps(env().admin);
+  running = await startSimulators(deps, workloadSimulator(deps, { env: env(), namespace: ns, retryAfterMs: 100 }));
+  cache = new ClusterCache(client, { closeGraceMs: 50, probeTimeoutMs: 3_000 });
+});
+
+test.after(async () => {
+  cache.close();
+  await running.stop();
+  if (apiserverName && env().workloadClusters.has(apiserverName)) await env().stopWorkloadCluster(apiserverName);
+  client.transport.close();
+});
+
+test('a Cluster gets a reachable workload apiserver and a kubeconfig Secret the ClusterCache can use', async () => {
+  const started = Date.now();
+  cluster = await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'test1' }, spec: {} }));
+  apiserverName = workloadClusterName({ namespace: ns, name: 'test1', uid: cluster.metadata.uid });
+  const secret = await eventually('the kubeconfig Secret', () => orUndefined(client.api(SecretResource, ns).get('test1-kubeconfig')));
+  assert.is(secret.type, 'cluster.x-k8s.io/secret');
+  assert.is(secret.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'test1');
+  assert.equal(
+    secret.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]),
+    [['Cluster', 'test1', cluster.metadata.uid, true]],
+  );
+  assert.match(Buffer.from(secret.data?.['value'] ?? '', 'base64').toString('utf8'), /server: https:\/\//);
+  assert.ok(env().workloadClusters.has(apiserverName), apiserverName);
+
+  const wl = await workload();
+  const namespaces = (await wl.api(NamespaceResource).list()).items.map((n) => n.metadata.name);
+  assert.ok(namespaces.includes('default'), namespaces.join(','));
+  // Separate apiservers: the management namespace is not there.
+  assert.not.ok(namespaces.includes(ns));
+  const current = await client.api(ClusterResource, ns).get('test1');
+  assert.ok(current.metadata.finalizers?.includes(CLUSTER_FINALIZER));
+  console.log(`    workload apiserver and Secret ready in ${Date.now() - started} ms`);
+});
+
+test('a provisioned host joins (default mode): Node named by local-hostname, uuid label, Ready, no providerID', async () => {
+  const host = await provisionedHost('host-0', { userData: joinData.replace("name: '{{ ds.meta_data.name }}'", ''), metaData: 'local-hostname: worker-0\n' });
+  const n = await eventually('Node worker-0', () => node('worker-0'));
+  assert.is(n.metadata.labels?.['kubernetes.io/hostname'], 'worker-0');
+  assert.is(n.metadata.labels?.['metal3.io/uuid'], host.metadata.uid);
+  assert.is(n.spec?.providerID, undefined);
+  assert.is(n.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  assert.equal(n.status?.addresses, [
+    { type: 'InternalIP', address: '192.168.111.21' },
+    { type: 'Hostname', address: 'worker-0' },
+  ]);
+  // CAPM3's node lookup (P-8) finds it by label.
+  const byLabel = await (await workload()).api(NodeResource).list({ labelSelector: `metal3.io/uuid=${host.metadata.uid}` });
+  assert.equal(byLabel.items.map((i) => i.metadata.name), ['worker-0']);
+});
+
+test('cloud-provider mode sets the new-format providerID; legacy mode metal3://<uid>; no uuid label unless asked', async () => {
+  await setMode('cloud-provider');
+  await provisionedHost('host-1', { userData: joinData });
+  const cloud = await eventually('Node host-1', () => node('host-1'));
+  assert.is(cloud.spec?.providerID, `metal3://${ns}/host-1/host-1-m3m`);
+
+  await setMode('legacy');
+  const legacyHost = await provisionedHost('host-2', { userData: '#cloud-config\nruncmd:\n- kubeadm join\n' });
+  const legacy = await eventually('Node host-2', () => node('host-2'));
+  assert.is(legacy.spec?.providerID, `metal3://${legacyHost.metadata.uid}`);
+  assert.is(legacy.metadata.labels?.['metal3.io/uuid'], undefined);
+  assert.is(legacy.metadata.labels?.['kubernetes.io/hostname'], 'host-2');
+  await setMode('default');
+});
+
+test('deprovisioning removes the Node; a Node deleted under a running kubelet is not registered again', async () => {
+  await setState('host-1', 'deprovisioning');
+  await eventually('Node host-1 gone', async () => ((await node('host-1')) ? undefined : true));
+
+  await (await workload()).api(NodeResource).delete('host-2');
+  // A host event makes the kubelet controller look again; the Node stays gone.
+  await client.api(BareMetalHostResource, ns).mergePatch('host-2', { metadata: { labels: { poke: '1' } } });
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is(await node('host-2'), undefined);
+  // Provisioned again (a new boot): the kubelet registers once more.
+  await setState('host-2', 'deprovisioning');
+  await setState('host-2', 'provisioned');
+  await eventually('Node host-2 back', () => node('host-2'));
+});
+
+test('a Cluster marked skip gets no apiserver, Secret or finalizer', async () => {
+  await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'byo', annotations: { [SKIP_ANNOTATION]: 'true' } }, spec: {} }));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.is(await orUndefined(client.api(SecretResource, ns).get('byo-kubeconfig')), undefined);
+  assert.is((await client.api(ClusterResource, ns).get('byo')).metadata.finalizers, undefined);
+  await client.api(ClusterResource, ns).delete('byo');
+});
+
+test('deleting the Cluster waits for its Machines, then removes the Secret and stops the apiserver', async () => {
+  await client.api(MachineResource, ns).create(
+    newMachine({
+      metadata: { name: 'm-0', labels: { 'cluster.x-k8s.io/cluster-name': 'test1' } },
+      spec: { clusterName: 'test1', bootstrap: { dataSecretName: 'x' }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'host-0-m3m' } },
+    }),
+  );
+  await client.api(ClusterResource, ns).delete('test1');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(env().workloadClusters.has(apiserverName), 'apiserver kept while a Machine remains');
+  assert.ok(await orUndefined(client.api(SecretResource, ns).get('test1-kubeconfig')), 'Secret kept while a Machine remains');
+
+  await client.api(MachineResource, ns).delete('m-0');
+  await eventually('the Cluster gone', async () => ((await orUndefined(client.api(ClusterResource, ns).get('test1'))) ? undefined : true));
+  assert.is(await orUndefined(client.api(SecretResource, ns).get('test1-kubeconfig')), undefined);
+  assert.not.ok(env().workloadClusters.has(apiserverName), 'apiserver stopped');
+  cache.drop({ namespace: ns, name: 'test1' });
+});
+
+test.run();
