@@ -7,7 +7,8 @@
 // thing to go), then the Secret is deleted, the apiserver stopped and the finalizer removed.
 // Differences from production: the apiserver starts as soon as the Cluster exists, not when the first
 // control-plane host boots; an apiserver stopped by someone else (a test making the cluster
-// unreachable) is not restarted by this simulator.
+// unreachable) is not restarted by this simulator instance (a new instance starts it again, with its
+// objects, as a control plane coming back).
 import { isNotFound } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
@@ -29,6 +30,8 @@ export interface ClusterControllerContext {
   readonly env: WorkloadClusterEnv;
   readonly clusterCache: ClusterCache;
   readonly namespace?: string | undefined;
+  /** Apiserver names this simulator serves (started or found running), by Cluster key; shared with shutdown. */
+  readonly served: Map<string, string>;
 }
 
 /** Machines wake their Cluster, so a deleting Cluster notices its last Machine going. */
@@ -40,8 +43,7 @@ const machineToCluster = (machine: Readonly<Machine>): Request[] => {
 export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterControllerContext): Controller {
   const clusters = deps.informers.informerFor(ClusterResource);
   const machines = deps.informers.informerFor(MachineResource);
-  /** Apiservers this simulator started, by Cluster key. */
-  const started = new Map<string, string>();
+  const started = ctx.served;
 
   const stop = async (key: ClusterKey, name: string, log: ReconcileContext['log']): Promise<void> => {
     ctx.clusterCache.drop(key);

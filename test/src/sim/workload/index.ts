@@ -29,14 +29,17 @@ import type { WorkloadSimulatorOptions } from './options.ts';
 export * from './names.ts';
 export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
 
-/** Closes the workload clients when the simulators stop. */
-function closing(cache: ClusterCache): Runnable {
+/** On shutdown: closes the workload clients and, unless told otherwise, stops the apiservers served. */
+function shutdown(cache: ClusterCache, served: ReadonlyMap<string, string>, options: WorkloadSimulatorOptions): Runnable {
   return {
-    name: 'sim-workload-clients',
+    name: 'sim-workload-shutdown',
     needsLeaderElection: false,
     async start(signal) {
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       cache.close();
+      if (options.stopApiserversOnStop === false) return;
+      const names = [...new Set(served.values())].filter((name) => options.env.workloadClusters.has(name));
+      await Promise.all(names.map((name) => options.env.stopWorkloadCluster(name)));
     },
   };
 }
@@ -50,8 +53,9 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
     probeTimeoutMs: 2_000,
   });
   const namespace = options.namespace;
+  const served = new Map<string, string>();
   return [
-    workloadClusterController(deps, { env: options.env, clusterCache, namespace }),
+    workloadClusterController(deps, { env: options.env, clusterCache, namespace, served }),
     kubeletController(deps, {
       namespace,
       clusterCache,
@@ -59,6 +63,6 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
       retryAfterMs: options.retryAfterMs ?? 250,
       joinDelayMs: options.joinDelayMs ?? 0,
     }),
-    closing(clusterCache),
+    shutdown(clusterCache, served, options),
   ];
 }

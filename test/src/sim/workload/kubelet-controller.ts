@@ -97,7 +97,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
   const removeForgottenNodes = async (host: Readonly<BareMetalHost>, signal: AbortSignal, log: Logger): Promise<void> => {
     const found = clusterOfHost(host, lookup);
     if (!found.found) return;
-    const client = await workloadClient(ctx.clusterCache, found.cluster, signal).catch(() => undefined);
+    const client = await workloadClient(ctx.clusterCache, found.cluster, signal);
     if (!client) return;
     const list = await client.api(NodeResource).list();
     for (const node of list.items) {
@@ -186,17 +186,14 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     const running = host !== undefined && shouldNodeExist(host);
     if (!running || (entry && entry.hostUid !== host.metadata.uid)) {
       provisionedSince.delete(key);
-      if (entry) {
-        try {
-          await removeNode(entry, context.signal, context.log);
-        } catch (error) {
-          if (waiting(error)) return { requeueAfterMs: ctx.retryAfterMs };
-          throw error;
-        }
-        joined.delete(key);
-      } else if (host?.status?.provisioning?.state === 'deprovisioning') {
-        await removeForgottenNodes(host, context.signal, context.log);
+      try {
+        if (entry) await removeNode(entry, context.signal, context.log);
+        else if (host?.status?.provisioning?.state === 'deprovisioning') await removeForgottenNodes(host, context.signal, context.log);
+      } catch (error) {
+        if (waiting(error)) return { requeueAfterMs: ctx.retryAfterMs };
+        throw error;
       }
+      joined.delete(key);
       if (!running) return {};
     }
     if (joined.has(key)) return {}; // the kubelet runs; it registered once

@@ -34,4 +34,10 @@ export interface WorkloadSimulatorOptions {
    * one environment must not start apiservers for each other's Clusters. Default: all namespaces.
    */
   readonly namespace?: string;
+  /**
+   * Stop the workload apiservers this simulator served when it stops (default true), so a test file
+   * that leaves its Clusters behind does not leave ~250 MB apiservers running for the next one. Their
+   * objects stay in etcd: a simulator started later brings them back.
+   */
+  readonly stopApiserversOnStop?: boolean;
 }

@@ -188,6 +188,21 @@ test('deprovisioning removes the Node; a Node deleted under a running kubelet is
   await eventually('Node host-2 back', () => node('host-2'));
 });
 
+test('a restarted simulator brings the apiserver back with its Nodes and still removes a deprovisioned host\'s Node', async () => {
+  await running.stop();
+  assert.not.ok(env().workloadClusters.has(apiserverName), 'stopping the simulator stops the apiservers it served');
+  const before = (await client.api(SecretResource, ns).get('test1-kubeconfig')).data?.['value'];
+  await setState('host-0', 'deprovisioning');
+
+  const deps = simulatorDeps(env().admin);
+  running = await startSimulators(deps, workloadSimulator(deps, { env: env(), namespace: ns, retryAfterMs: 100 }));
+  await eventually('Node worker-0 gone', async () => ((await node('worker-0')) ? undefined : true));
+  assert.ok(env().workloadClusters.has(apiserverName));
+  assert.ok(await node('host-2'), 'Nodes survive the apiserver restart');
+  const after = (await client.api(SecretResource, ns).get('test1-kubeconfig')).data?.['value'];
+  assert.is.not(after, before, 'the Secret follows the restarted apiserver');
+});
+
 test('a Cluster marked skip gets no apiserver, Secret or finalizer', async () => {
   await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'byo', annotations: { [SKIP_ANNOTATION]: 'true' } }, spec: {} }));
   await new Promise((r) => setTimeout(r, 300));
