@@ -14,8 +14,9 @@
 //   bootstrap data (CAPM3's `metal3.io/uuid={{ ds.meta_data.uuid }}` becomes the host's uid), Ready,
 //   with addresses from the host's NICs; when the host leaves `provisioned` the Node goes away.
 // - providerID modes (option `mode`, per Cluster annotation `workload.sim.metal3-ts.dev/provider-id-mode`):
-//   `default` leaves it empty for CAPM3; `cloud-provider` sets `metal3://<ns>/<host>/<metal3machine>`;
-//   `legacy` sets `metal3://<host uid>`.
+//   `default` leaves it empty for CAPM3 (unless the bootstrap data passes the kubelet a
+//   `provider-id`, which the kubelet then registers with); `cloud-provider` sets
+//   `metal3://<ns>/<host>/<metal3machine>`; `legacy` sets `metal3://<host uid>`.
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
 // controlPlaneEndpoint), certificates and tokens CAPI would generate, pods, node heartbeats and
 // NotReady, kubelet restarts on reboot, Ignition user data.

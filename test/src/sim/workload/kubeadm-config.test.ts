@@ -10,12 +10,12 @@ const fixture = (name: string) => readFileSync(new URL(`./testdata/${name}`, imp
 
 test('CAPBK join data: node name and node-labels from JoinConfiguration, a worker', () => {
   const join = kubeletJoinFromUserData(fixture('capbk-join.yaml').replace('{{ ds.meta_data.uuid }}', 'U-1').replace('{{ ds.meta_data.name }}', 'm3m-a'));
-  assert.equal(join, { nodeName: 'm3m-a', nodeLabels: ['metal3.io/uuid=U-1'], controlPlane: false });
+  assert.equal(join, { nodeName: 'm3m-a', nodeLabels: ['metal3.io/uuid=U-1'], providerId: undefined, controlPlane: false });
 });
 
 test('CAPBK init data: InitConfiguration beside ClusterConfiguration is a control-plane node without a name', () => {
   const join = kubeletJoinFromUserData(fixture('capbk-init.yaml').replace('{{ ds.meta_data.uuid }}', 'U-2'));
-  assert.equal(join, { nodeName: undefined, nodeLabels: ['metal3.io/uuid=U-2'], controlPlane: true });
+  assert.equal(join, { nodeName: undefined, nodeLabels: ['metal3.io/uuid=U-2'], providerId: undefined, controlPlane: true });
 });
 
 const cloudConfig = (kubeadm: string, encoding?: string) =>
@@ -39,9 +39,11 @@ test('v1beta4 list-shaped kubeletExtraArgs, repeated node-labels kept in order',
     '    value: "50"',
     '  - name: node-labels',
     '    value: b=2',
+    '  - name: provider-id',
+    '    value: metal3://ns/h/m',
     '  taints: []',
   ].join('\n');
-  assert.equal(kubeletJoinFromUserData(cloudConfig(kubeadm)), { nodeName: 'cp-2', nodeLabels: ['a=1', 'b=2'], controlPlane: true, taints: [] });
+  assert.equal(kubeletJoinFromUserData(cloudConfig(kubeadm)), { nodeName: 'cp-2', nodeLabels: ['a=1', 'b=2'], providerId: 'metal3://ns/h/m', controlPlane: true, taints: [] });
 });
 
 test('base64-encoded write_files content is decoded; explicit taints are read', () => {
@@ -50,9 +52,17 @@ test('base64-encoded write_files content is decoded; explicit taints are read', 
   assert.equal(kubeletJoinFromUserData(encoded), {
     nodeName: undefined,
     nodeLabels: [],
+    providerId: undefined,
     controlPlane: false,
     taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoExecute' }],
   });
+});
+
+test('kubelet provider-id argument (v1beta3 map) as upstream templates pass it', () => {
+  const kubeadm = "kind: JoinConfiguration\nnodeRegistration:\n  kubeletExtraArgs:\n    node-labels: a=1\n    provider-id: 'metal3://ns/host-0/m3m-0'\n";
+  assert.is(kubeletJoinFromUserData(cloudConfig(kubeadm)).providerId, 'metal3://ns/host-0/m3m-0');
+  assert.is(kubeletJoinFromUserData('#!/bin/sh\nkubelet --provider-id=metal3://abc --node-labels=a=b\n').providerId, 'metal3://abc');
+  assert.is(kubeletJoinFromUserData('#cloud-config\nkubelet:\n  provider-id: "metal3://x/y/z"\n').providerId, 'metal3://x/y/z');
 });
 
 test('without a kubeadm document, node-labels lines and --node-labels flags still count', () => {

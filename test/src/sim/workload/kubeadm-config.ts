@@ -5,9 +5,10 @@
 // Covered: CAPBK's cloud-config shape — `write_files` entries (plain or `encoding: b64`) holding
 // kubeadm YAML documents with `kind: InitConfiguration` or `JoinConfiguration`, `nodeRegistration`
 // `{name, kubeletExtraArgs (v1beta3 map or v1beta4 [{name, value}] list), taints}` and a
-// JoinConfiguration `controlPlane` section. When no kubeadm document is found (a simplified bootstrap,
-// a shell script), a `node-labels: …` line or a `--node-labels=…` argument anywhere in the text still
-// counts, and `kubeadm init` marks a control-plane node.
+// JoinConfiguration `controlPlane` section; of the kubelet arguments, `node-labels` and `provider-id`.
+// When no kubeadm document is found (a simplified bootstrap, a shell script), `node-labels: …` /
+// `provider-id: …` lines or `--node-labels=…` / `--provider-id=…` arguments anywhere in the text
+// still count, and `kubeadm init` marks a control-plane node.
 // Not covered: gzip-encoded files, `#include` and MIME multi-part user data, Ignition.
 import { Buffer } from 'node:buffer';
 import { parse, parseAllDocuments } from 'yaml';
@@ -18,6 +19,8 @@ export interface KubeletJoin {
   readonly nodeName?: string | undefined;
   /** Every `node-labels` value found, in order (the kubelet merges repeated flags). */
   readonly nodeLabels: readonly string[];
+  /** The kubelet's `provider-id` argument (the last one given), e.g. `metal3://ns/host/m3m`. */
+  readonly providerId?: string | undefined;
   readonly controlPlane: boolean;
   /** `nodeRegistration.taints` when the config sets it (an empty list means "no taints"). */
   readonly taints?: readonly Taint[] | undefined;
@@ -50,14 +53,14 @@ function kubeadmDocuments(text: string): Json[] {
   return docs;
 }
 
-/** `node-labels` values of `kubeletExtraArgs` in either kubeadm API shape. */
-function labelArgs(extraArgs: unknown): string[] {
+/** The values of kubelet argument `name` in `kubeletExtraArgs`, in either kubeadm API shape. */
+function kubeletArg(extraArgs: unknown, name: string): string[] {
   if (isObject(extraArgs)) {
-    const value = extraArgs['node-labels'];
+    const value = extraArgs[name];
     return typeof value === 'string' ? [value] : [];
   }
   if (Array.isArray(extraArgs)) {
-    return extraArgs.flatMap((arg) => (isObject(arg) && arg['name'] === 'node-labels' && typeof arg['value'] === 'string' ? [arg['value']] : []));
+    return extraArgs.flatMap((arg) => (isObject(arg) && arg['name'] === name && typeof arg['value'] === 'string' ? [arg['value']] : []));
   }
   return [];
 }
@@ -79,16 +82,18 @@ function fromKubeadm(docs: readonly Json[]): KubeletJoin {
   const registration = isObject(config['nodeRegistration']) ? config['nodeRegistration'] : {};
   const name = typeof registration['name'] === 'string' && registration['name'].trim() !== '' ? registration['name'].trim() : undefined;
   const taints = 'taints' in registration ? taintsOf(registration['taints']) : undefined;
+  const args = registration['kubeletExtraArgs'];
   return {
     nodeName: name,
-    nodeLabels: labelArgs(registration['kubeletExtraArgs']),
+    nodeLabels: kubeletArg(args, 'node-labels'),
+    providerId: kubeletArg(args, 'provider-id').at(-1)?.trim() || undefined,
     controlPlane: join ? isObject(join['controlPlane']) : config['kind'] === 'InitConfiguration',
     ...(taints ? { taints } : {}),
   };
 }
 
-const LABEL_LINE = /^[\s-]*["']?node-labels["']?\s*:\s*(.*?)\s*$/gm;
-const LABEL_FLAG = /--node-labels[= ](?:"([^"]*)"|'([^']*)'|([^\s"']+))/g;
+const argLine = (name: string) => new RegExp(`^[\\s-]*["']?${name}["']?\\s*:\\s*(.*?)\\s*$`, 'gm');
+const argFlag = (name: string) => new RegExp(`--${name}[= ](?:"([^"]*)"|'([^']*)'|([^\\s"']+))`, 'g');
 
 /** Strips one level of YAML quotes from a scalar found by text search. */
 function unquote(value: string): string {
@@ -96,10 +101,19 @@ function unquote(value: string): string {
   return m ? (m[2] ?? '') : value;
 }
 
+/** Every value of kubelet argument `name` written as a YAML key or a command-line flag. */
+function textArg(text: string, name: string): string[] {
+  const values = [...text.matchAll(argLine(name))].map((m) => unquote(m[1] ?? '')).filter((v) => v !== '');
+  for (const m of text.matchAll(argFlag(name))) values.push(m[1] ?? m[2] ?? m[3] ?? '');
+  return values;
+}
+
 function fromText(text: string): KubeletJoin {
-  const labels = [...text.matchAll(LABEL_LINE)].map((m) => unquote(m[1] ?? '')).filter((v) => v !== '');
-  for (const m of text.matchAll(LABEL_FLAG)) labels.push(m[1] ?? m[2] ?? m[3] ?? '');
-  return { nodeLabels: labels, controlPlane: /\bkubeadm\s+init\b/.test(text) };
+  return {
+    nodeLabels: textArg(text, 'node-labels'),
+    providerId: textArg(text, 'provider-id').at(-1)?.trim() || undefined,
+    controlPlane: /\bkubeadm\s+init\b/.test(text),
+  };
 }
 
 /** Reads rendered user data as cloud-init and kubeadm would. Never throws: unreadable data joins plainly. */

@@ -73,6 +73,28 @@ test('providerID per mode (research P-1): none, new format, legacy', () => {
   }
 });
 
+test('the kubelet\'s --provider-id from the bootstrap data counts in default mode; explicit modes win', () => {
+  const userData = [
+    '#cloud-config',
+    'write_files:',
+    '- path: /run/kubeadm/kubeadm-join-config.yaml',
+    '  content: |',
+    '    kind: JoinConfiguration',
+    '    nodeRegistration:',
+    '      kubeletExtraArgs:',
+    "        provider-id: 'metal3://{{ ds.meta_data.providerid }}'",
+  ].join('\n');
+  const metaData = 'providerid: metal3/node-0/m3m-a\n';
+  const cases: [ProviderIdMode, string][] = [
+    ['default', 'metal3://metal3/node-0/m3m-a'],
+    ['cloud-provider', 'metal3://metal3/node-0/m3m-a'],
+    ['legacy', `metal3://${UID}`],
+  ];
+  for (const [mode, want] of cases) assert.is(node({ mode, userData, metaData }).spec?.providerID, want, mode);
+  // Without the providerid key the template renders cloud-init's missing-variable marker, as on a real host.
+  assert.is(node({ userData }).spec?.providerID, 'metal3://CI_MISSING_JINJA_VAR/providerid');
+});
+
 test('node name: kubeadm nodeRegistration.name, else local-hostname from metaData, else the host name', () => {
   const cases: [Partial<NodeInputs>, string][] = [
     [{}, 'node-0'],

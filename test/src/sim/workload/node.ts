@@ -5,7 +5,7 @@
 // the cloud-init hostname; lower-cased), the kubelet's default labels (`kubernetes.io/hostname`,
 // os, arch and their beta twins) overwritten by `--node-labels`, a control-plane node's role label,
 // load-balancer exclusion label and NoSchedule taint (kubeadm's mark-control-plane phase), the
-// providerID per ProviderIdMode, addresses from the host's NICs, capacity from its hardware, a Ready
+// providerID per ProviderIdMode (or the kubelet's `--provider-id`), addresses from the host's NICs, capacity from its hardware, a Ready
 // condition. Not covered: heartbeats and NotReady (the Node is written once, as a kubelet that keeps
 // running), images, volumes, daemon endpoints.
 import type { Node, NodeAddress, Taint } from '@metal3-ts/generated/core/v1';
@@ -33,11 +33,16 @@ export interface ConsumerName {
   readonly name: string;
 }
 
-/** The providerID the Node starts with; undefined leaves it for CAPM3 to set (research P-1, P-7, P-8). */
-export function providerIdFor(mode: ProviderIdMode, host: HostIdentity, consumer: ConsumerName): string | undefined {
+/**
+ * The providerID the Node starts with; undefined leaves it for CAPM3 to set (research P-1, P-7, P-8).
+ * In `default` mode the kubelet sets only what its `--provider-id` argument says (upstream templates
+ * pass `metal3://{{ ds.meta_data.providerid }}`); the other two modes are a test's explicit choice and
+ * win over the bootstrap data.
+ */
+export function providerIdFor(mode: ProviderIdMode, host: HostIdentity, consumer: ConsumerName, kubeletFlag?: string): string | undefined {
   switch (mode) {
     case 'default':
-      return undefined;
+      return kubeletFlag || undefined;
     case 'cloud-provider':
       return `metal3://${consumer.namespace}/${host.name}/${consumer.name}`;
     case 'legacy':
@@ -133,7 +138,7 @@ export function plannedNode(inputs: NodeInputs): NodePlan {
     labels[CONTROL_PLANE_ROLE] = '';
     labels['node.kubernetes.io/exclude-from-external-load-balancers'] = '';
   }
-  const providerID = providerIdFor(inputs.mode, id, inputs.consumer);
+  const providerID = providerIdFor(inputs.mode, id, inputs.consumer, kubeadm.providerId);
   const cpus = String(host.status?.hardware?.cpu?.count || 1);
   const memory = `${(host.status?.hardware?.ramMebibytes || 1024) * 1024}Ki`;
   const resources = { cpu: cpus, memory, pods: '110', 'ephemeral-storage': '100Gi' };
