@@ -30,6 +30,7 @@ let ns = '';
 let cluster: Cluster;
 let apiserverName = '';
 
+const JOIN_DELAY_MS = 1_000;
 const joinData = readFileSync(new URL('./testdata/capbk-join.yaml', import.meta.url), 'utf8');
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -195,12 +196,23 @@ test('a restarted simulator brings the apiserver back with its Nodes and still r
   await setState('host-0', 'deprovisioning');
 
   const deps = simulatorDeps(env().admin);
-  running = await startSimulators(deps, workloadSimulator(deps, { env: env(), namespace: ns, retryAfterMs: 100 }));
+  // The second instance also shows the realistic timing option (next test).
+  running = await startSimulators(deps, workloadSimulator(deps, { env: env(), namespace: ns, retryAfterMs: 100, joinDelayMs: JOIN_DELAY_MS }));
   await eventually('Node worker-0 gone', async () => ((await node('worker-0')) ? undefined : true));
   assert.ok(env().workloadClusters.has(apiserverName));
   assert.ok(await node('host-2'), 'Nodes survive the apiserver restart');
   const after = (await client.api(SecretResource, ns).get('test1-kubeconfig')).data?.['value'];
   assert.is.not(after, before, 'the Secret follows the restarted apiserver');
+});
+
+test('joinDelayMs: the kubelet registers its Node only that long after the host is provisioned', async () => {
+  const started = Date.now();
+  await provisionedHost('host-3', { userData: joinData });
+  await new Promise((r) => setTimeout(r, JOIN_DELAY_MS / 2));
+  assert.is(await node('host-3'), undefined, 'not yet');
+  await eventually('Node host-3', () => node('host-3'));
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= JOIN_DELAY_MS, `registered after ${elapsed} ms`);
 });
 
 test('a Cluster marked skip gets no apiserver, Secret or finalizer', async () => {
