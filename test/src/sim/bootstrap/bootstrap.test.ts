@@ -20,6 +20,7 @@ import {
   WAITING_FOR_CLUSTER_INFRASTRUCTURE_REASON,
 } from './index.ts';
 import { decodeSecretValue } from './secret-refs.ts';
+import { kubeletJoinFromUserData } from '../workload/kubeadm-config.ts';
 
 const bootstrap = suite('bootstrap simulator on the real apiserver');
 const env = withSharedEnv(bootstrap);
@@ -162,6 +163,9 @@ bootstrap('waits for an owner Machine, then for the Cluster infrastructure; then
   const registration = readNodeRegistration(value);
   assert.equal(registration?.nodeLabels, { 'metal3.io/uuid': '{{ ds.meta_data.uuid }}' });
   assert.is(registration?.kind, 'JoinConfiguration');
+  // The workload-cluster simulator's kubelet reads the same labels and name from it.
+  const join = kubeletJoinFromUserData(value);
+  assert.equal([join.nodeLabels, join.nodeName, join.controlPlane], [[UUID_LABEL], '{{ ds.meta_data.name }}', false]);
 });
 
 bootstrap('a control plane Machine without JoinConfiguration gets kubeadm init data; ignition format is stored as such', async () => {
@@ -178,6 +182,7 @@ bootstrap('a control plane Machine without JoinConfiguration gets kubeadm init d
   assert.is(registration?.kind, 'InitConfiguration');
   assert.equal(registration?.nodeLabels, { 'metal3.io/uuid': '{{ ds.meta_data.uuid }}' });
   assert.match(dataOf(init, 'value'), /controlPlaneEndpoint: 192\.168\.111\.249:6443/);
+  assert.equal(kubeletJoinFromUserData(dataOf(init, 'value')).controlPlane, true);
 
   const ignition = await secrets(ns).get('ign');
   assert.is(dataOf(ignition, 'format'), 'ignition');
