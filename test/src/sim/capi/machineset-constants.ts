@@ -1,14 +1,12 @@
 // The Cluster API v1beta1 names (labels, annotations, finalizers) that MachineSets,
 // MachineDeployments and KubeadmControlPlanes write or read. Values are CAPI's exact strings: other
-// components (CAPM3's node reuse, label sync, the Machine controller) match on them.
+// components (CAPM3's node reuse, label sync, the Machine controller) match on them. Names the Cluster
+// and Machine simulators share come from contract.ts. The Machine finalizer is put on Machines at
+// creation by their MachineSet or control plane; the Machine controller removes it.
 
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-export const MACHINE_SET_NAME_LABEL = 'cluster.x-k8s.io/set-name';
-export const MACHINE_DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
+export { CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_FINALIZER, MACHINE_SET_NAME_LABEL } from './contract.ts';
 /** The template revision a MachineSet (and its Machines) was made from, within its MachineDeployment. */
 export const MACHINE_TEMPLATE_HASH_LABEL = 'machine-template-hash';
-/** Presence (any value, usually "") marks a control-plane Machine. */
-export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
 export const CONTROL_PLANE_NAME_LABEL = 'cluster.x-k8s.io/control-plane-name';
 
 export const CLONED_FROM_NAME_ANNOTATION = 'cluster.x-k8s.io/cloned-from-name';
@@ -21,8 +19,6 @@ export const MAX_REPLICAS_ANNOTATION = 'machinedeployment.clusters.x-k8s.io/max-
 /** JSON of the KCP's clusterConfiguration a control-plane Machine was made with (rollout detection). */
 export const KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION = 'controlplane.cluster.x-k8s.io/kubeadm-cluster-configuration';
 
-/** Put on Machines at creation by their MachineSet or control plane; the Machine controller removes it. */
-export const MACHINE_FINALIZER = 'machine.cluster.x-k8s.io';
 export const MACHINE_SET_FINALIZER = 'cluster.x-k8s.io/machineset';
 export const MACHINE_DEPLOYMENT_FINALIZER = 'cluster.x-k8s.io/machinedeployment';
 export const KUBEADM_CONTROL_PLANE_FINALIZER = 'kubeadm.controlplane.cluster.x-k8s.io';

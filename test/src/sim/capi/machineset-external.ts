@@ -1,19 +1,23 @@
 // Reading templates and writing the objects cloned from them, for any kind the generated registry
 // knows (CAPI does this with unstructured objects; our typed client needs a descriptor per kind).
-import { isNotFound, registry, type Client, type KubeObject, type ObjectReference, type ResourceDescriptor } from '@metal3-ts/generated';
+import { isNotFound, type Client, type KubeObject, type ObjectReference, type ResourceDescriptor } from '@metal3-ts/generated';
 import { TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
+import { descriptorForRef, InvalidReferenceError, UnknownKindError } from './contract.ts';
 import { cloneFromTemplate, referenceTo, type CloneInput, type TemplateObject } from './machineset-clone.ts';
 
-/** A reference names a kind the generated registry does not know: retrying cannot help. */
-export class UnknownKindError extends TerminalError {
-  override name = 'UnknownKindError';
+/** A template reference no retry can make usable (unknown kind, missing apiVersion/kind/name). */
+export class BadTemplateReferenceError extends TerminalError {
+  override name = 'BadTemplateReferenceError';
 }
 
-/** The descriptor of the kind a reference names. @throws UnknownKindError */
-export function descriptorOf(ref: Readonly<ObjectReference>): ResourceDescriptor {
-  const descriptor = ref.apiVersion && ref.kind ? registry.forObject({ apiVersion: ref.apiVersion, kind: ref.kind }) : undefined;
-  if (!descriptor) throw new UnknownKindError(`no resource known for apiVersion ${ref.apiVersion ?? '(none)'} kind ${ref.kind ?? '(none)'}`);
-  return descriptor;
+/** The descriptor of the kind a reference names. @throws BadTemplateReferenceError */
+export function descriptorOf(ref: Readonly<Pick<ObjectReference, 'apiVersion' | 'kind'>>): ResourceDescriptor {
+  try {
+    return descriptorForRef(ref);
+  } catch (error) {
+    if (error instanceof UnknownKindError || error instanceof InvalidReferenceError) throw new BadTemplateReferenceError(error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** Reads the template a reference names, in `namespace` when the reference has none. */

@@ -68,9 +68,14 @@ export interface MachineStandIn {
   recheck(): void;
 }
 
-/** The Machine controller's visible effects, reduced to what MachineSet/KCP tests need. */
-export function machineStandIn(deps: SimulatorDeps): MachineStandIn {
+/**
+ * The Machine controller's visible effects, reduced to what MachineSet/KCP tests need. A Machine the
+ * gate lets through becomes Running `delayMs` after the stand-in first saw it (a provisioning time).
+ */
+export function machineStandIn(deps: SimulatorDeps, options: { delayMs?: number } = {}): MachineStandIn {
   const machines = deps.informers.informerFor(MachineResource);
+  const firstSeen = new Map<string, number>();
+  const delayMs = options.delayMs ?? 0;
   const standIn: MachineStandIn = {
     runnables: [],
     gate: () => true,
@@ -86,15 +91,20 @@ export function machineStandIn(deps: SimulatorDeps): MachineStandIn {
       await removeFinalizerGuarded(api, machine as Machine, MACHINE_FINALIZER);
       return {};
     }
-    const running = standIn.gate(machine);
+    const uid = machine.metadata.uid ?? '';
+    const seen = firstSeen.get(uid) ?? Date.now();
+    firstSeen.set(uid, seen);
+    const wait = seen + delayMs - Date.now();
+    const running = standIn.gate(machine) && wait <= 0;
     const phase = running ? 'Running' : 'Provisioning';
-    if (machine.status?.phase === phase) return {};
+    const next = running || !standIn.gate(machine) ? {} : { requeueAfterMs: wait };
+    if (machine.status?.phase === phase) return next;
     await api.mergePatchStatus(request.name, {
       status: running
         ? { phase, bootstrapReady: true, infrastructureReady: true, nodeRef: { apiVersion: 'v1', kind: 'Node', name: request.name } }
         : { phase },
     });
-    return {};
+    return next;
   });
   standIn.runnables.push(controller);
   return standIn;
