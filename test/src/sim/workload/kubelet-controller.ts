@@ -37,6 +37,8 @@ export interface KubeletControllerContext {
 /** A Node this simulator registered (or adopted) for a host. */
 interface Joined {
   readonly hostUid: string;
+  /** The consumer the host was provisioned for: a different one means a new provisioning, a new kubelet. */
+  readonly consumer: string;
   readonly cluster: ClusterKey;
   readonly nodeName: string;
   /** False when an existing Node of someone else was adopted: we never delete it. */
@@ -44,6 +46,11 @@ interface Joined {
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
+
+function consumerIdentity(host: Readonly<BareMetalHost>): string {
+  const ref = host.spec?.consumerRef;
+  return ref ? `${ref.kind}/${ref.namespace ?? ''}/${ref.name ?? ''}/${ref.uid ?? ''}` : '';
+}
 
 /** A Metal3Machine wakes the host named by its host annotation (its cluster label may just have arrived). */
 const metal3MachineToHost = (m3m: Readonly<Metal3Machine>): Request[] => {
@@ -102,7 +109,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     const list = await client.api(NodeResource).list();
     for (const node of list.items) {
       if (node.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] !== host.metadata.uid) continue;
-      await removeNode({ hostUid: host.metadata.uid!, cluster: found.cluster, nodeName: node.metadata.name!, owned: true }, signal, log);
+      await removeNode({ hostUid: host.metadata.uid!, consumer: '', cluster: found.cluster, nodeName: node.metadata.name!, owned: true }, signal, log);
     }
   };
 
@@ -175,7 +182,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       owned = existing.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] === host.metadata.uid;
       log.info(owned ? 'node already registered' : 'adopting an existing Node of the same name', { node: name });
     }
-    joined.set(key, { hostUid: host.metadata.uid!, cluster: found.cluster, nodeName: name, owned });
+    joined.set(key, { hostUid: host.metadata.uid!, consumer: consumerIdentity(host), cluster: found.cluster, nodeName: name, owned });
     return {};
   };
 
@@ -184,7 +191,10 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     const host = hosts.store.get(request);
     const entry = joined.get(key);
     const running = host !== undefined && shouldNodeExist(host);
-    if (!running || (entry && entry.hostUid !== host.metadata.uid)) {
+    // Events coalesce: a host deprovisioned and provisioned again for another consumer between two
+    // reconciles still needs its old Node removed and a new one registered.
+    const stale = entry !== undefined && running && (entry.hostUid !== host.metadata.uid || entry.consumer !== consumerIdentity(host));
+    if (!running || stale) {
       provisionedSince.delete(key);
       try {
         if (entry) await removeNode(entry, context.signal, context.log);

@@ -215,6 +215,22 @@ test('joinDelayMs: the kubelet registers its Node only that long after the host 
   assert.ok(elapsed >= JOIN_DELAY_MS, `registered after ${elapsed} ms`);
 });
 
+test('a host provisioned again for another Metal3Machine between two looks gets a new Node', async () => {
+  const before = await eventually('Node host-3', () => node('host-3'));
+  await client.api(Metal3MachineResource, ns).create(
+    newMetal3Machine({
+      metadata: { name: 'host-3-m3m-b', labels: { 'cluster.x-k8s.io/cluster-name': 'test1' } },
+      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' } },
+    }),
+  );
+  await client.api(BareMetalHostResource, ns).mergePatch('host-3', { spec: { consumerRef: { name: 'host-3-m3m-b' } } });
+  const after = await eventually('a new Node host-3', async () => {
+    const n = await node('host-3');
+    return n && n.metadata.uid !== before.metadata.uid ? n : undefined;
+  });
+  assert.is(after.metadata.labels?.['kubernetes.io/hostname'], 'host-3');
+});
+
 test('a Cluster marked skip gets no apiserver, Secret or finalizer', async () => {
   await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'byo', annotations: { [SKIP_ANNOTATION]: 'true' } }, spec: {} }));
   await new Promise((r) => setTimeout(r, 300));
