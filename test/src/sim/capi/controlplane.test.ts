@@ -79,7 +79,10 @@ test('replicas are created one at a time: the first with the init configuration,
   const { ns, cluster } = await setup('kcp-create');
   const machines = deps.informers.informerFor(MachineResource);
   let maxProvisioning = 0;
-  const unsubscribe = machines.subscribe(() => {
+  const creationOrder: string[] = [];
+  const unsubscribe = machines.subscribe((event) => {
+    const name = event.object.metadata.name ?? '';
+    if (event.object.metadata.namespace === ns && !creationOrder.includes(name)) creationOrder.push(name);
     maxProvisioning = Math.max(maxProvisioning, machines.store.list(ns).filter((m) => !isRunning(m)).length);
   });
   const created = await client.api(KubeadmControlPlaneResource, ns).create(controlPlane(cluster, 3));
@@ -93,7 +96,8 @@ test('replicas are created one at a time: the first with the init configuration,
   assert.is(kcp.status?.selector, 'cluster.x-k8s.io/cluster-name=c1,cluster.x-k8s.io/control-plane');
   assert.ok(kcp.metadata.finalizers?.includes('kubeadm.controlplane.cluster.x-k8s.io'));
 
-  const list = (await client.api(MachineResource, ns).list()).items.sort(byCreation);
+  // Creation times have a one-second grain: order by what the informer saw first.
+  const list = (await client.api(MachineResource, ns).list()).items.sort((a, b) => creationOrder.indexOf(a.metadata.name ?? '') - creationOrder.indexOf(b.metadata.name ?? ''));
   assert.is(list.length, 3);
   const configs = client.api(KubeadmConfigResource, ns);
   for (const [i, m] of list.entries()) {
