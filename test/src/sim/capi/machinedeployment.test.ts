@@ -234,6 +234,16 @@ test('scaling the deployment scales its MachineSet up and down', async () => {
   assert.is((await client.api(MachineSetResource, ns).list()).items.length, 1);
 });
 
+test('an unreadable maxSurge is reported as a terminal problem: no MachineSet, no crash', async () => {
+  const ns = await setup('md-badstrategy');
+  await client.api(MachineDeploymentResource, ns).create(deployment(1, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 'lots' } }));
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is((await client.api(MachineSetResource, ns).list()).items.length, 0);
+  // Fixing the object is the change that brings the next reconcile.
+  await client.api(MachineDeploymentResource, ns).mergePatch('workers', { spec: { strategy: { rollingUpdate: { maxSurge: 1 } } } });
+  await deploymentStatusWhen(ns, (s) => s.availableReplicas === 1, '1 available after the fix');
+});
+
 test('deleting the deployment deletes its MachineSets and Machines, then the deployment goes', async () => {
   const ns = await setup('md-delete');
   const mds = client.api(MachineDeploymentResource, ns);

@@ -30,6 +30,7 @@ import type { SimulatorDeps } from '../simulator.ts';
 import { deploymentStatus } from './machinedeployment-status.ts';
 import { deploymentReplicas, ensureDeploymentLabels, machineSetForDeployment, nextRevision, revisionOf, setsToPrune, splitSets } from './machinedeployment-sets.ts';
 import { DESIRED_REPLICAS_ANNOTATION, MACHINE_DEPLOYMENT_FINALIZER, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION } from './machineset-constants.ts';
+import { selectorString } from './machineset-selector.ts';
 import { InvalidRolloutStrategyError, resolveFenceposts, rolloutStep, type SetReplicas } from './rollout-plan.ts';
 
 export interface MachineDeploymentSimulatorOptions {
@@ -95,6 +96,8 @@ export function machineDeploymentSimulator(deps: SimulatorDeps, options: Machine
     if (cached.metadata.deletionTimestamp) return reconcileDelete(cached);
     const cluster = clusters.store.get({ namespace, name: cached.spec?.clusterName ?? '' });
     if (!cluster || isPaused(cluster, cached)) return {};
+    // A selector apimachinery would refuse stops here (terminal), before any set is made from it.
+    if (cached.spec?.selector) selectorString(cached.spec.selector);
     const md = structuredClone((await ensureFinalizer(api, cached as MachineDeployment, MACHINE_DEPLOYMENT_FINALIZER)) ?? cached) as MachineDeployment;
     const patch = new PatchHelper(md, api);
     ensureDeploymentLabels(md);

@@ -2,7 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { machineForSet, machineLabels } from './machineset-machine.ts';
+import { TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 import { availableFrom, machineSetStatus, planMachineSet } from './machineset-plan.ts';
+import { InvalidSelectorError } from './machineset-selector.ts';
 
 const test = suite('MachineSet planning (pure)');
 
@@ -93,6 +95,11 @@ test('an empty selector claims nothing', () => {
   const plan = planMachineSet(withReplicas(1, { selector: {} }), [machine({ controller: null })]);
   assert.equal(plan.adopt, []);
   assert.is(plan.create, 1);
+});
+
+test('a selector apimachinery would refuse stops planning with a terminal error, even with no Machines around', () => {
+  const bad = withReplicas(1, { selector: { matchExpressions: [{ key: 'pool', operator: 'Bogus' }] } });
+  assert.throws(() => planMachineSet(bad, []), (e: unknown) => e instanceof InvalidSelectorError && e instanceof TerminalError);
 });
 
 test('scale down deletes the oldest excess Machines', () => {

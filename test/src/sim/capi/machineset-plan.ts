@@ -49,7 +49,9 @@ export function machinesOfSet(ms: Readonly<MachineSet>, candidates: readonly Rea
   return { owned, orphans };
 }
 
+/** @throws InvalidSelectorError (terminal) before anything is decided for a set with a bad selector. */
 export function planMachineSet(ms: Readonly<MachineSet>, candidates: readonly Readonly<Machine>[]): MachineSetPlan {
+  if (ms.spec?.selector) selectorString(ms.spec.selector);
   const { owned, orphans } = machinesOfSet(ms, candidates);
   const machines = [...owned, ...orphans];
   const diff = machines.length - desiredReplicas(ms);

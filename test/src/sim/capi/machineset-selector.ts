@@ -3,9 +3,13 @@
 // everything. `selectorString` prints it the way `selector.String()` does (requirements sorted by key),
 // which is what a MachineSet or MachineDeployment publishes in `status.selector` for `kubectl scale`.
 import type { LabelSelector } from '@metal3-ts/generated';
+import { TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 
-/** A selector apimachinery would refuse (unknown operator, values where none are allowed, ...). */
-export class InvalidSelectorError extends Error {
+/**
+ * A selector apimachinery would refuse (unknown operator, values where none are allowed, ...).
+ * Terminal: a reconcile that meets one waits for the object to be edited instead of retrying.
+ */
+export class InvalidSelectorError extends TerminalError {
   override name = 'InvalidSelectorError';
 }
 

@@ -237,6 +237,17 @@ test('a missing infrastructure template leaves no half-made objects behind', asy
   await eventually('1 Machine once the template exists', async () => ((await listMachines(ns)).length === 1 ? true : undefined), 20_000);
 });
 
+test('a set with a selector apimachinery would refuse creates nothing and does not stop the others', async () => {
+  const ns = await setup('ms-badselector');
+  const bad = machineSet('bad', 1);
+  bad.spec!.selector = { matchExpressions: [{ key: 'pool', operator: 'Bogus', values: ['bad'] }] };
+  await client.api(MachineSetResource, ns).create(bad);
+  await client.api(MachineSetResource, ns).create(machineSet('good', 1));
+  await eventually('the good set filled', async () => ((await statusOf(ns, 'good')).readyReplicas === 1 ? true : undefined));
+  const machines = await listMachines(ns);
+  assert.equal(machines.map((m) => m.metadata.labels?.['cluster.x-k8s.io/set-name']), ['good']);
+});
+
 test('deleting a MachineSet deletes its Machines first, then lets the set go', async () => {
   const ns = await setup('ms-delete');
   const sets = client.api(MachineSetResource, ns);
