@@ -23,7 +23,8 @@ export function rbacObjects(path: string): KubeObject[] {
 export async function userBoundTo(env: TestEnv, name: string, manifest: string, roleNamespace?: string): Promise<Connection> {
   const admin = env.admin.client;
   for (const role of rbacObjects(manifest)) {
-    const roleName = role.metadata.name!;
+    const roleName = role.metadata?.name;
+    if (!roleName) throw new Error(`a ${role.kind} in ${manifest} has no name`);
     if (role.kind === 'ClusterRole') {
       await admin.apply(`${RBAC}/clusterroles/${roleName}`, role, 'metal3-ts-envtest');
       await admin.apply(`${RBAC}/clusterrolebindings/${name}-${roleName}`, {
@@ -34,7 +35,7 @@ export async function userBoundTo(env: TestEnv, name: string, manifest: string, 
         subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name }],
       }, 'metal3-ts-envtest');
     } else {
-      const namespace = roleNamespace ?? role.metadata.namespace;
+      const namespace = roleNamespace ?? role.metadata?.namespace;
       if (!namespace) throw new Error(`Role ${roleName} in ${manifest} has no namespace; pass roleNamespace`);
       await admin.apply(`${RBAC}/namespaces/${namespace}/roles/${roleName}`, { ...role, metadata: { ...role.metadata, namespace } }, 'metal3-ts-envtest');
       await admin.apply(`${RBAC}/namespaces/${namespace}/rolebindings/${name}-${roleName}`, {
