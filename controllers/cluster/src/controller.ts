@@ -1,0 +1,81 @@
+// Wiring of the Metal3Cluster controller (research C-1…C-3): what it reconciles, what else wakes it,
+// which events count. Everything it decides lives in reconcile.ts and the pure modules it calls;
+// tests build this controller in-process with their own client and informers.
+import type { Client } from '@metal3-ts/generated';
+import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3ClusterResource, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { InformerSource } from '@metal3-ts/shared/cache/types';
+import type { Clock } from '@metal3-ts/shared/clock/clock';
+import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import type { Controller } from '@metal3-ts/shared/controller/controller';
+import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import type { Logger } from '@metal3-ts/shared/log/logger';
+import type { Registry } from '@metal3-ts/shared/metrics/registry';
+import {
+  clusterToMetal3Cluster,
+  memberByCluster,
+  memberToDeletingMetal3Clusters,
+  METAL3_CLUSTER_BY_CLUSTER_INDEX,
+  metal3ClusterByCluster,
+  MEMBER_BY_CLUSTER_INDEX,
+} from './mappers.ts';
+import { clusterPauseTransitions, metal3ClusterChanged, metal3ClusterEventFilter, onlyDeletes } from './predicates.ts';
+import { metal3ClusterReconciler } from './reconcile.ts';
+
+/** Controller name in metrics and logs. */
+export const CONTROLLER_NAME = 'metal3cluster';
+
+export interface ClusterControllerConfig {
+  /** `--watch-filter`: only objects labelled `cluster.x-k8s.io/watch-filter=<value>` (§0.6). */
+  readonly watchFilter?: string | undefined;
+  /** Objects reconciled in parallel (`--metal3cluster-concurrency`, default 10 as upstream). */
+  readonly concurrency?: number;
+  /** Wait before looking again at a deletion or a missing owner Cluster (default 30 s, §0.4). */
+  readonly requeueAfterMs?: number;
+}
+
+/** What the controller needs; `MainDeps` from runMain fits. */
+export interface ClusterControllerDeps {
+  readonly client: Client;
+  readonly informers: InformerSource;
+  readonly registry?: Registry;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+  readonly events?: EventRecorder;
+  /** Wall clock for `status.lastUpdated`. */
+  readonly now?: () => Date;
+  readonly config: ClusterControllerConfig;
+}
+
+export function metal3ClusterController(deps: ClusterControllerDeps): Controller {
+  const { client, informers, config } = deps;
+  const metal3Clusters = informers.informerFor(Metal3ClusterResource);
+  metal3Clusters.addIndex(METAL3_CLUSTER_BY_CLUSTER_INDEX, metal3ClusterByCluster);
+  const clusters = informers.informerFor(ClusterResource);
+  const machines = informers.informerFor(MachineResource);
+  machines.addIndex(MEMBER_BY_CLUSTER_INDEX, memberByCluster);
+  const metal3Machines = informers.informerFor(Metal3MachineResource);
+  metal3Machines.addIndex(MEMBER_BY_CLUSTER_INDEX, memberByCluster);
+
+  const reconcile = metal3ClusterReconciler({
+    client,
+    informers: { metal3Clusters, clusters, machines, metal3Machines },
+    ...(deps.events ? { events: deps.events } : {}),
+    ...(deps.now ? { now: deps.now } : {}),
+    ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
+  });
+  const toDeleting = memberToDeletingMetal3Clusters(metal3Clusters.store);
+  return controllerFor(CONTROLLER_NAME, Metal3ClusterResource, {
+    informers,
+    ...(deps.registry ? { registry: deps.registry } : {}),
+    ...(deps.log ? { log: deps.log } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  })
+    .withEventFilter(metal3ClusterEventFilter(config.watchFilter ?? ''))
+    .withPredicates(metal3ClusterChanged)
+    .watches(ClusterResource, clusterToMetal3Cluster(metal3Clusters.store), { predicates: [clusterPauseTransitions] })
+    .watches(MachineResource, toDeleting, { predicates: [onlyDeletes] })
+    .watches(Metal3MachineResource, toDeleting, { predicates: [onlyDeletes] })
+    .withOptions({ maxConcurrentReconciles: config.concurrency ?? 10 })
+    .build(reconcile);
+}

@@ -1,0 +1,27 @@
+// The Metal3Cluster controller process: the common manager flags (research §8: --watch-filter,
+// --namespace, --leader-elect…, --kube-api-qps/burst, probes, metrics) plus upstream's
+// --metal3cluster-concurrency, then the controller on the shared harness.
+import { flag } from '@metal3-ts/shared/entry/flags';
+import { runMain } from '@metal3-ts/shared/entry/run-main';
+import { metal3ClusterController } from './controller.ts';
+
+await runMain({
+  name: 'metal3-ts-cluster',
+  flags: {
+    'metal3cluster-concurrency': flag.int(0, 'Metal3Clusters reconciled in parallel (0: use --concurrency)', { min: 0 }),
+  },
+  register({ manager, client, informers, registry, log, clock, events, config, flags }) {
+    const concurrency = flags['metal3cluster-concurrency'] || config.concurrency;
+    manager.add(
+      metal3ClusterController({
+        client,
+        informers,
+        registry,
+        log,
+        clock,
+        events,
+        config: { watchFilter: config.watchFilter, concurrency },
+      }),
+    );
+  },
+});

@@ -1,0 +1,145 @@
+// One reconcile of a Metal3Cluster (research §1.1): read from the informers → guard → the writes that
+// must not race other writers (spec defaults with a resourceVersion precondition, the finalizer with a
+// guarded JSON patch) → snapshot → status decision → one status patch. Deletion removes the finalizer
+// with a guarded write once no machine of the cluster is left.
+import type { Api, Client } from '@metal3-ts/generated';
+import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { getCondition } from '@metal3-ts/shared/conditions/get';
+import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
+import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
+import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { writeStep } from './errors.ts';
+import { guard, type Guard } from './guards.ts';
+import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
+import { specDefaults, withDefaults } from './phases/defaults.ts';
+import { deletionWait } from './phases/delete.ts';
+import { describeProblems, validateControlPlaneEndpoint } from './phases/endpoint.ts';
+import { copyFailureDomains } from './phases/failure-domains.ts';
+import { pausedCondition } from './phases/paused.ts';
+import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
+import { applyOutcome, stampLastUpdated, type ClusterOutcome } from './status.ts';
+
+export interface ReconcilerDeps {
+  /** Its writes should reach the informers (runMain's WriteThroughClient). */
+  readonly client: Client;
+  readonly informers: ClusterInformers;
+  readonly events?: EventRecorder;
+  /** Wall clock for `status.lastUpdated`. */
+  readonly now?: () => Date;
+  /** How long to wait before looking again at a deletion or a missing owner (default 30 s). */
+  readonly requeueAfterMs?: number;
+}
+
+/** Writable copy of a server or cache object. */
+const copy = (m3c: Readonly<Metal3Cluster>): Metal3Cluster => structuredClone(m3c) as Metal3Cluster;
+
+export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
+  const now = deps.now ?? (() => new Date());
+  const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
+
+  return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
+    const api = deps.client.api(Metal3ClusterResource, request.namespace);
+    const scope = readScope(deps.informers, request, api, ctx.log);
+    if (!scope) return {};
+    const decision = guard(scope.cached, scope.cluster);
+    const key = requestKey(request);
+    switch (decision.kind) {
+      case 'ExternallyManaged':
+        ctx.log.debug('Metal3Cluster is externally managed, skipping');
+        return {};
+      case 'NotOurs':
+        return {};
+      case 'Delete':
+        return reconcileDelete(scope, decision, key);
+      default:
+        return reconcileNormal(scope, decision, key);
+    }
+  };
+
+  async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, key: string): Promise<Result> {
+    let m3c = copy(scope.cached);
+    if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, key);
+    if (decision.kind === 'Reconcile') {
+      const written = await writeStep(key, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+      if (written) m3c = copy(written);
+    }
+    const before = copy(m3c);
+    const patch = new PatchHelper(m3c, scope.api);
+    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
+    let outcome: ClusterOutcome = { kind: 'Unchanged' };
+    let result: Result = {};
+    switch (decision.kind) {
+      case 'Paused':
+        scope.log.info('Reconciliation is paused for this object');
+        break;
+      case 'WaitForOwnerRef':
+        copyFailureDomains(m3c);
+        scope.log.info('Waiting for Cluster Controller to set OwnerRef on Metal3Cluster');
+        break;
+      case 'OwnerClusterMissing': {
+        copyFailureDomains(m3c);
+        const message = `Unable to get owner cluster: Cluster ${m3c.metadata.namespace ?? ''}/${decision.clusterName} not found`;
+        outcome = { kind: 'OwnerClusterMissing', message };
+        warnOnChange(before, m3c, 'FailedToGetOwnerCluster', message);
+        result = { requeueAfterMs };
+        break;
+      }
+      case 'Reconcile': {
+        copyFailureDomains(m3c);
+        const problems = validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint);
+        if (problems.length > 0) {
+          const message = describeProblems(problems);
+          outcome = { kind: 'EndpointInvalid', message };
+          warnOnChange(before, m3c, V1Beta1Reason.ControlPlaneEndpointFailed, message);
+        } else {
+          outcome = { kind: 'Ready' };
+        }
+        break;
+      }
+    }
+    applyOutcome(m3c, outcome);
+    if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
+    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    return result;
+  }
+
+  async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, key: string): Promise<Result> {
+    const m3c = copy(scope.cached);
+    const wait = deletionWait(decision.clusterName, machinesOfCluster(deps.informers, m3c.metadata.namespace, decision.clusterName));
+    if (wait === undefined) {
+      scope.log.info('No machines of the cluster left, removing the finalizer');
+      await writeStep(key, 'finalizer removal', () => removeFinalizerGuarded(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+      return {};
+    }
+    const patch = new PatchHelper(m3c, scope.api);
+    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
+    applyOutcome(m3c, { kind: 'Deleting', message: wait });
+    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    scope.log.info(wait);
+    return { requeueAfterMs };
+  }
+
+  /** A Warning event when the condition message is new (the recorder also folds repeats). */
+  function warnOnChange(before: Readonly<Metal3Cluster>, m3c: Metal3Cluster, reason: string, message: string): void {
+    if (getCondition(before, BAREMETAL_INFRASTRUCTURE_READY)?.message === message) return;
+    deps.events?.warning(m3c, reason, message);
+  }
+}
+
+/**
+ * W-2/C-5: writes the defaulted spec fields, based on the resourceVersion they were computed from (a
+ * concurrent edit makes the write fail and the reconcile retry on the new spec). An invalid endpoint
+ * stays as written: the status reports it and the user's fix comes first.
+ */
+async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, key: string): Promise<Metal3Cluster> {
+  const spec = specDefaults(m3c.spec);
+  if (!spec) return m3c;
+  if (validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint).length > 0) return m3c;
+  const resourceVersion = m3c.metadata.resourceVersion;
+  const written = await writeStep(key, 'spec defaults', () =>
+    api.mergePatch(m3c.metadata.name ?? '', { metadata: resourceVersion ? { resourceVersion } : {}, spec }),
+  );
+  return copy(written);
+}
