@@ -57,6 +57,14 @@ test('§0.6 (changed): events of a paused object are dropped, except the update 
   assert.ok(update(filter, paused, running), 'the unpausing update');
 });
 
+test('E-20 (kept): the filter judges the source object of mapped watches: a paused or unlabelled Cluster wakes nothing', () => {
+  const running = newCluster({ metadata: { name: 'c1', namespace: 'ns' }, spec: {} });
+  const annotated = newCluster({ metadata: { name: 'c1', namespace: 'ns', annotations: { 'cluster.x-k8s.io/paused': '' } }, spec: {} });
+  assert.ok(create(metal3ClusterEventFilter(''), running));
+  assert.not.ok(create(metal3ClusterEventFilter(''), annotated));
+  assert.not.ok(create(metal3ClusterEventFilter('team-a'), running), 'with --watch-filter the Cluster needs the label too');
+});
+
 const cluster = (infra: { apiVersion?: string; kind?: string; name?: string } | undefined, paused?: boolean): Cluster =>
   newCluster({ metadata: { name: 'c1', namespace: 'ns' }, spec: { ...(infra ? { infrastructureRef: infra } : {}), ...(paused === undefined ? {} : { paused }) } });
 
