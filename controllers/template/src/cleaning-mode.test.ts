@@ -36,7 +36,7 @@ test('E-35: only machines whose mode differs are planned; machines already in sy
   assert.is(plan.mode, 'disabled');
   assert.equal(plan.updates.map((m) => m.metadata.name), ['a', 'c'], 'unset and different, in name order');
   assert.is(plan.inSync, 2);
-  assert.equal(planCleaningMode(template('tmpl', { mode: 'disabled' }), [machines[2]!, machines[3]!]), { kind: 'propagate', mode: 'disabled', updates: [], inSync: 2 });
+  assert.equal(planCleaningMode(template('tmpl', { mode: 'disabled' }), [machines[2]!, machines[3]!]), { kind: 'propagate', mode: 'disabled', updates: [], inSync: 2, paused: 0 });
 });
 
 test('T-6: machines of another template, another groupkind or another namespace are never planned', () => {
@@ -51,6 +51,14 @@ test('T-6: machines of another template, another groupkind or another namespace 
   const plan = planCleaningMode(template('tmpl', { mode: 'metadata' }), machines);
   assert.equal(plan.kind === 'propagate' && plan.updates.map((m) => m.metadata.name), ['ours']);
   assert.is(plan.kind === 'propagate' && plan.inSync, 0);
+});
+
+test('paused machines (cluster.x-k8s.io/paused, any value) are not written while paused; they are counted', () => {
+  const paused = { 'cluster.x-k8s.io/paused': '' };
+  const machines = [machine('a', { annotations: paused }), machine('b', { mode: 'disabled', annotations: paused }), machine('c')];
+  const plan = planCleaningMode(template('tmpl', { mode: 'disabled' }), machines);
+  assert.equal(plan.kind === 'propagate' && plan.updates.map((m) => m.metadata.name), ['c']);
+  assert.equal(plan.kind === 'propagate' && [plan.inSync, plan.paused], [1, 1]);
 });
 
 test.run();

@@ -2,8 +2,10 @@
 // template's `automatedCleaningMode`. Pure: the caller passes the machines it found.
 //
 // Differences from CAPM3 (docs/compatibility.md): machines that already have the mode are not written
-// (E-35: CAPM3 updates every cloned machine on every reconcile), and a value the Metal3Machine API
-// would reject is reported instead of being written to every machine and failing each time.
+// (E-35: CAPM3 updates every cloned machine on every reconcile), paused machines are left alone until
+// they are unpaused (CAPM3 writes them too), and a value the Metal3Machine API would reject is
+// reported instead of being written to every machine and failing each time.
+import { hasPausedAnnotation } from '@metal3-ts/shared/meta/paused';
 import type { Metal3Machine, Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { clonedFromTemplate } from './cloned-from.ts';
 import { CLEANING_MODE_FIELD } from './names.ts';
@@ -48,6 +50,11 @@ export type CleaningModePlan =
       readonly updates: readonly Readonly<Metal3Machine>[];
       /** Machines of the template that already have the mode. */
       readonly inSync: number;
+      /**
+       * Machines of the template carrying `cluster.x-k8s.io/paused` whose mode differs: not written
+       * now; unpausing one is a machine event that brings the template back to them.
+       */
+      readonly paused: number;
     };
 
 /**
@@ -63,8 +70,9 @@ export function planCleaningMode(template: Readonly<Metal3MachineTemplate>, mach
     const key = clonedFromTemplate(machine);
     return key !== undefined && key.namespace === namespace && key.name === name;
   });
-  const updates = own
-    .filter((machine) => machine.spec?.automatedCleaningMode !== wanted.mode)
+  const differ = own.filter((machine) => machine.spec?.automatedCleaningMode !== wanted.mode);
+  const updates = differ
+    .filter((machine) => !hasPausedAnnotation(machine))
     .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-  return { kind: 'propagate', mode: wanted.mode, updates, inSync: own.length - updates.length };
+  return { kind: 'propagate', mode: wanted.mode, updates, inSync: own.length - differ.length, paused: differ.length - updates.length };
 }

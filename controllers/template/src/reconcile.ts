@@ -44,13 +44,17 @@ export async function reconcileTemplate(deps: TemplateReconcilerDeps, request: R
     deps.events?.warning(template, REASONS.invalid, plan.message);
     throw new InvalidCleaningModeError(plan.message);
   }
-  if (plan.updates.length === 0) return {};
+  if (plan.updates.length === 0) {
+    if (plan.paused) log.debug('paused Metal3Machines wait for their unpause', { paused: plan.paused });
+    return {};
+  }
 
   const outcome = await propagateCleaningMode(deps, template, plan.mode, plan.updates);
   log.info('propagated automatedCleaningMode', {
     mode: plan.mode,
     updated: outcome.updated.length,
     inSync: plan.inSync,
+    ...(plan.paused ? { paused: plan.paused } : {}),
     ...(outcome.gone.length ? { gone: outcome.gone.length } : {}),
     ...(outcome.rejected.length ? { rejected: outcome.rejected.map((r) => r.name) } : {}),
   });
