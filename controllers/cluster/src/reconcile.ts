@@ -13,7 +13,7 @@ import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type
 import { writeStep } from './errors.ts';
 import { guard, type Guard } from './guards.ts';
 import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
-import { specDefaults, withDefaults } from './phases/defaults.ts';
+import { specDefaultsPatch, withDefaults } from './phases/defaults.ts';
 import { deletionWait } from './phases/delete.ts';
 import { describeProblems, validateControlPlaneEndpoint } from './phases/endpoint.ts';
 import { copyFailureDomains } from './phases/failure-domains.ts';
@@ -129,17 +129,14 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
 }
 
 /**
- * W-2/C-5: writes the defaulted spec fields, based on the resourceVersion they were computed from (a
- * concurrent edit makes the write fail and the reconcile retry on the new spec). An invalid endpoint
- * stays as written: the status reports it and the user's fix comes first.
+ * W-2/C-5: writes the defaulted spec fields, each guarded by a `test` of the value it was computed
+ * from (a concurrent edit of those fields fails the write and the reconcile retries on the new spec).
+ * An invalid endpoint stays as written: the status reports it and the user's fix comes first.
  */
 async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, key: string): Promise<Metal3Cluster> {
-  const spec = specDefaults(m3c.spec);
-  if (!spec) return m3c;
+  const ops = specDefaultsPatch(m3c.spec);
+  if (!ops || !m3c.spec) return m3c;
   if (validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint).length > 0) return m3c;
-  const resourceVersion = m3c.metadata.resourceVersion;
-  const written = await writeStep(key, 'spec defaults', () =>
-    api.mergePatch(m3c.metadata.name ?? '', { metadata: resourceVersion ? { resourceVersion } : {}, spec }),
-  );
+  const written = await writeStep(key, 'spec defaults', () => api.jsonPatch(m3c.metadata.name ?? '', ops));
   return copy(written);
 }

@@ -31,7 +31,10 @@ test.after(async () => {
   admin?.transport.close();
 });
 test.after.each(async () => {
-  if (controller) assert.is(controller.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
+  if (controller) {
+    assert.is(controller.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
+    assert.is(controller.errors(), 0, 'no reconcile failed: findings are conditions, not errors');
+  }
   await controller?.stop();
   controller = undefined;
 });

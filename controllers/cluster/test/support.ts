@@ -25,6 +25,8 @@ export interface RunningController {
   readonly counter: RequestCounter;
   /** Reconciles finished so far, whatever their result. */
   reconciles(): number;
+  /** Reconciles that ended in an error (bad input must never be one). */
+  errors(): number;
   /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
   writes(resource?: string): number;
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startClusterController(env: TestEnv, namespace: string, co
   const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
   return {
     counter,
+    errors: () => total.get({ controller: CONTROLLER_NAME, result: 'error' }),
     reconciles: () => ['success', 'error', 'requeue', 'requeue_after'].reduce((n, result) => n + total.get({ controller: CONTROLLER_NAME, result }), 0),
     writes: (resource) =>
       counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { cloudProviderEnabled, specDefaults, withDefaults, type SpecDefaults } from './defaults.ts';
+import { cloudProviderEnabled, specDefaults, specDefaultsPatch, withDefaults, type SpecDefaults } from './defaults.ts';
 
 const test = suite('Metal3Cluster spec defaults (W-2, C-5)');
 
@@ -34,5 +34,15 @@ for (const [name, spec, want, enabled] of rows) {
     assert.is(specDefaults(defaulted), undefined, 'defaulting is idempotent');
   });
 }
+
+test('the write pins each defaulted field to the value it was computed from (absent: null), and nothing else', () => {
+  assert.equal(specDefaultsPatch({ controlPlaneEndpoint: { host: 'h', port: 0 }, noCloudProvider: true }), [
+    { op: 'test', path: '/spec/controlPlaneEndpoint/port', value: 0 },
+    { op: 'add', path: '/spec/controlPlaneEndpoint/port', value: 6443 },
+    { op: 'test', path: '/spec/cloudProviderEnabled', value: null },
+    { op: 'add', path: '/spec/cloudProviderEnabled', value: false },
+  ]);
+  assert.is(specDefaultsPatch({ controlPlaneEndpoint: endpoint, cloudProviderEnabled: true, noCloudProvider: false }), undefined);
+});
 
 test.run();

@@ -2,6 +2,7 @@
 // controller half-repeated in memory (C-5). Our CRD cannot express either (docs/crds.md: a present
 // `port: 0` is not defaulted, and the two cloud flags default from each other), so the controller
 // applies them when it reads the object and writes them back, as the webhook's patch would have.
+import type { JsonPatchOperation } from '@metal3-ts/generated';
 import type { Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { DEFAULT_API_SERVER_PORT } from '../names.ts';
 
@@ -44,4 +45,28 @@ export function specDefaults(spec: Readonly<Metal3ClusterSpec> | undefined): Spe
 export function withDefaults(spec: Readonly<Metal3ClusterSpec> | undefined): Metal3ClusterSpec {
   const copy = structuredClone(spec ?? {}) as Metal3ClusterSpec;
   return { ...copy, ...specDefaults(spec) };
+}
+
+/**
+ * The defaults as a JSON Patch whose `test` ops pin each field to the value the defaults were
+ * computed from (null for an absent field): a concurrent edit of one of these fields makes the
+ * apiserver refuse the whole patch (we re-read and try again), while edits of anything else, such as
+ * Cluster API adopting the object at the same moment, do not get in the way.
+ */
+export function specDefaultsPatch(spec: Readonly<Metal3ClusterSpec> | undefined): JsonPatchOperation[] | undefined {
+  const defaults = specDefaults(spec);
+  if (!defaults) return undefined;
+  const ops: JsonPatchOperation[] = [];
+  if (defaults.controlPlaneEndpoint) {
+    ops.push(
+      { op: 'test', path: '/spec/controlPlaneEndpoint/port', value: spec?.controlPlaneEndpoint?.port ?? null },
+      { op: 'add', path: '/spec/controlPlaneEndpoint/port', value: defaults.controlPlaneEndpoint.port },
+    );
+  }
+  for (const field of ['cloudProviderEnabled', 'noCloudProvider'] as const) {
+    const value = defaults[field];
+    if (value === undefined) continue;
+    ops.push({ op: 'test', path: `/spec/${field}`, value: spec?.[field] ?? null }, { op: 'add', path: `/spec/${field}`, value });
+  }
+  return ops;
 }
