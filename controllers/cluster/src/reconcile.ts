@@ -1,7 +1,7 @@
 // One reconcile of a Metal3Cluster (research §1.1): read from the informers → guard → the writes that
-// must not race other writers (spec defaults with a resourceVersion precondition, the finalizer with a
-// guarded JSON patch) → snapshot → status decision → one status patch. Deletion removes the finalizer
-// with a guarded write once no machine of the cluster is left.
+// must not race other writers (spec defaults and the finalizer, each a JSON patch whose `test` ops pin
+// what they were computed from) → snapshot → status decision → one status patch. Deletion removes the
+// finalizer with a guarded write once no machine of the cluster is left.
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
