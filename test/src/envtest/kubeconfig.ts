@@ -23,6 +23,9 @@ export interface Connection extends Identity {
   readonly caPem: string;
   /** base64 of caPem, as kubeconfig's certificate-authority-data and client-node's caData want it. */
   readonly caData: string;
+  /** The client certificate under the names the generated Transport's Connection uses. */
+  readonly clientCertPem?: string;
+  readonly clientKeyPem?: string;
   /** A complete kubeconfig document. */
   readonly kubeconfig: string;
   /** The same kubeconfig written to a file (mode 0600) inside the environment's directory. */
@@ -64,6 +67,9 @@ export function makeConnection(options: {
   let loaded: Promise<KubeConfig> | undefined;
   return {
     ...identity,
+    // Also a Connection of @metal3-ts/generated: Transport.fromConnection(connection) authenticates.
+    ...(identity.certPem ? { clientCertPem: identity.certPem } : {}),
+    ...(identity.keyPem ? { clientKeyPem: identity.keyPem } : {}),
     cluster,
     server,
     caPem,
