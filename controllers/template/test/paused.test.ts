@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { createMachine, createTemplate, modesBecome, setTemplateMode, settled, sleep, startTemplateController, type RunningController } from './support.ts';
+import { createMachine, createTemplate, loggedProblems, modesBecome, type RunningController, setTemplateMode, settled, sleep, startTemplateController } from './support.ts';
 
 const test = suite('Metal3MachineTemplate controller: paused templates and machines');
 const env = withSharedEnv(test);
@@ -61,6 +61,10 @@ test('T-3/E-20: a paused Metal3Machine keeps its mode while its siblings get the
 
   await admin.api(Metal3MachineResource, ns).mergePatch('paused', { metadata: { annotations: { [PAUSED]: null } } });
   await modesBecome(admin, ns, { paused: 'disabled' });
+});
+
+test('the controller logged no warning or error in these tests (a missing permission would show as Forbidden)', () => {
+  assert.equal(loggedProblems(), []);
 });
 
 test.run();

@@ -7,7 +7,7 @@ import { Client, Transport } from '@metal3-ts/generated';
 import { EventResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { createMachine, createTemplate, eventually, modesBecome, setTemplateMode, settled, sleep, startTemplateController, type RunningController } from './support.ts';
+import { createMachine, createTemplate, eventually, loggedProblems, modesBecome, type RunningController, setTemplateMode, settled, sleep, startTemplateController } from './support.ts';
 
 const test = suite('Metal3MachineTemplate controller: automatedCleaningMode propagation on the real apiserver');
 const env = withSharedEnv(test);
@@ -109,6 +109,10 @@ test('T-6/N-2/E-35: removing the mode from the template leaves its machines as t
   await createMachine(admin, ns, 'b', { from: 'workers', mode: 'metadata' });
   await sleep(500);
   assert.equal(await modesBecome(admin, ns, {}), { a: 'disabled', b: 'metadata' });
+});
+
+test('the controller logged no warning or error in these tests (a missing permission would show as Forbidden)', () => {
+  assert.equal(loggedProblems(), []);
 });
 
 test.run();

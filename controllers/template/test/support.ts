@@ -17,6 +17,7 @@ import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import { newLogger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
@@ -32,10 +33,21 @@ export interface RunningController {
   reconciles(): number;
   /** Requests that changed something (everything but get/list/watch). */
   writes(resource?: string): number;
+  /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
+  problems(): readonly string[];
   stop(): Promise<void>;
 }
 
 let users = 0;
+/** Controllers running now: a timed-out wait reports what they logged. */
+const live = new Set<RunningController>();
+/** Warning and error lines of every controller this process started. */
+const logged: string[] = [];
+
+/** Every warning or error any controller of this test process logged so far. */
+export function loggedProblems(): readonly string[] {
+  return [...logged];
+}
 
 /** Starts the controller under a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
 export async function startTemplateController(env: TestEnv, namespace: string): Promise<RunningController> {
@@ -47,23 +59,35 @@ export async function startTemplateController(env: TestEnv, namespace: string): 
   const informers = new InformerFactory(base, { namespace, registry });
   const client = new WriteThroughClient(base.transport, informers);
   const events = new EventRecorder({ client: base, component: 'metal3machinetemplate-controller' });
-  const controller = templateController({ client, informers, registry, events, config: { concurrency: 2 } });
+  const lines: string[] = [];
+  const log = newLogger({
+    level: 'warn',
+    sink: (line) => {
+      lines.push(line);
+      logged.push(line);
+    },
+  });
+  const controller = templateController({ client, informers, registry, events, log, config: { concurrency: 2 } });
   const stop = new AbortController();
   const runs = Promise.all([informers.start(stop.signal), controller.start(stop.signal)]);
   await informers.waitForSync();
   const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-  return {
+  const running: RunningController = {
     counter,
     reconciles: () => ['success', 'error', 'requeue', 'requeue_after'].reduce((n, result) => n + total.get({ controller: CONTROLLER_NAME, result }), 0),
     writes: (resource) =>
       counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
+    problems: () => [...lines],
     async stop() {
+      live.delete(running);
       stop.abort();
       await runs;
       await events.flush();
       base.transport.close();
     },
   };
+  live.add(running);
+  return running;
 }
 
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
@@ -128,7 +152,10 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    if (performance.now() > end) {
+      const logged = [...live].flatMap((c) => c.problems());
+      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${logged.length ? `; the controller logged:\n${logged.join('\n')}` : ''}`);
+    }
     await sleep(50);
   }
 }

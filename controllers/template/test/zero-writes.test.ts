@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
 import { Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { createMachine, createTemplate, modesBecome, settled, startTemplateController, type RunningController } from './support.ts';
+import { createMachine, createTemplate, loggedProblems, modesBecome, type RunningController, settled, startTemplateController } from './support.ts';
 
 const test = suite('Metal3MachineTemplate controller: zero requests for machines in sync (E-35)');
 const env = withSharedEnv(test);
@@ -64,6 +64,10 @@ test('E-35: a change reaches each differing machine with exactly one patch; the 
   assert.is(controller.counter.count({ verb: 'update' }), 0, 'no full Update (CAPM3 sends one per machine per reconcile)');
   assert.is(controller.counter.count({ verb: 'list' }), 0, 'no list: machines come from the informer index');
   assert.is(controller.counter.count({ resource: 'metal3machinetemplates', verb: 'patch' }), 0);
+});
+
+test('the controller logged no warning or error in these tests (a missing permission would show as Forbidden)', () => {
+  assert.equal(loggedProblems(), []);
 });
 
 test.run();
