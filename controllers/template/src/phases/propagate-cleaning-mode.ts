@@ -32,7 +32,7 @@ export async function propagateCleaningMode(
   mode: CleaningMode,
   machines: readonly Readonly<Metal3Machine>[],
 ): Promise<PropagationOutcome> {
-  const outcome = { updated: [] as string[], gone: [] as string[], rejected: [] as { name: string; message: string }[], failed: [] as { name: string; error: unknown }[] };
+  const outcome: { -readonly [K in keyof PropagationOutcome]: PropagationOutcome[K][number][] } = { updated: [], gone: [], rejected: [], failed: [] };
   for (const machine of machines) {
     const name = machine.metadata.name ?? '';
     try {
