@@ -73,7 +73,12 @@ test('the comparison walks the whole upstream tree', () => {
   const mine = versionOf(our('Metal3DataTemplate'))?.schema.openAPIV3Schema;
   assert.ok(theirs && mine);
   assert.ok(nodeCount(theirs) > 200, `only ${nodeCount(theirs)} nodes`);
-  assert.is(nodeCount(mine), nodeCount(theirs));
+  // Properties we add on purpose (intended-differences.yaml) are the only extra nodes on our side.
+  const added = intended
+    .filter((e) => e.kind === 'Metal3DataTemplate' && e.keyword === 'property')
+    .map((e) => [...walkSchema(mine)].find(([path]) => path === e.path)?.[1])
+    .reduce((n, node) => n + (node ? nodeCount(node) : 0), 0);
+  assert.is(nodeCount(mine) - added, nodeCount(theirs));
 });
 
 test('no description is, or contains 40 characters of, an upstream description', async () => {

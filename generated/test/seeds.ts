@@ -203,9 +203,9 @@ export const dataTemplate: Metal3DataTemplate = newMetal3DataTemplate({
       services: { dns: ['8.8.8.8', '2001:4860:4860::8888'] },
     },
   },
-  // The seed shows indexes as index → claim and a dataNames map; the pinned v1beta1 schema (upstream's
-  // and ours) has indexes as claim name → index and no dataNames.
-  status: { indexes: { 'machine-1': 0 }, lastUpdated: '2020-04-02T06:36:09Z' },
+  // The seed shows indexes as index → claim; the pinned v1beta1 schema (upstream's and ours) has them as
+  // claim name → index. dataNames (claim → Metal3Data) is in ours, not in upstream's schema.
+  status: { indexes: { 'machine-1': 0 }, dataNames: { 'machine-1': 'nodepool-1-0' }, lastUpdated: '2020-04-02T06:36:09Z' },
 });
 
 export const dataClaim = newMetal3DataClaim({

@@ -4,7 +4,7 @@
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml v1beta1 sha256:bec94d1a555491a05cc201906367ebc166d2bad73b3d04f5cab9d499d6680bf7
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datas.yaml v1beta1 sha256:5df7a9c6335088e5bcf39fb4da46c551a9bf40f7341a815cce990683dd459043
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml v1beta1 sha256:e94fd16e55a18162b982f41aa555e101eb705412903d3b59f46a4a7c4adfb66a
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:7a51c382aa2f462495d907bc9ac51829d3e701d766a361c0d3e6137bcb28b930
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:f618319cbdd1daa7c7a3808c8a479844e15a7111e69abf4a8cd0b5b18f24d4fe
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml v1beta1 sha256:0493dc0e031f2320e83dfe5b94c31e319a086ab79764582ea7ec100021528128
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml v1beta1 sha256:a57405270e93c28eb769b26814f18c6eb98af7e5391a341232c2ed586689612b
 
@@ -1304,6 +1304,10 @@ export interface Metal3DataTemplateSpecNetworkDataServices {
  * Index bookkeeping written by the controller.
  */
 export interface Metal3DataTemplateStatus {
+  /**
+   * Name of the Metal3Data made for each claim, keyed by claim name. Not in CAPM3 v1.12.7's schema.
+   */
+  dataNames?: Record<string, string>;
   /**
    * Index given to each claim, keyed by claim name.
    */
