@@ -1,0 +1,112 @@
+// D-14: one IP claim per referenced pool, created when missing, then each claim's address read from
+// the informers. The reconcile is woken by the claims' and addresses' own events (mappers.ts), so a
+// claim still waiting for its pool is a plain wait, never a poll.
+import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
+import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
+import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
+import { IPClaimResource, type IPAddress, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Store } from '@metal3-ts/shared/cache/types';
+import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
+import { METAL3_DATA_FINALIZER } from '../names.ts';
+import { found, invalid, wait, type Step } from '../steps.ts';
+import { capiClaimState, claimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
+
+/** The IPAM kinds the apiserver serves (research D-2/D-3: probed at start-up); absent ones are undefined. */
+export interface IpamStores {
+  readonly ipClaims?: Store<IPClaim> | undefined;
+  readonly ipAddresses?: Store<IPAddress> | undefined;
+  readonly ipAddressClaims?: Store<capi.IPAddressClaim> | undefined;
+  readonly capiIPAddresses?: Store<capi.IPAddress> | undefined;
+}
+
+export interface AllocateDeps {
+  readonly client: Client;
+  readonly stores: IpamStores;
+  /** `--enableBMHNameBasedPreallocation` (D-17). */
+  readonly preallocation: boolean;
+}
+
+/** Pool name → what its claim yielded: the renderer's input (DR-20 keys allocations by name). */
+export type Allocations = ReadonlyMap<string, PoolAllocation>;
+
+type Claimed = { readonly pool: PoolRef; readonly state: ClaimState };
+
+/**
+ * Ensures a claim for every pool and reads their addresses. Found: every pool has an address. Wait:
+ * some pool has not answered yet (or a former Metal3Data's claim is still in the way). Invalid: a pool
+ * reported a failed allocation, or the claim's kind is not served.
+ */
+export async function allocateAddresses(deps: AllocateDeps, data: Readonly<Metal3Data>, pools: readonly PoolRef[], hostName: string): Promise<Step<Allocations>> {
+  const claimed: Claimed[] = [];
+  for (const pool of pools) {
+    const state = isMetal3IPPool(pool) ? await claimFromMetal3Pool(deps, data, pool, hostName) : await claimFromCapiPool(deps, data, pool);
+    claimed.push({ pool, state });
+  }
+  const failure = claimed.find((c) => c.state.kind === 'Failed');
+  if (failure?.state.kind === 'Failed') return invalid('IPAllocationFailed', failure.state.message);
+  const waiting = claimed.flatMap((c) => (c.state.kind === 'Wait' || c.state.kind === 'Foreign' ? [c.state.reason] : []));
+  if (waiting.length > 0) return wait(waiting.join('; '));
+  const allocations = new Map<string, PoolAllocation>();
+  for (const c of claimed) if (c.state.kind === 'Allocated') allocations.set(c.pool.name, c.state.allocation);
+  return found(allocations);
+}
+
+const notServed = (kind: string, pool: PoolRef): ClaimState => ({
+  kind: 'Failed',
+  message: `IP Allocation for ${pool.name} failed : the apiserver does not serve ${kind} (is the IPAM CRD installed?)`,
+});
+
+async function claimFromMetal3Pool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef, hostName: string): Promise<ClaimState> {
+  const { ipClaims, ipAddresses } = deps.stores;
+  if (!ipClaims || !ipAddresses) return notServed('ipam.metal3.io/v1alpha1 IPClaim', pool);
+  const namespace = data.metadata.namespace ?? '';
+  const names = claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation);
+  const claim =
+    firstExisting(ipClaims, namespace, names.lookup) ??
+    (await createOrRead(deps.client, IPClaimResource, namespace, newMetal3IPClaim(data, pool, names.create, deps.preallocation)));
+  const addressName = claim.status?.address?.name;
+  const address = addressName ? ipAddresses.get({ namespace, name: addressName }) : undefined;
+  const state = metal3ClaimState(data, pool, claim, address);
+  if (state.kind === 'Foreign' && state.releaseOurFinalizer) {
+    await removeFinalizerGuarded(deps.client.api(IPClaimResource, namespace), structuredClone(claim) as IPClaim, METAL3_DATA_FINALIZER);
+  }
+  return state;
+}
+
+async function claimFromCapiPool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef): Promise<ClaimState> {
+  const { ipAddressClaims, capiIPAddresses } = deps.stores;
+  if (!ipAddressClaims || !capiIPAddresses) return notServed('ipam.cluster.x-k8s.io/v1beta1 IPAddressClaim', pool);
+  const namespace = data.metadata.namespace ?? '';
+  const names = claimNames(data.metadata.name ?? '', pool, '', false);
+  const claim =
+    firstExisting(ipAddressClaims, namespace, names.lookup) ??
+    (await createOrRead(deps.client, capi.IPAddressClaimResource, namespace, newCapiIPAddressClaim(data, pool, names.create)));
+  const addressName = claim.status?.addressRef?.name;
+  const address = addressName ? capiIPAddresses.get({ namespace, name: addressName }) : undefined;
+  const state = capiClaimState(data, pool, claim, address);
+  if (state.kind === 'Foreign' && state.releaseOurFinalizer) {
+    await removeFinalizerGuarded(deps.client.api(capi.IPAddressClaimResource, namespace), structuredClone(claim) as capi.IPAddressClaim, METAL3_DATA_FINALIZER);
+  }
+  return state;
+}
+
+function firstExisting<T extends KubeObject>(store: Store<T>, namespace: string, names: readonly string[]): Readonly<T> | undefined {
+  for (const name of names) {
+    const claim = store.get({ namespace, name });
+    if (claim) return claim;
+  }
+  return undefined;
+}
+
+/** Creates the claim; one that appeared meanwhile (not yet in the cache) is read instead (D-16: tolerated). */
+async function createOrRead<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, claim: T): Promise<T> {
+  const api = client.api(descriptor, namespace);
+  try {
+    return await api.create(claim);
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+    return api.get(claim.metadata.name ?? '');
+  }
+}

@@ -1,0 +1,107 @@
+// Which objects a Metal3Data is rendered for (research D-9 steps 1–4, 8, 9; DR-1): its template, its
+// claim, the claim's Metal3Machine, that machine's owner Machine and its BareMetalHost. Pure: the
+// objects come from lookups (the informers' stores), so every rule is a table test.
+import type { ObjectReference } from '@metal3-ts/generated';
+import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type {
+  Metal3Data,
+  Metal3DataClaim,
+  Metal3DataTemplate,
+  Metal3Machine,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { ObjectKey } from '@metal3-ts/shared/cache/types';
+import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
+import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
+import { found, invalid, wait, type Step } from '../steps.ts';
+
+export type Lookup<T> = (key: ObjectKey) => Readonly<T> | undefined;
+
+export interface AssociationLookups {
+  readonly template: Lookup<Metal3DataTemplate>;
+  readonly claim: Lookup<Metal3DataClaim>;
+  readonly metal3Machine: Lookup<Metal3Machine>;
+}
+
+export interface MachineLookups {
+  readonly machine: Lookup<Machine>;
+  readonly host: Lookup<BareMetalHost>;
+}
+
+export interface Association {
+  readonly template: Readonly<Metal3DataTemplate>;
+  readonly claim: Readonly<Metal3DataClaim>;
+  readonly metal3Machine: Readonly<Metal3Machine>;
+}
+
+export interface MachineAndHost {
+  readonly machine: Readonly<Machine>;
+  readonly host: Readonly<BareMetalHost>;
+}
+
+const ns = (data: Readonly<Metal3Data>): string => data.metadata.namespace ?? '';
+
+/** D-9 step 2: the template reference with its namespace defaulted to the Metal3Data's. */
+export function templateKey(data: Readonly<Metal3Data>): ObjectKey | undefined {
+  const ref: Partial<ObjectReference> | undefined = data.spec?.template;
+  if (!ref?.name) return undefined;
+  return { namespace: ref.namespace || ns(data), name: ref.name };
+}
+
+/**
+ * D-9 steps 3–4: template, claim and Metal3Machine, each checked against the others. The caller has
+ * already handled an empty template name (step 1: nothing to render).
+ */
+export function findAssociation(data: Readonly<Metal3Data>, lookups: AssociationLookups): Step<Association> {
+  const key = templateKey(data);
+  if (!key) return invalid('AssociationInvalid', 'Metal3DataTemplate name not set', 'spec.template.name');
+  const template = lookups.template(key);
+  if (!template) return wait('Metal3DataTemplate is not found, requeuing');
+  if ((data.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '') !== (template.spec?.clusterName ?? '')) {
+    return invalid('AssociationInvalid', 'Metal3DataTemplate associated with another cluster');
+  }
+  const claimName = data.spec?.claim?.name;
+  if (!claimName) return invalid('AssociationInvalid', 'Metal3DataClaim name not set', 'spec.claim.name');
+  const claim = lookups.claim({ namespace: ns(data), name: claimName });
+  if (!claim) return wait('Metal3DataClaim is not found, requeuing');
+  const owner = getOwnerByKind(claim, INFRASTRUCTURE_GROUP, 'Metal3Machine');
+  if (!owner) return invalid('AssociationInvalid', 'Metal3Machine not found in owner references');
+  const metal3Machine = lookups.metal3Machine({ namespace: ns(data), name: owner.name });
+  if (!metal3Machine) return wait('Metal3Machine is not found, requeuing');
+  if (!pointsBack(metal3Machine, template)) {
+    return invalid('AssociationInvalid', 'Metal3Machine associated with Metal3DataTemplate is not found');
+  }
+  return found({ template, claim, metal3Machine });
+}
+
+/** The Metal3Machine's `spec.dataTemplate` names this template (namespace empty or the template's). */
+function pointsBack(metal3Machine: Readonly<Metal3Machine>, template: Readonly<Metal3DataTemplate>): boolean {
+  const ref = metal3Machine.spec?.dataTemplate;
+  if (!ref || ref.name !== template.metadata.name) return false;
+  return !ref.namespace || ref.namespace === template.metadata.namespace;
+}
+
+/**
+ * M-40: the BareMetalHost named by the Metal3Machine's `metal3.io/BareMetalHost` annotation
+ * (`<namespace>/<name>`, or a bare name). As upstream, the namespace part is ignored: hosts are looked
+ * up in the Metal3Machine's namespace (E-29). Undefined when absent or malformed.
+ */
+export function hostKey(metal3Machine: Readonly<Metal3Machine>): ObjectKey | undefined {
+  const value = metal3Machine.metadata.annotations?.[HOST_ANNOTATION];
+  if (!value) return undefined;
+  const parts = value.split('/');
+  if (parts.length > 2) return undefined;
+  const name = parts[parts.length - 1];
+  return name ? { namespace: metal3Machine.metadata.namespace ?? '', name } : undefined;
+}
+
+/** D-9 steps 8–9: the Metal3Machine's owner Machine (M-9) and its BareMetalHost (M-40). */
+export function findMachineAndHost(metal3Machine: Readonly<Metal3Machine>, lookups: MachineLookups): Step<MachineAndHost> {
+  const owner = getOwnerByKind(metal3Machine, CLUSTER_API_GROUP, 'Machine');
+  const machine = owner ? lookups.machine({ namespace: metal3Machine.metadata.namespace ?? '', name: owner.name }) : undefined;
+  if (!machine) return wait('Waiting for Machine Controller to set OwnerRef on Metal3Machine');
+  const key = hostKey(metal3Machine);
+  const host = key ? lookups.host(key) : undefined;
+  if (!host) return wait('Waiting for BareMetalHost to become available');
+  return found({ machine, host });
+}

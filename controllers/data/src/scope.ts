@@ -1,0 +1,67 @@
+// What a reconcile of a Metal3Data reads, all from the informers (the watches that wake it need them
+// cached anyway, and the informers serve this process's own writes): the object, its Cluster, the
+// association chain of D-9 and the IPAM objects. Only the rendered Secrets are read live (they are
+// not cached: a controller has no business holding every Secret of the cluster in memory, F-9).
+import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
+import type { IPAddress, IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
+import type { Informer } from '@metal3-ts/shared/cache/types';
+import type { AssociationLookups, MachineLookups } from './phases/association.ts';
+import type { IpamStores } from './phases/allocate.ts';
+import type { ReleaseCandidates } from './phases/release.ts';
+import { DATA_NAME_LABEL } from './names.ts';
+
+export interface DataInformers {
+  readonly datas: Informer<Metal3Data>;
+  readonly templates: Informer<Metal3DataTemplate>;
+  readonly claims: Informer<Metal3DataClaim>;
+  readonly metal3Machines: Informer<Metal3Machine>;
+  readonly machines: Informer<Machine>;
+  readonly clusters: Informer<Cluster>;
+  readonly hosts: Informer<BareMetalHost>;
+  /** Undefined when the apiserver does not serve `ipam.metal3.io` (D-3). */
+  readonly ipClaims?: Informer<IPClaim> | undefined;
+  readonly ipAddresses?: Informer<IPAddress> | undefined;
+  /** Undefined when the apiserver does not serve `ipam.cluster.x-k8s.io` (D-2). */
+  readonly ipAddressClaims?: Informer<capi.IPAddressClaim> | undefined;
+  readonly capiIPAddresses?: Informer<capi.IPAddress> | undefined;
+}
+
+export function associationLookups(informers: DataInformers): AssociationLookups {
+  return {
+    template: (key) => informers.templates.store.get(key),
+    claim: (key) => informers.claims.store.get(key),
+    metal3Machine: (key) => informers.metal3Machines.store.get(key),
+  };
+}
+
+export function machineLookups(informers: DataInformers): MachineLookups {
+  return {
+    machine: (key) => informers.machines.store.get(key),
+    host: (key) => informers.hosts.store.get(key),
+  };
+}
+
+export function ipamStores(informers: DataInformers): IpamStores {
+  return {
+    ipClaims: informers.ipClaims?.store,
+    ipAddresses: informers.ipAddresses?.store,
+    ipAddressClaims: informers.ipAddressClaims?.store,
+    capiIPAddresses: informers.capiIPAddresses?.store,
+  };
+}
+
+/** The IP claims that may be this Metal3Data's: owned by its uid, or (D-17) labelled with its name. */
+export function releaseCandidates(informers: DataInformers, data: Readonly<Metal3Data>): ReleaseCandidates {
+  const uid = data.metadata.uid ?? '';
+  const name = data.metadata.name ?? '';
+  return {
+    ipClaims: informers.ipClaims
+      ? [...informers.ipClaims.store.byIndex(OWNER_UID_INDEX, uid), ...informers.ipClaims.store.byIndex(labelIndexName(DATA_NAME_LABEL), name)]
+      : [],
+    ipAddressClaims: informers.ipAddressClaims ? informers.ipAddressClaims.store.byIndex(OWNER_UID_INDEX, uid) : [],
+  };
+}

@@ -1,0 +1,52 @@
+// DT-6: the template's ownerReference to its Cluster (`controller: false`), added once and never
+// updated, as a JSON patch whose `test` op pins the list it was computed from: the allocation side
+// and Cluster API write the same object, and none of their references may be lost.
+import type { Api, JsonPatchOperation, OwnerReference } from '@metal3-ts/generated';
+import { isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { CLUSTER_API_GROUP } from '../names.ts';
+
+/** The reference upstream appends (DT-6). */
+export function clusterOwnerReference(cluster: Readonly<Cluster>): OwnerReference {
+  return { apiVersion: cluster.apiVersion, kind: 'Cluster', name: cluster.metadata.name ?? '', uid: cluster.metadata.uid ?? '', controller: false };
+}
+
+/** The JSON patch adding `ref` to `template`, or undefined when a reference to that Cluster (by group, kind and name) exists. */
+export function ownerReferencePatch(template: Readonly<Metal3DataTemplate>, ref: OwnerReference): JsonPatchOperation[] | undefined {
+  const refs = template.metadata.ownerReferences;
+  if (refs?.some((r) => groupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
+  return refs && refs.length > 0
+    ? [
+        { op: 'test', path: '/metadata/ownerReferences', value: refs },
+        { op: 'add', path: '/metadata/ownerReferences/-', value: ref },
+      ]
+    : [
+        { op: 'test', path: '/metadata/ownerReferences', value: null },
+        { op: 'add', path: '/metadata/ownerReferences', value: [ref] },
+      ];
+}
+
+/** Adds the Cluster reference unless present; re-reads and retries when another writer got there first. */
+export async function ensureClusterOwnerReference(
+  api: Pick<Api<Metal3DataTemplate>, 'get' | 'jsonPatch'>,
+  template: Readonly<Metal3DataTemplate>,
+  cluster: Readonly<Cluster>,
+  attempts = 5,
+): Promise<Metal3DataTemplate | undefined> {
+  const ref = clusterOwnerReference(cluster);
+  const name = template.metadata.name ?? '';
+  let current = template;
+  for (let attempt = 1; ; attempt++) {
+    const ops = ownerReferencePatch(current, ref);
+    if (!ops) return undefined;
+    try {
+      return await api.jsonPatch(name, ops);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      if (!(isInvalid(error) || isConflict(error)) || attempt >= attempts) throw error;
+      current = await api.get(name);
+    }
+  }
+}
