@@ -70,9 +70,21 @@ export function keyLess(a: string, b: string): boolean {
   return ar.length < br.length;
 }
 
-/** Keys of a mapping in the order yaml.v2 writes them. */
+/**
+ * Keys of a mapping in the order yaml.v2 writes them. keyLess is not
+ * transitive for some digit/letter mixes (`1e3` < `9x` < `12` < `1e3`); Go
+ * then sorts keys taken in random map order, so upstream's output is itself
+ * unstable. Insertion sort keeps ours deterministic and guarantees that no
+ * key is followed by one that sorts before it.
+ */
 export function sortedKeys(keys: readonly string[]): string[] {
-  return [...keys].sort((a, b) => (keyLess(a, b) ? -1 : keyLess(b, a) ? 1 : 0));
+  const out = [...keys];
+  for (let i = 1; i < out.length; i++) {
+    for (let j = i; j > 0 && keyLess(out[j] as string, out[j - 1] as string); j--) {
+      [out[j - 1], out[j]] = [out[j] as string, out[j - 1] as string];
+    }
+  }
+  return out;
 }
 
 function isLetter(c: string): boolean {
@@ -92,9 +104,20 @@ function wrapInt64(n: bigint): bigint {
   return BigInt.asIntN(64, n);
 }
 
-/** Go's JSON encoder replaces unpaired surrogates (invalid UTF-8) with U+FFFD. */
-function wellFormed(s: string): string {
-  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+/**
+ * A string as yaml.v2 reads it back from Go's JSON: invalid UTF-16 (invalid
+ * UTF-8 for Go) becomes U+FFFD, and because NEL (U+0085) is the one line
+ * break Go's JSON encoder leaves unescaped, the YAML double-quoted scalar
+ * folds it: a run of spaces and n NELs becomes one space (n = 1) or n − 1
+ * newlines.
+ */
+function goJsonRoundTrip(s: string): string {
+  return s
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .replace(/[ \u0085]*\u0085[ \u0085]*/g, (run) => {
+      const breaks = run.split('\u0085').length - 1;
+      return breaks === 1 ? ' ' : '\n'.repeat(breaks - 1);
+    });
 }
 
 /** strconv.FormatInt for integers, strconv.FormatFloat(f, 'g', -1, 64) otherwise. */
@@ -145,15 +168,16 @@ class Emitter {
   }
 
   private mapping(map: { readonly [key: string]: YamlValue | undefined }): void {
-    const keys = sortedKeys(Object.keys(map).filter((k) => map[k] !== undefined));
+    const present = Object.keys(map).filter((k) => map[k] !== undefined);
+    const decoded = new Map(present.map((k) => [goJsonRoundTrip(k), k]));
+    const keys = sortedKeys([...decoded.keys()]);
     if (keys.length === 0) {
       this.emptyFlow('{', '}');
       return;
     }
     this.increaseIndent(false, false);
-    for (const rawKey of keys) {
-      const value = map[rawKey] as YamlValue;
-      const key = wellFormed(rawKey);
+    for (const key of keys) {
+      const value = map[decoded.get(key) as string] as YamlValue;
       this.writeIndent();
       if (isSimpleKey(key)) {
         this.scalar(key, true);
@@ -180,7 +204,7 @@ class Emitter {
     let text: string;
     let style: ReturnType<typeof stringStyle>;
     if (typeof value === 'string') {
-      text = wellFormed(value);
+      text = goJsonRoundTrip(value);
       style = stringStyle(text, simpleKey);
     } else {
       text = value === null ? 'null' : typeof value === 'boolean' ? String(value) : formatNumber(value);
@@ -255,10 +279,13 @@ class Emitter {
 
   private writeDoubleQuoted(chars: string[], allowBreaks: boolean): void {
     let spaces = false;
+    // libyaml's BOM test looks at the start of the value, not at the current
+    // character: a value starting with U+FEFF is escaped throughout.
+    const escapeAll = chars[0] === '\uFEFF';
     this.writeIndicator('"', true, false, false);
     for (let i = 0; i < chars.length; i++) {
       const c = chars[i] as string;
-      if (!isPrintable(c) || c === '\uFEFF' || isBreak(c) || c === '"' || c === '\\') {
+      if (escapeAll || !isPrintable(c) || isBreak(c) || c === '"' || c === '\\') {
         for (const e of escape(c)) this.put(e);
         spaces = false;
       } else if (c === ' ') {
