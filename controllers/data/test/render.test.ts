@@ -1,0 +1,135 @@
+// The Metal3Data controller on the real apiserver, rendering: the Secrets of research V-2 byte for
+// byte, their type, labels and owner, the spec references, ready, the finalizer; Secrets written once
+// and never rewritten; waits that end on the event of what was missing. The controllers run as a user
+// bound to exactly deploy/rbac.yaml. Test titles carry the research IDs.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Client, Transport } from '@metal3-ts/generated';
+import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
+import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import {
+  annotateHost,
+  createHost,
+  createScene,
+  createTemplate,
+  DATA,
+  dataWhen,
+  eventsFor,
+  HOST,
+  M3M,
+  MACHINE,
+  secretText,
+  settled,
+  startDataControllers,
+  type RunningControllers,
+} from './support.ts';
+
+const test = suite('Metal3Data rendering on the real apiserver');
+const env = withSharedEnv(test);
+
+let admin: Client;
+let controllers: RunningControllers | undefined;
+
+test.before(() => {
+  admin = new Client(Transport.fromConnection(env().admin));
+});
+test.after(() => admin?.transport.close());
+test.after.each(async () => {
+  if (controllers) {
+    assert.is(controllers.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
+    assert.is(controllers.errors(), 0, 'no reconcile failed: findings are status, not errors');
+  }
+  await controllers?.stop();
+  controllers = undefined;
+});
+
+async function setup(prefix: string): Promise<string> {
+  const ns = await freshNamespace(env().admin.client, prefix);
+  controllers = await startDataControllers(env(), ns);
+  return ns;
+}
+
+const METADATA_V2 = `String-1: String-1\nproviderid: NS/${HOST}/${M3M}\n`;
+const NETWORKDATA_V2 = 'links:\n- ethernet_mac_address: 12:34:56:78:9A:BC\n  id: eth0\n  mtu: 1500\n  type: phy\nnetworks: []\nservices: []\n';
+
+test('V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream\'s exact bytes, type, labels and owner; spec references, ready, finalizer', async () => {
+  const ns = await setup('m3d-render');
+  const scene = await createScene(admin, ns);
+  const data = await dataWhen(admin, ns, DATA, 'ready', (d) => d.status?.ready === true);
+  assert.ok(data.metadata.finalizers?.includes('metal3data.infrastructure.cluster.x-k8s.io'), 'D-8: finalizer');
+  assert.equal(data.spec?.metaData, { name: `${M3M}-metadata`, namespace: ns }, 'D-9 step 5');
+  assert.equal(data.spec?.networkData, { name: `${M3M}-networkdata`, namespace: ns }, 'D-9 step 6');
+  assert.is(data.status?.errorMessage, undefined);
+  assert.is(await secretText(admin, ns, `${M3M}-metadata`, 'metaData'), METADATA_V2.replace('NS', ns));
+  assert.is(await secretText(admin, ns, `${M3M}-networkdata`, 'networkData'), NETWORKDATA_V2);
+  for (const name of [`${M3M}-metadata`, `${M3M}-networkdata`]) {
+    const secret = await admin.api(SecretResource, ns).get(name);
+    assert.is(secret.type, 'infrastructure.cluster.x-k8s.io/secret');
+    assert.equal(secret.metadata.labels, { 'cluster.x-k8s.io/cluster-name': 'cluster1' }, 'E-16 (fixed): the template\'s clusterName');
+    assert.equal(secret.metadata.ownerReferences, [
+      { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Data', name: DATA, uid: scene.data!.metadata.uid!, controller: true },
+    ]);
+  }
+  assert.is((await eventsFor(admin, ns, DATA, 'SecretsRendered')).length, 1, 'a Normal event names the Secrets');
+
+  // Nothing left to do: a later reconcile (a label change) writes nothing.
+  await settled(controllers!, 0);
+  const writes = controllers!.writes();
+  const before = controllers!.reconciles('metal3data');
+  await admin.api(MachineResource, ns).mergePatch(MACHINE, { metadata: { labels: { touched: 'yes' } } });
+  await admin.api(Metal3MachineResource, ns).mergePatch(M3M, { metadata: { labels: { touched: 'yes' } } });
+  await sleep(500);
+  assert.is(controllers!.reconciles('metal3data'), before, 'DR-21: a rendered Metal3Data is not woken by its inputs');
+  assert.is(controllers!.writes(), writes, 'no write');
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('D-9 step 7/DR-21/E-39: Secrets that exist are never rewritten; the Metal3Data is ready all the same', async () => {
+  const ns = await setup('m3d-existing');
+  for (const [name, key, value] of [[`${M3M}-metadata`, 'metaData', 'Hello'], [`${M3M}-networkdata`, 'networkData', 'Bye']] as const) {
+    await admin.api(SecretResource, ns).create(newSecret({ metadata: { name }, data: { [key]: btoa(value) } }));
+  }
+  await createScene(admin, ns);
+  await dataWhen(admin, ns, DATA, 'ready', (d) => d.status?.ready === true);
+  assert.is(await secretText(admin, ns, `${M3M}-metadata`, 'metaData'), 'Hello');
+  assert.is(await secretText(admin, ns, `${M3M}-networkdata`, 'networkData'), 'Bye');
+  assert.is(controllers!.writes('secrets'), 0, 'no Secret written');
+});
+
+test('V-2/D-9 step 7: a template with neither metaData nor networkData makes the Metal3Data ready without Machine or host', async () => {
+  const ns = await setup('m3d-empty');
+  await createScene(admin, ns, { template: {}, without: ['machine', 'host', 'hostAnnotation'] });
+  const data = await dataWhen(admin, ns, DATA, 'ready', (d) => d.status?.ready === true);
+  assert.is(data.spec?.metaData, undefined);
+  assert.is(data.spec?.networkData, undefined);
+  assert.is(controllers!.writes('secrets'), 0);
+});
+
+test('D-9 steps 3, 8, 9 (changed): a Metal3Data waiting for its template, owner Machine and host is rendered as soon as each appears, without polling', async () => {
+  const ns = await setup('m3d-waits');
+  await createScene(admin, ns, { without: ['template', 'machine', 'host', 'hostAnnotation'] });
+  await settled(controllers!, 0);
+  const data = await dataWhen(admin, ns, DATA, 'finalizer', (d) => (d.metadata.finalizers?.length ?? 0) > 0);
+  assert.is(data.status?.ready, undefined, 'waits for the template');
+  await createTemplate(admin, ns);
+  await settled(controllers!, controllers!.reconciles());
+  const machine = await admin.api(MachineResource, ns).create(
+    newMachine({ metadata: { name: MACHINE }, spec: { clusterName: 'cluster1', bootstrap: {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: M3M } } }),
+  );
+  await admin.api(Metal3MachineResource, ns).mergePatch(M3M, {
+    metadata: { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: MACHINE, uid: machine.metadata.uid!, controller: true }] },
+  });
+  await settled(controllers!, controllers!.reconciles());
+  assert.is((await admin.api(SecretResource, ns).list()).items.length, 0, 'still waiting for the host');
+  const start = performance.now();
+  await createHost(admin, ns);
+  await annotateHost(admin, ns);
+  await dataWhen(admin, ns, DATA, 'ready once the host is known', (d) => d.status?.ready === true, 5_000);
+  assert.ok(performance.now() - start < 5_000, 'woken by the events, not by the 120 s safety net');
+  assert.is(await secretText(admin, ns, `${M3M}-metadata`, 'metaData'), METADATA_V2.replace('NS', ns));
+});
+
+test.run();

@@ -1,0 +1,305 @@
+// The data controllers in the test process, as main.ts runs them but with credentials bound to exactly
+// deploy/rbac.yaml (a missing permission fails with Forbidden), an exact request counter and the
+// reconcile counters; plus a scene builder (Cluster, Machine, Metal3Machine, BareMetalHost, claim,
+// template, Metal3Data created directly, as the allocation side and Cluster API would) and pollers.
+import { Buffer } from 'node:buffer';
+import { fileURLToPath } from 'node:url';
+import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
+import { EventResource, SecretResource, type Event } from '@metal3-ts/generated/core/v1';
+import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import {
+  Metal3DataClaimResource,
+  Metal3DataResource,
+  Metal3DataTemplateResource,
+  Metal3MachineResource,
+  newMetal3Data,
+  newMetal3DataClaim,
+  newMetal3DataTemplate,
+  newMetal3Machine,
+  type Metal3Data,
+  type Metal3DataClaim,
+  type Metal3DataTemplate,
+  type Metal3DataTemplateSpec,
+  type Metal3Machine,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { IPPoolResource, newIPPool, type IPPool, type IPPoolSpec } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { BareMetalHostResource, newBareMetalHost, type BareMetalHost, type BareMetalHostStatusHardwareNics } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
+import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
+import { newClient } from '@metal3-ts/shared/client/client';
+import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
+import { RequestCounter } from '@metal3-ts/shared/client/metrics';
+import { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import { newLogger } from '@metal3-ts/shared/log/logger';
+import { Registry } from '@metal3-ts/shared/metrics/registry';
+import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
+import { dataControllers, type DataControllersConfig } from '../src/controller.ts';
+import { DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME } from '../src/names.ts';
+
+export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
+
+export interface RunningControllers {
+  /** Every request the controllers (informers, writes, events) sent. */
+  readonly counter: RequestCounter;
+  /** Reconciles finished so far by one controller (default: both), whatever their result. */
+  reconciles(controller?: string): number;
+  /** Reconciles that ended in an error (bad input must never be one). */
+  errors(): number;
+  /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
+  writes(resource?: string): number;
+  /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
+  problems(): readonly string[];
+  stop(): Promise<void>;
+}
+
+let users = 0;
+const live = new Set<RunningControllers>();
+const CONTROLLERS = [DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME];
+
+/** Starts both controllers as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
+export async function startDataControllers(env: TestEnv, namespace: string, config: DataControllersConfig = {}): Promise<RunningControllers> {
+  const connection = await userBoundTo(env, `data-controller-${++users}-${namespace}`, RBAC_MANIFEST, namespace);
+  const counter = new RequestCounter();
+  const registry = new Registry();
+  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry });
+  const informers = new InformerFactory(base, { namespace, registry });
+  const client = new WriteThroughClient(base.transport, informers);
+  const events = new EventRecorder({ client: base, component: 'metal3-ts-data' });
+  const lines: string[] = [];
+  const log = newLogger({ level: 'warn', sink: (line) => lines.push(line) });
+  // A long safety-net requeue: the tests show that watches, not polling, move things along.
+  const controllers = dataControllers({ client, informers, registry, events, log, config: { dataConcurrency: 2, templateConcurrency: 2, requeueAfterMs: 120_000, ...config } });
+  const stop = new AbortController();
+  const runs = Promise.all([informers.start(stop.signal), ...controllers.map((c) => c.start(stop.signal))]);
+  await informers.waitForSync();
+  const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
+  const count = (controller: string, results: string[]) => results.reduce((n, result) => n + total.get({ controller, result }), 0);
+  const running: RunningControllers = {
+    counter,
+    reconciles: (controller) => (controller ? [controller] : CONTROLLERS).reduce((n, c) => n + count(c, ['success', 'error', 'requeue', 'requeue_after']), 0),
+    errors: () => CONTROLLERS.reduce((n, c) => n + count(c, ['error']), 0),
+    writes: (resource) =>
+      counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
+    problems: () => [...lines],
+    async stop() {
+      live.delete(running);
+      stop.abort();
+      await runs;
+      await events.flush();
+      base.transport.close();
+    },
+  };
+  live.add(running);
+  return running;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const end = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (performance.now() > end) {
+      const logged = [...live].flatMap((c) => c.problems());
+      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${logged.length ? `; the controllers logged:\n${logged.join('\n')}` : ''}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Waits until the controllers finished more reconciles than `after` and then stayed quiet for `quietMs`. */
+export async function settled(controllers: RunningControllers, after: number, quietMs = 400): Promise<void> {
+  await eventually('a reconcile', () => (controllers.reconciles() > after ? true : undefined));
+  let seen = controllers.reconciles();
+  for (;;) {
+    await sleep(quietMs);
+    const now = controllers.reconciles();
+    if (now === seen) return;
+    seen = now;
+  }
+}
+
+/** Resolves once `name` is gone (404). */
+export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs?: number): Promise<true> {
+  return eventually(`${descriptor.kind} ${name} gone`, async () => {
+    try {
+      await client.api(descriptor, namespace).get(name);
+      return undefined;
+    } catch (error) {
+      if (isNotFound(error)) return true;
+      throw error;
+    }
+  }, timeoutMs);
+}
+
+/** Polls the object until `check` accepts it. */
+export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs?: number): Promise<T> {
+  return eventually(what, async () => {
+    const o = await client.api(descriptor, namespace).get(name);
+    return check(o) ? o : undefined;
+  }, timeoutMs);
+}
+
+export const dataWhen = (client: Client, namespace: string, name: string, what: string, check: (d: Metal3Data) => boolean, timeoutMs?: number) =>
+  when(client, Metal3DataResource, namespace, name, what, check, timeoutMs);
+
+/** The UTF-8 text under `key` of Secret `name`, or undefined when the Secret does not exist. */
+export async function secretText(client: Client, namespace: string, name: string, key: string): Promise<string | undefined> {
+  try {
+    const secret = await client.api(SecretResource, namespace).get(name);
+    const value = secret.data?.[key];
+    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Events of `reason` about object `name`. */
+export async function eventsFor(client: Client, namespace: string, name: string, reason: string): Promise<Event[]> {
+  const list = await client.api(EventResource, namespace).list();
+  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
+}
+
+const infra = 'infrastructure.cluster.x-k8s.io/v1beta1';
+const capiV1 = 'cluster.x-k8s.io/v1beta1';
+const ref = (o: KubeObject, controller = true) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name!, uid: o.metadata.uid!, ...(controller ? { controller: true } : {}) });
+
+/** The names upstream's tests use (research §5.6). */
+export const M3M = 'baremetal-testmetal3machine';
+export const MACHINE = 'baremetal-testmachine';
+export const HOST = 'baremetal-testbaremetalhost';
+export const CLUSTER = 'cluster1';
+export const TEMPLATE = 'tmpl';
+export const DATA = `${TEMPLATE}-0`;
+
+export const NICS: BareMetalHostStatusHardwareNics[] = [
+  { name: 'eth0', mac: '00:11:22:33:44:55' },
+  { name: 'eth1', mac: '00:11:22:33:44:66' },
+];
+
+export interface SceneOptions {
+  /** The template's spec beyond clusterName (default: V-2's). */
+  readonly template?: Omit<Metal3DataTemplateSpec, 'clusterName'>;
+  /** Host NICs (default NICS); null leaves the host without hardware details. */
+  readonly nics?: BareMetalHostStatusHardwareNics[] | null;
+  readonly hostAnnotations?: Record<string, string>;
+  /** Leave out parts of the scene, to create them later. */
+  readonly without?: readonly ('cluster' | 'host' | 'hostAnnotation' | 'machine' | 'template' | 'data')[];
+  /** Extra labels for the Metal3Data. */
+  readonly dataLabels?: Record<string, string>;
+}
+
+export interface Scene {
+  readonly namespace: string;
+  readonly machine?: Machine;
+  readonly metal3Machine: Metal3Machine;
+  readonly claim: Metal3DataClaim;
+  readonly template?: Metal3DataTemplate;
+  readonly data?: Metal3Data;
+}
+
+/** V-2's template: one string, one ethernet with a literal MAC. */
+export const V2_TEMPLATE: Omit<Metal3DataTemplateSpec, 'clusterName'> = {
+  metaData: { strings: [{ key: 'String-1', value: 'String-1' }] },
+  networkData: { links: { ethernets: [{ type: 'phy', id: 'eth0', mtu: 1500, macAddress: { string: '12:34:56:78:9A:BC' } }] } },
+};
+
+export function createCluster(client: Client, namespace: string, name = CLUSTER, paused = false): Promise<Cluster> {
+  return client.api(ClusterResource, namespace).create(newCluster({ metadata: { name }, spec: { paused } }));
+}
+
+export function createTemplate(client: Client, namespace: string, spec: Omit<Metal3DataTemplateSpec, 'clusterName'> = V2_TEMPLATE, name = TEMPLATE, extra: Partial<Metal3DataTemplate['metadata']> = {}): Promise<Metal3DataTemplate> {
+  return client.api(Metal3DataTemplateResource, namespace).create(newMetal3DataTemplate({ metadata: { name, ...extra }, spec: { clusterName: CLUSTER, ...spec } }));
+}
+
+/** A BareMetalHost whose status carries `nics` (or no hardware details at all). */
+export async function createHost(client: Client, namespace: string, nics: BareMetalHostStatusHardwareNics[] | null = NICS, annotations: Record<string, string> = {}): Promise<BareMetalHost> {
+  const api = client.api(BareMetalHostResource, namespace);
+  const host = await api.create(newBareMetalHost({ metadata: { name: HOST, labels: { BMH: 'BMHLabel' }, annotations }, spec: { online: true } }));
+  return api.mergePatchStatus(HOST, {
+    status: {
+      errorCount: 0,
+      errorMessage: '',
+      operationalStatus: 'OK',
+      poweredOn: true,
+      provisioning: { ID: host.metadata.uid ?? '', state: 'provisioned' },
+      ...(nics ? { hardware: { hostname: HOST, nics } } : {}),
+    },
+  });
+}
+
+/** Sets the host annotation on the Metal3Machine (what the Metal3Machine controller does, M-41). */
+export function annotateHost(client: Client, namespace: string): Promise<Metal3Machine> {
+  return client.api(Metal3MachineResource, namespace).mergePatch(M3M, { metadata: { annotations: { 'metal3.io/BareMetalHost': `${namespace}/${HOST}` } } });
+}
+
+/** The Metal3Data as the allocation side creates it for `claim` (DT-13, without its finalizer). */
+export function createData(client: Client, namespace: string, claim: Metal3DataClaim, metal3Machine: Metal3Machine, labels: Record<string, string> = {}, index = 0): Promise<Metal3Data> {
+  return client.api(Metal3DataResource, namespace).create(
+    newMetal3Data({
+      metadata: {
+        name: `${TEMPLATE}-${index}`,
+        labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, ...labels },
+        ownerReferences: [
+          { apiVersion: infra, kind: 'Metal3DataClaim', name: claim.metadata.name!, uid: claim.metadata.uid! },
+          { apiVersion: infra, kind: 'Metal3Machine', name: metal3Machine.metadata.name!, uid: metal3Machine.metadata.uid! },
+        ],
+      },
+      spec: { index, template: { name: TEMPLATE, namespace }, claim: { name: claim.metadata.name!, namespace } },
+    }),
+  );
+}
+
+/**
+ * The objects of research V-2 around one Metal3Data: Cluster, Machine owning the Metal3Machine
+ * (annotated with its host), the host with NICs, the claim the Metal3Machine owns, the template and
+ * the Metal3Data — each optional, to be created later by the test.
+ */
+export async function createScene(client: Client, namespace: string, options: SceneOptions = {}): Promise<Scene> {
+  const without = new Set(options.without ?? []);
+  if (!without.has('cluster')) await createCluster(client, namespace);
+  const machine = without.has('machine')
+    ? undefined
+    : await client.api(MachineResource, namespace).create(
+        newMachine({
+          metadata: { name: MACHINE, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, Machine: 'MachineLabel' } },
+          spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: M3M } },
+        }),
+      );
+  if (!without.has('host')) await createHost(client, namespace, options.nics === undefined ? NICS : options.nics, options.hostAnnotations);
+  const metal3Machine = await client.api(Metal3MachineResource, namespace).create(
+    newMetal3Machine({
+      metadata: {
+        name: M3M,
+        labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, M3M: 'Metal3MachineLabel' },
+        annotations: without.has('hostAnnotation') ? {} : { 'metal3.io/BareMetalHost': `${namespace}/${HOST}` },
+        ownerReferences: machine ? [{ ...ref(machine), apiVersion: capiV1 }] : [],
+      },
+      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' }, dataTemplate: { name: TEMPLATE, namespace } },
+    }),
+  );
+  const claim = await client.api(Metal3DataClaimResource, namespace).create(
+    newMetal3DataClaim({
+      metadata: { name: M3M, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER }, ownerReferences: [ref(metal3Machine)] },
+      spec: { template: { name: TEMPLATE, namespace } },
+    }),
+  );
+  const template = without.has('template') ? undefined : await createTemplate(client, namespace, options.template ?? V2_TEMPLATE);
+  const data = without.has('data') ? undefined : await createData(client, namespace, claim, metal3Machine, options.dataLabels);
+  return { namespace, ...(machine ? { machine } : {}), metal3Machine, claim, ...(template ? { template } : {}), ...(data ? { data } : {}) };
+}
+
+/** A Metal3 IPPool served by the IPAM simulator. */
+export function createPool(client: Client, namespace: string, name: string, spec: Omit<IPPoolSpec, 'namePrefix'>): Promise<IPPool> {
+  return client.api(IPPoolResource, namespace).create(newIPPool({ metadata: { name }, spec: { namePrefix: name, ...spec } }));
+}
