@@ -114,15 +114,17 @@ test('D-9 steps 3, 8, 9 (changed): a Metal3Data waiting for its template, owner 
   await settled(controllers!, 0);
   const data = await dataWhen(admin, ns, DATA, 'finalizer', (d) => (d.metadata.finalizers?.length ?? 0) > 0);
   assert.is(data.status?.ready, undefined, 'waits for the template');
+  let before = controllers!.reconciles();
   await createTemplate(admin, ns);
-  await settled(controllers!, controllers!.reconciles());
+  await settled(controllers!, before);
+  before = controllers!.reconciles();
   const machine = await admin.api(MachineResource, ns).create(
     newMachine({ metadata: { name: MACHINE }, spec: { clusterName: 'cluster1', bootstrap: {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: M3M } } }),
   );
   await admin.api(Metal3MachineResource, ns).mergePatch(M3M, {
     metadata: { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: MACHINE, uid: machine.metadata.uid!, controller: true }] },
   });
-  await settled(controllers!, controllers!.reconciles());
+  await settled(controllers!, before);
   assert.is((await admin.api(SecretResource, ns).list()).items.length, 0, 'still waiting for the host');
   const start = performance.now();
   await createHost(admin, ns);
