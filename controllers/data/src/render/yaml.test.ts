@@ -114,6 +114,11 @@ test('DR-23: keys longer than 128 bytes or spanning lines are written as complex
   assert.is(toYaml({ '': 'v', yes: 'v' }), '"": v\n"yes": v\n');
 });
 
+test('DR-23 (deviation): strings yaml.v2 refuses to read back are written escaped instead of failing', () => {
+  assert.is(toYaml({ k: 'a\u007fb', l: 'a\u0086b', m: '\ufffe' }), 'k: "a\\x7Fb"\nl: "a\\x86b"\nm: "\\uFFFE"\n');
+  assert.is(toYaml({ 'a\u0085b': 1 }), 'a b: 1\n');
+});
+
 test('DR-22: natural key order', () => {
   const rows: Array<[string, string, boolean]> = [
     ['String-1', 'providerid', true],
