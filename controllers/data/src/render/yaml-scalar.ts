@@ -32,22 +32,20 @@ export function resolvesToNonString(s: string): boolean {
   if (!HINTED_FIRST.test(s)) return false;
   if (RESERVED_WORDS.has(s)) return true;
   const first = s[0];
-  if (first === '.') return /^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(s);
+  // strconv.ParseFloat: single underscores may sit between digits.
+  if (first === '.') return /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/.test(s) && Number.isFinite(Number(s.replaceAll('_', '')));
   if (first !== '+' && first !== '-' && !(first !== undefined && first >= '0' && first <= '9')) return false;
   if (isTimestamp(s)) return true;
   const plain = s.replaceAll('_', '');
   const int = GO_INT_BASE0.exec(plain);
-  let unsignedOverflow = false;
   if (int) {
+    // strconv.ParseInt, then ParseUint (which takes no sign); overflow leaves a string.
     const sign = int[1] ?? '';
     const magnitude = parseGoUnsigned(int[2] ?? '');
     if (magnitude <= INT64_MAX || (sign === '-' && magnitude === INT64_MAX + 1n)) return true;
     if (sign === '' && magnitude <= UINT64_MAX) return true;
-    // ParseUint rejects a sign, so only unsigned overflow reaches big.Int.
-    unsignedOverflow = sign === '';
   }
-  if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
-  return unsignedOverflow;
+  return YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain));
 }
 
 function parseGoUnsigned(digits: string): bigint {

@@ -1,4 +1,4 @@
-// Regenerates yaml-v2-corpus.json: random JSON documents (seeded) rendered by
+// Regenerates yaml-v2-corpus.json: seeded random JSON documents rendered by
 // the Go oracle in ./oracle (sigs.k8s.io/yaml v1.6.0). Run by hand:
 //   (cd oracle && GOPROXY=off GOFLAGS=-mod=mod GOSUMDB=off go build -o /tmp/yaml-oracle .)
 //   node make-corpus.ts /tmp/yaml-oracle > yaml-v2-corpus.json
@@ -45,8 +45,24 @@ function cyclic(v: unknown): boolean {
 // Go's encoder escapes U+2028/U+2029; JSON.stringify does not.
 const goJson = (v: unknown): string => JSON.stringify(v).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-const docs: unknown[] = [];
-while (docs.length < 400) {
+// Strings at the edge of yaml.v2's resolver: numbers in every base, with
+// signs and underscores, out of range, dates and times, base-60 look-alikes.
+function scalarish(): string {
+  const digits = (alphabet: string, max: number) => Array.from({ length: Math.floor(random() * max) }, () => pick([...alphabet])).join('');
+  const n = () => String(Math.floor(random() * 40));
+  const year = () => String(1990 + Math.floor(random() * 40));
+  return pick([
+    () => `${year()}-${n()}-${n()}`,
+    () => `${year()}-${n()}-${n()}${pick(['T', 't', ' ', 'x'])}${n()}:${n()}:${n()}${pick(['', '.5', ',25', '.'])}${pick(['', 'Z', '+01:00', '-0100'])}`,
+    () => `${pick(['', '+', '-'])}0${pick(['x', 'X', 'o', 'O', 'b', 'B', ''])}${digits('0123456789abcdefABCDEF_', 20)}`,
+    () => `${pick(['', '+', '-'])}${digits('0123456789_', 22)}`,
+    () => `${pick(['', '+', '-', '.'])}${digits('0123456789._eE+-', 8)}`,
+    () => `${n()}:${n()}${pick(['', `:${n()}`, `:${n()}.5`])}`,
+  ])();
+}
+
+const docs: unknown[] = Array.from({ length: 300 }, () => ({ k: scalarish() }));
+while (docs.length < 700) {
   const doc = Object.fromEntries(Array.from({ length: 1 + Math.floor(random() * 4) }, () => [key(), value(0)]));
   if (!cyclic(doc)) docs.push(doc);
 }
