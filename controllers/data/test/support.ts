@@ -197,6 +197,8 @@ export interface SceneOptions {
   readonly without?: readonly ('cluster' | 'host' | 'hostAnnotation' | 'machine' | 'template' | 'data')[];
   /** Extra labels for the Metal3Data. */
   readonly dataLabels?: Record<string, string>;
+  /** The template the Metal3Machine's spec.dataTemplate names (default: the scene's). */
+  readonly metal3MachineTemplate?: string;
 }
 
 export interface Scene {
@@ -285,7 +287,7 @@ export async function createScene(client: Client, namespace: string, options: Sc
         annotations: without.has('hostAnnotation') ? {} : { 'metal3.io/BareMetalHost': `${namespace}/${HOST}` },
         ownerReferences: machine ? [{ ...ref(machine), apiVersion: capiV1 }] : [],
       },
-      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' }, dataTemplate: { name: TEMPLATE, namespace } },
+      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' }, dataTemplate: { name: options.metal3MachineTemplate ?? TEMPLATE, namespace } },
     }),
   );
   const claim = await client.api(Metal3DataClaimResource, namespace).create(
