@@ -7,6 +7,7 @@ import { Client, Transport } from '@metal3-ts/generated';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3DataResource, newMetal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import type { DataControllersConfig } from '../src/controller.ts';
 import { createCluster, createScene, DATA, dataWhen, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
 
 const test = suite('Metal3Data guards on the real apiserver');
@@ -28,9 +29,9 @@ test.after.each(async () => {
   controllers = undefined;
 });
 
-async function setup(prefix: string): Promise<string> {
+async function setup(prefix: string, config: DataControllersConfig = {}): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controllers = await startDataControllers(env(), ns);
+  controllers = await startDataControllers(env(), ns, config);
   return ns;
 }
 
@@ -88,6 +89,16 @@ test('E-42 (fixed): a Metal3Data without the cluster-name label says so; adding 
   await admin.api(Metal3DataResource, ns).mergePatch(DATA, { metadata: { labels: { 'cluster.x-k8s.io/cluster-name': 'cluster1' } } });
   const ready = await dataWhen(admin, ns, DATA, 'ready', (d) => d.status?.ready === true, 5_000);
   assert.is(ready.status?.errorMessage, undefined);
+});
+
+test('§0.6/D-4: with --watch-filter only labelled Metal3Data are handled; labelling one hands it over', async () => {
+  const ns = await setup('m3d-watchfilter', { watchFilter: 'mine' });
+  await createScene(admin, ns);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is(controllers!.reconciles('metal3data'), 0, 'no event of an unlabelled object is handled');
+  assert.is((await admin.api(Metal3DataResource, ns).get(DATA)).metadata.finalizers, undefined);
+  await admin.api(Metal3DataResource, ns).mergePatch(DATA, { metadata: { labels: { 'cluster.x-k8s.io/watch-filter': 'mine' } } });
+  await dataWhen(admin, ns, DATA, 'ready once labelled', (d) => d.status?.ready === true, 5_000);
 });
 
 test.run();
