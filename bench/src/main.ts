@@ -8,6 +8,7 @@ import { startEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { benchCacheMemory } from './cache-memory.ts';
 import { benchClientThroughput } from './client-throughput.ts';
+import { benchDataStorm } from './data-storm.ts';
 import { canCollect } from './gc.ts';
 import { benchIdleRss } from './idle-rss.ts';
 import { benchNoopReconcile } from './noop-reconcile.ts';
@@ -15,11 +16,11 @@ import { populateHosts } from './populate.ts';
 import { printSection } from './report.ts';
 
 const quick = process.argv.includes('--quick');
-// `--only cache,client,reconcile,rss` runs a subset (handy while working on one part).
+// `--only cache,client,reconcile,rss,storm` runs a subset (handy while working on one part).
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
 const wanted = (section: string) => !only || only.has(section);
-const sizes = quick ? { hosts: 100, rounds: 3, requests: 300 } : { hosts: 2000, rounds: 10, requests: 5000 };
+const sizes = quick ? { hosts: 100, rounds: 3, requests: 300, claims: 50 } : { hosts: 2000, rounds: 10, requests: 5000, claims: 500 };
 if (!canCollect()) {
   console.error('bench: run with --expose-gc (npm run bench does) so heap figures are measured after a collection');
   process.exit(2);
@@ -40,6 +41,7 @@ try {
   if (wanted('client')) printSection('Client: requests per second against the real apiserver', await benchClientThroughput(env, namespace, sizes.requests));
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
   if (wanted('rss')) printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
+  if (wanted('storm')) printSection(`Metal3DataClaim storm: ${sizes.claims} claims on one template (S3, A11)`, await benchDataStorm(env, client, sizes.claims));
 } finally {
   await env.stop();
 }
