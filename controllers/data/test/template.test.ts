@@ -24,12 +24,13 @@ test.before(() => {
 });
 test.after(() => admin?.transport.close());
 test.after.each(async () => {
-  if (controllers) {
-    assert.is(controllers.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
-    assert.is(controllers.errors(), 0);
-  }
-  await controllers?.stop();
+  // Stopped first, so a failed check below cannot leave it running into the next test.
+  const stopped = controllers;
   controllers = undefined;
+  if (!stopped) return;
+  await stopped.stop();
+  assert.is(stopped.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
+  assert.is(stopped.errors(), 0);
 });
 
 async function setup(prefix: string): Promise<string> {
