@@ -8,7 +8,7 @@ import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3DataResource, newMetal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import type { DataControllersConfig } from '../src/controller.ts';
-import { createCluster, createScene, DATA, dataWhen, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
+import { createCluster, createScene, DATA, dataWhen, gone, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
 
 const test = suite('Metal3Data guards on the real apiserver');
 const env = withSharedEnv(test);
@@ -100,6 +100,22 @@ test('§0.6/D-4: with --watch-filter only labelled Metal3Data are handled; label
   assert.is((await admin.api(Metal3DataResource, ns).get(DATA)).metadata.finalizers, undefined);
   await admin.api(Metal3DataResource, ns).mergePatch(DATA, { metadata: { labels: { 'cluster.x-k8s.io/watch-filter': 'mine' } } });
   await dataWhen(admin, ns, DATA, 'ready once labelled', (d) => d.status?.ready === true, 5_000);
+});
+
+test('D-9 step 4/E-49 (fixed): a Metal3Data naming no claim reports it, and its deletion still releases and lets go', async () => {
+  const ns = await setup('m3d-noclaim');
+  await createScene(admin, ns, { without: ['data'] });
+  await admin.api(Metal3DataResource, ns).create(
+    newMetal3Data({
+      metadata: { name: DATA, labels: { 'cluster.x-k8s.io/cluster-name': 'cluster1' } },
+      spec: { index: 0, template: { name: TEMPLATE, namespace: ns }, claim: { name: '' } },
+    }),
+  );
+  const failing = await dataWhen(admin, ns, DATA, 'errorMessage', (d) => d.status?.errorMessage !== undefined);
+  assert.is(failing.status?.errorMessage, 'spec.claim.name: Metal3DataClaim name not set');
+  assert.ok(failing.metadata.finalizers?.includes('metal3data.infrastructure.cluster.x-k8s.io'));
+  await admin.api(Metal3DataResource, ns).delete(DATA);
+  await gone(admin, Metal3DataResource, ns, DATA, 5_000);
 });
 
 test.run();
