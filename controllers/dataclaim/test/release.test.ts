@@ -47,8 +47,10 @@ const names = async (ns: string) => (await listData(admin, ns)).map((d) => d.met
 
 test('DT-15/§0.1: a deleted claim loses its Metal3Data and ledger entry; only our finalizer is removed, the Metal3Machine\'s holds the claim (renderedData cleared)', async () => {
   const ns = await setup('dc-release');
-  await Promise.all(['a', 'b'].map((n) => createClaim(admin, ns, n, 'tmpl')));
-  await claimsBound(admin, ns, ['a', 'b']);
+  for (const n of ['a', 'b']) {
+    await createClaim(admin, ns, n, 'tmpl');
+    await claimsBound(admin, ns, [n]);
+  }
 
   // Deleted while the Metal3Machine controller still holds it.
   await admin.api(Metal3DataClaimResource, ns).delete('a');
