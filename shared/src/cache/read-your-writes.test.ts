@@ -117,6 +117,21 @@ test('a delete held up by finalizers settles once the cache shows the object ter
   assert.is(view.get({ namespace: 'a', name: 'x' })?.metadata.deletionTimestamp, '2026-01-01T00:00:00Z');
 });
 
+test('a write that removed the last finalizer hides the object until its delete event, whatever resourceVersion the response carries', () => {
+  const { view, watchApply, watchDelete } = setup();
+  const terminating = { finalizers: ['f'], deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 };
+  watchApply(obj('x', '11', terminating));
+  // The apiserver answers the finalizer removal with the object as it was deleted: rv 11, no finalizers.
+  view.noteWrite(obj('x', '11', { ...terminating, finalizers: [] }), '11');
+  assert.is(view.get({ namespace: 'a', name: 'x' }), undefined, 'our own finalizer removal is not read back as still pending');
+  watchApply(obj('x', '11', terminating));
+  assert.is(view.get({ namespace: 'a', name: 'x' }), undefined, 'a late update does not bring it back');
+  watchDelete(obj('x', '12', terminating));
+  assert.is(view.pendingCount, 0);
+  view.noteWrite(obj('y', '5', { deletionTimestamp: '2026-01-01T00:00:00Z' }), '11');
+  assert.is(view.pendingCount, 0, 'nothing to hide for an object the cache does not hold');
+});
+
 test('a delete hides the object even when the cache has not seen it yet', () => {
   const { view, watchApply, watchDelete } = setup();
   view.noteDelete({ namespace: 'a', name: 'x' });

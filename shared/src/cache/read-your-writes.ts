@@ -23,7 +23,7 @@ import type { CacheEvent, ObjectKey, Store } from './types.ts';
 
 type Pending<T> =
   | { readonly kind: 'write'; readonly object: Readonly<T> }
-  | { readonly kind: 'delete'; readonly uid: string | undefined };
+  | { readonly kind: 'delete'; readonly uid: string | undefined; readonly removed?: boolean };
 
 export class ReadYourWrites<T extends KubeObject> implements Store<T> {
   readonly #store: ObjectStore<T>;
@@ -46,6 +46,13 @@ export class ReadYourWrites<T extends KubeObject> implements Store<T> {
     const key = keyOf(object);
     const rv = object.metadata.resourceVersion;
     const cached = this.#store.getByKey(key);
+    if (removedByWrite(object)) {
+      // Our write took the last finalizer off a terminating object, so the server deleted it; the
+      // response carries the resourceVersion the object had before, which the rules below would take
+      // as already cached. Hide the cached copy until the watch reports the delete.
+      if (cached && cached.metadata.uid === object.metadata.uid) this.#pending.set(key, { kind: 'delete', uid: object.metadata.uid, removed: true });
+      return;
+    }
     if (cached && cached.metadata.uid === object.metadata.uid && isAtLeast(cached.metadata.resourceVersion, rv)) return;
     if (isAtLeast(streamRv, rv)) return;
     const current = this.#pending.get(key);
@@ -136,6 +143,18 @@ function settles<T extends KubeObject>(pending: Pending<T>, event: CacheEvent<T>
     return order === undefined || order >= 0;
   }
   if (event.type === 'delete') return true;
+  // Already gone on the server: only its delete event (or a recreation) settles it, not a late update.
+  if (pending.removed) return pending.uid !== event.object.metadata.uid;
   if (event.object.metadata.deletionTimestamp) return pending.uid === undefined || pending.uid === event.object.metadata.uid;
   return pending.uid !== undefined && pending.uid !== event.object.metadata.uid;
+}
+
+/**
+ * A write response showing the object terminating with no finalizer left and no grace period: the
+ * write removed the last finalizer and the server deleted the object (a pod in its grace period
+ * still exists and is not matched).
+ */
+function removedByWrite(object: KubeObject): boolean {
+  const meta = object.metadata;
+  return meta.deletionTimestamp !== undefined && (meta.finalizers?.length ?? 0) === 0 && (meta.deletionGracePeriodSeconds ?? 0) === 0;
 }
