@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newIPClaim, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import { DATA_NAME_LABEL } from '../names.ts';
+import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER } from '../names.ts';
 import { data, DATA_UID, NS } from '../testing.ts';
 import { claimsToRelease } from './release.ts';
 
@@ -29,6 +29,12 @@ test('claims of another Metal3Data, or in another namespace, are left alone', ()
     newIPClaim({ metadata: { name: 'x', namespace: 'elsewhere', ownerReferences: ref(DATA_UID) }, spec: { pool: { name: 'p' } } }),
   ];
   assert.equal(claimsToRelease(data(), others), []);
+});
+
+test('a claim already deleted and let go by our finalizer is done: releasing again does nothing', () => {
+  const done = claim('tmpl-0-pool-a', { ownerReferences: ref(DATA_UID), deletionTimestamp: '2025-01-01T00:00:00Z', finalizers: ['ipclaim.ipam.metal3.io'] });
+  const held = claim('tmpl-0-pool-b', { ownerReferences: ref(DATA_UID), deletionTimestamp: '2025-01-01T00:00:00Z', finalizers: [METAL3_DATA_FINALIZER] });
+  assert.equal(claimsToRelease(data(), [done, held]).map((c) => c.metadata.name), ['tmpl-0-pool-b']);
 });
 
 test.run();

@@ -13,16 +13,22 @@ import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import { IPClaimResource, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER } from '../names.ts';
 import { isOwnedBy } from './ip-claims.ts';
 
-/** The claims of `candidates` this Metal3Data must release, each once, in name order. */
+/**
+ * The claims of `candidates` this Metal3Data must release, each once, in name order. A claim already
+ * deleted and no longer held by our finalizer is done (the IPAM finishes it), so a repeated release
+ * is a no-op.
+ */
 export function claimsToRelease<T extends KubeObject>(data: Readonly<Metal3Data>, candidates: readonly Readonly<T>[]): Readonly<T>[] {
   const name = data.metadata.name;
   const namespace = data.metadata.namespace;
   const chosen = new Map<string, Readonly<T>>();
   for (const claim of candidates) {
     if (claim.metadata.namespace !== namespace) continue;
+    if (claim.metadata.deletionTimestamp && !hasFinalizer(claim, METAL3_DATA_FINALIZER)) continue;
     const labelled = name !== undefined && claim.metadata.labels?.[DATA_NAME_LABEL] === name;
     if (isOwnedBy(claim, data) || labelled) chosen.set(claim.metadata.name ?? '', claim);
   }
