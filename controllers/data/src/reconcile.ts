@@ -2,9 +2,7 @@
 // guarded JSON patch) → snapshot → render phase → status and the Secret names in one patch.
 // Deletion waits for the claim to be gone, releases the IP claims and removes the finalizer.
 import type { Api, Client } from '@metal3-ts/generated';
-import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { Metal3DataResource, type Metal3Data, type Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -13,15 +11,10 @@ import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type
 import { isGoneDuringPatch, writeStep } from './errors.ts';
 import { clusterNameOf, guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
-import { allocateAddresses } from './phases/allocate.ts';
-import { findAssociation, findMachineAndHost } from './phases/association.ts';
 import { releaseClaims } from './phases/release.ts';
-import { referencedPools, renderTargets } from './phases/render.ts';
-import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './phases/secrets.ts';
-import { associationLookups, ipamStores, machineLookups, releaseCandidates, type DataInformers } from './scope.ts';
+import { renderData, type RenderDataDeps } from './phases/render-data.ts';
+import { releaseCandidates, type DataInformers } from './scope.ts';
 import { applyOutcome, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
-import type { RelatedObjects, RenderContext } from './render/index.ts';
-import type { Step } from './steps.ts';
 
 export interface DataReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -37,17 +30,10 @@ export interface DataReconcilerDeps {
 /** Writable copy of a cached (frozen) object. */
 const copy = (data: Readonly<Metal3Data>): Metal3Data => structuredClone(data) as Metal3Data;
 
-/** A step that did not find what it needed, as the outcome the status shows. */
-function stopped(step: Exclude<Step<unknown>, { kind: 'Found' }>): DataOutcome {
-  return step.kind === 'Wait'
-    ? { kind: 'Waiting', reason: step.reason }
-    : { kind: 'Invalid', cause: step.cause, message: step.message, ...(step.field !== undefined ? { field: step.field } : {}) };
-}
-
 export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
-  const preallocation = deps.preallocation ?? false;
+  const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
     const cached = informers.datas.store.get(request);
@@ -84,7 +70,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     const patch = new PatchHelper(data, api);
     let outcome: DataOutcome;
     try {
-      outcome = await renderSecrets(data, what);
+      outcome = await renderData(phaseDeps, data, what);
     } catch (error) {
       // Upstream records the cause of any failure; the write is retried with backoff.
       applyOutcome(data, { kind: 'Failed', message: error instanceof Error ? error.message : String(error) });
@@ -95,73 +81,6 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
     return outcome.kind === 'Waiting' ? { requeueAfterMs } : {};
-  }
-
-  /** D-9: everything between the guards and the status. Mutates `data.spec` (Secret names, D-10). */
-  async function renderSecrets(data: Metal3Data, what: string): Promise<DataOutcome> {
-    if (!data.spec?.template?.name) return { kind: 'Untouched' };
-    const association = findAssociation(data, associationLookups(informers));
-    if (association.kind !== 'Found') return stopped(association);
-    const { template, metal3Machine } = association.value;
-    const targets = secretTargets(data, template, metal3Machine);
-    const missing = await missingSecrets(data, targets, what);
-    if (missing.length === 0) return { kind: 'Ready', created: [] };
-
-    const related = findMachineAndHost(metal3Machine, machineLookups(informers));
-    if (related.kind !== 'Found') return stopped(related);
-    // The renderer gets its own copies: cached objects are frozen and shared.
-    const objects = structuredClone({ metal3Machine, machine: related.value.machine, host: related.value.host }) as RelatedObjects;
-    const pools = referencedPools(template, objects);
-    if (pools.kind !== 'Found') return stopped(pools);
-    const allocations = await writeStep(what, 'ip claims', () =>
-      allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
-    );
-    if (allocations.kind !== 'Found') return stopped(allocations);
-
-    const context: RenderContext = {
-      ...objects,
-      data: structuredClone(data),
-      template: structuredClone(template) as Metal3DataTemplate,
-      allocationFor: (pool) => allocations.value.get(pool.name),
-    };
-    const contents = renderTargets(template, context, targets);
-    if (contents.kind !== 'Found') return stopped(contents);
-    const created: string[] = [];
-    const clusterName = secretClusterName(template);
-    for (const target of missing) {
-      const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
-      const wrote = await writeStep(what, 'secret create', async () => {
-        try {
-          await client.api(SecretResource, data.metadata.namespace).create(secret);
-          return true;
-        } catch (error) {
-          // D-12 (changed): written once, never rewritten, even when it appeared meanwhile.
-          if (isAlreadyExists(error)) return false;
-          throw error;
-        }
-      });
-      if (wrote) created.push(target.name);
-    }
-    return { kind: 'Ready', created };
-  }
-
-  /** D-9 step 7: the targets whose Secret does not exist (read live: Secrets are not cached). */
-  async function missingSecrets(data: Readonly<Metal3Data>, targets: readonly SecretTarget[], what: string): Promise<SecretTarget[]> {
-    const secrets = client.api(SecretResource, data.metadata.namespace);
-    const missing: SecretTarget[] = [];
-    for (const target of targets) {
-      const exists = await writeStep(what, 'secret read', async () => {
-        try {
-          await secrets.get(target.name);
-          return true;
-        } catch (error) {
-          if (isNotFound(error)) return false;
-          throw error;
-        }
-      });
-      if (!exists) missing.push(target);
-    }
-    return missing;
   }
 
   async function reconcileDelete(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {

@@ -1,0 +1,101 @@
+// D-9 as one phase: everything a Metal3Data needs between the guards and its status — the
+// association (template, claim, Metal3Machine), the Secrets the template asks for, and for those
+// missing: the owner Machine and host, the pools and their IP claims, the render, the Secrets
+// written. Each step that cannot go on says why as the outcome the status shows (steps.ts); only
+// failed requests throw.
+import type { Client } from '@metal3-ts/generated';
+import { SecretResource } from '@metal3-ts/generated/core/v1';
+import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import type { Metal3Data, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { writeStep } from '../errors.ts';
+import type { RelatedObjects, RenderContext } from '../render/index.ts';
+import { associationLookups, ipamStores, machineLookups, type DataInformers } from '../scope.ts';
+import type { DataOutcome } from '../status.ts';
+import type { Step } from '../steps.ts';
+import { allocateAddresses } from './allocate.ts';
+import { findAssociation, findMachineAndHost } from './association.ts';
+import { referencedPools, renderTargets } from './render.ts';
+import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './secrets.ts';
+
+export interface RenderDataDeps {
+  /** Its writes should reach the informers (runMain's WriteThroughClient). */
+  readonly client: Client;
+  readonly informers: DataInformers;
+  /** `--enableBMHNameBasedPreallocation` (D-17). */
+  readonly preallocation: boolean;
+}
+
+/** A step that did not find what it needed, as the outcome the status shows. */
+export function stopped(step: Exclude<Step<unknown>, { kind: 'Found' }>): DataOutcome {
+  return step.kind === 'Wait'
+    ? { kind: 'Waiting', reason: step.reason }
+    : { kind: 'Invalid', cause: step.cause, message: step.message, ...(step.field !== undefined ? { field: step.field } : {}) };
+}
+
+/** D-9: everything between the guards and the status. Mutates `data.spec` (Secret names, D-10). */
+export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: string): Promise<DataOutcome> {
+  const { client, informers, preallocation } = deps;
+  if (!data.spec?.template?.name) return { kind: 'Untouched' };
+  const association = findAssociation(data, associationLookups(informers));
+  if (association.kind !== 'Found') return stopped(association);
+  const { template, metal3Machine } = association.value;
+  const targets = secretTargets(data, template, metal3Machine);
+  const missing = await missingSecrets(client, data, targets, what);
+  if (missing.length === 0) return { kind: 'Ready', created: [] };
+
+  const related = findMachineAndHost(metal3Machine, machineLookups(informers));
+  if (related.kind !== 'Found') return stopped(related);
+  // The renderer gets its own copies: cached objects are frozen and shared.
+  const objects = structuredClone({ metal3Machine, machine: related.value.machine, host: related.value.host }) as RelatedObjects;
+  const pools = referencedPools(template, objects);
+  if (pools.kind !== 'Found') return stopped(pools);
+  const allocations = await writeStep(what, 'ip claims', () =>
+    allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
+  );
+  if (allocations.kind !== 'Found') return stopped(allocations);
+
+  const context: RenderContext = {
+    ...objects,
+    data: structuredClone(data),
+    template: structuredClone(template) as Metal3DataTemplate,
+    allocationFor: (pool) => allocations.value.get(pool.name),
+  };
+  const contents = renderTargets(template, context, targets);
+  if (contents.kind !== 'Found') return stopped(contents);
+  const created: string[] = [];
+  const clusterName = secretClusterName(template);
+  for (const target of missing) {
+    const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
+    const wrote = await writeStep(what, 'secret create', async () => {
+      try {
+        await client.api(SecretResource, data.metadata.namespace).create(secret);
+        return true;
+      } catch (error) {
+        // D-12 (changed): written once, never rewritten, even when it appeared meanwhile.
+        if (isAlreadyExists(error)) return false;
+        throw error;
+      }
+    });
+    if (wrote) created.push(target.name);
+  }
+  return { kind: 'Ready', created };
+}
+
+/** D-9 step 7: the targets whose Secret does not exist (read live: Secrets are not cached). */
+async function missingSecrets(client: Client, data: Readonly<Metal3Data>, targets: readonly SecretTarget[], what: string): Promise<SecretTarget[]> {
+  const secrets = client.api(SecretResource, data.metadata.namespace);
+  const missing: SecretTarget[] = [];
+  for (const target of targets) {
+    const exists = await writeStep(what, 'secret read', async () => {
+      try {
+        await secrets.get(target.name);
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return false;
+        throw error;
+      }
+    });
+    if (!exists) missing.push(target);
+  }
+  return missing;
+}
