@@ -18,6 +18,7 @@ import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { CONTROLLER_NAME, metal3ClusterController, type ClusterControllerConfig } from '../src/controller.ts';
+import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
@@ -104,22 +105,16 @@ export function v2(obj: Metal3Cluster, type: string): string {
   return c ? `${c.status}/${c.reason}` : '-';
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await sleep(50);
-  }
+export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs });
+}
+
+/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
+export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {
+  return settledAfter(controller, after, quietMs);
 }
 
 /** Polls the Metal3Cluster until `check` accepts it. */
@@ -141,18 +136,6 @@ export function gone<T extends KubeObject>(client: Client, descriptor: ResourceD
       throw error;
     }
   }, timeoutMs);
-}
-
-/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
-export async function settled(controller: RunningController, after: number, quietMs = 400): Promise<void> {
-  await eventually('a reconcile', () => (controller.reconciles() > after ? true : undefined));
-  let seen = controller.reconciles();
-  for (;;) {
-    await sleep(quietMs);
-    const now = controller.reconciles();
-    if (now === seen) return;
-    seen = now;
-  }
 }
 
 /** Events of `reason` about object `name` in `namespace`. */

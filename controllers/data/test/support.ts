@@ -37,6 +37,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { dataControllers, type DataControllersConfig } from '../src/controller.ts';
 import { DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME } from '../src/names.ts';
+import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
@@ -95,37 +96,16 @@ export async function startDataControllers(env: TestEnv, namespace: string, conf
   return running;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > end) {
-      const logged = [...live].flatMap((c) => c.problems());
-      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${logged.length ? `; the controllers logged:\n${logged.join('\n')}` : ''}`);
-    }
-    await sleep(50);
-  }
+export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs, explain: () => [...live].flatMap((c) => c.problems()) });
 }
 
-/** Waits until the controllers finished more reconciles than `after` and then stayed quiet for `quietMs`. */
-export async function settled(controllers: RunningControllers, after: number, quietMs = 400): Promise<void> {
-  await eventually('a reconcile', () => (controllers.reconciles() > after ? true : undefined));
-  let seen = controllers.reconciles();
-  for (;;) {
-    await sleep(quietMs);
-    const now = controllers.reconciles();
-    if (now === seen) return;
-    seen = now;
-  }
+/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
+export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {
+  return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
 }
 
 /** Resolves once `name` is gone (404). */

@@ -23,6 +23,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { templateController } from '../src/controller.ts';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, CONTROLLER_NAME, METAL3_MACHINE_TEMPLATE_GROUPKIND } from '../src/names.ts';
+import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
@@ -139,25 +140,16 @@ export async function modes(client: Client, namespace: string): Promise<Record<s
   return Object.fromEntries(list.items.map((m) => [m.metadata.name ?? '', m.spec?.automatedCleaningMode ?? '-']));
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '@metal3-ts/test/testing/eventually';
 
-/** Polls `probe` until it returns something other than undefined. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > end) {
-      const logged = [...live].flatMap((c) => c.problems());
-      throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}${logged.length ? `; the controller logged:\n${logged.join('\n')}` : ''}`);
-    }
-    await sleep(50);
-  }
+/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
+export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs, explain: () => [...live].flatMap((c) => c.problems()) });
+}
+
+/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
+export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {
+  return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
 }
 
 /** Waits until `modes` equals `expected` for the named machines; returns the last reading. */
@@ -170,16 +162,4 @@ export function modesBecome(client: Client, namespace: string, expected: Record<
     },
     timeoutMs,
   );
-}
-
-/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
-export async function settled(controller: RunningController, after: number, quietMs = 400): Promise<void> {
-  await eventually('a reconcile', () => (controller.reconciles() > after ? true : undefined));
-  let seen = controller.reconciles();
-  for (;;) {
-    await sleep(quietMs);
-    const now = controller.reconciles();
-    if (now === seen) return;
-    seen = now;
-  }
 }

@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { eventually as pollUntil, sleep } from '../testing/eventually.ts';
 
 /** The repository root (this file is test/src/harness/controller-process.ts). */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -83,7 +84,7 @@ export class ControllerProcess {
   }
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep };
 
 export function httpGet(address: string, path: string): Promise<{ status: number; type: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -99,19 +100,8 @@ export function httpGet(address: string, path: string): Promise<{ status: number
 }
 
 /** Polls `probe` until it returns a value other than undefined. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const end = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await sleep(50);
-  }
+export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(what, probe, timeoutMs);
 }
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text exposition. */

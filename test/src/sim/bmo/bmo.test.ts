@@ -16,6 +16,7 @@ import { startSimulators, type RunningSimulators, type SimulatorDeps } from '../
 import { bmoSimulator, type BmoOptions } from './controller.ts';
 import { simulatedHost, type SimulatedHostOptions } from './fixtures.ts';
 import { BMO_FINALIZER, FAIL_ANNOTATION, HARDWARE_ANNOTATION, PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
+import { sleep } from '../../testing/eventually.ts';
 
 const test = suite('simulated BMO on the real apiserver');
 const env = withSharedEnv(test);
@@ -28,7 +29,6 @@ test.after(() => admin.transport.close());
 
 const IMAGE = { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum', checksumType: 'sha256' as const, format: 'qcow2' as const };
 const hostsOf = (ns: string) => admin.api(BareMetalHostResource, ns);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A BMO simulator whose informers see only `ns`. */
 async function startBmo(ns: string, options: BmoOptions = {}): Promise<RunningSimulators> {

@@ -21,6 +21,7 @@ import {
 } from './index.ts';
 import { decodeSecretValue } from './secret-refs.ts';
 import { kubeletJoinFromUserData } from '../workload/kubeadm-config.ts';
+import { eventually as pollUntil, sleep } from '../../testing/eventually.ts';
 
 const bootstrap = suite('bootstrap simulator on the real apiserver');
 const env = withSharedEnv(bootstrap);
@@ -29,22 +30,10 @@ let client: Client;
 let deps: SimulatorDeps;
 let running: RunningSimulators;
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(what, probe, timeoutMs);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const UUID_LABEL = 'metal3.io/uuid={{ ds.meta_data.uuid }}';
 
 const configs = (ns: string) => client.api(KubeadmConfigResource, ns);

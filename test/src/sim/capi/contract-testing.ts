@@ -2,21 +2,11 @@
 // (Metal3Cluster/Metal3Machine/KubeadmConfig used as plain contract objects whose status the test sets).
 import type { Api, KubeObject } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { eventually as pollUntil } from '../../testing/eventually.ts';
 
 /** Polls `check` until it returns something other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+export function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  return pollUntil(what, check, { timeoutMs, pollMs: 25 });
 }
 
 /** Resolves true once `name` is gone (404). */

@@ -13,6 +13,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { SimulatorDeps } from '../simulator.ts';
 import { MACHINE_FINALIZER } from './machineset-constants.ts';
+import { eventually as pollUntil } from '../../testing/eventually.ts';
 
 export const INFRA_API_VERSION = 'infrastructure.cluster.x-k8s.io/v1beta1';
 export const BOOTSTRAP_API_VERSION = 'bootstrap.cluster.x-k8s.io/v1beta1';
@@ -111,17 +112,6 @@ export function machineStandIn(deps: SimulatorDeps, options: { delayMs?: number 
 }
 
 /** Polls `check` until it returns something other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(what, check, { timeoutMs, pollMs: 20 });
 }

@@ -29,6 +29,7 @@ import {
   ipamSimulator,
   PREALLOCATED_OUT_OF_BOUNDS_MESSAGE,
 } from './index.ts';
+import { eventually as pollUntil } from '../../testing/eventually.ts';
 
 const ipam = suite('IPAM simulator on the real apiserver');
 const env = withSharedEnv(ipam);
@@ -38,19 +39,8 @@ let deps: SimulatorDeps;
 let running: RunningSimulators;
 
 /** Polls `probe` until it returns something other than undefined. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  return pollUntil(what, probe, timeoutMs);
 }
 
 const gone = async (get: () => Promise<unknown>): Promise<true | undefined> => {

@@ -19,6 +19,7 @@ import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
 import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
 import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, SKIP_ANNOTATION, workloadClusterName, workloadSimulator, type ProviderIdMode } from './index.ts';
+import { eventually as pollUntil } from '../../testing/eventually.ts';
 
 const test = suite('workload-cluster simulator on real apiservers');
 const env = withSharedEnv(test);
@@ -33,19 +34,8 @@ let apiserverName = '';
 const JOIN_DELAY_MS = 1_000;
 const joinData = readFileSync(new URL('./testdata/capbk-join.yaml', import.meta.url), 'utf8');
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return pollUntil(what, probe, timeoutMs);
 }
 
 const orUndefined = async <T>(p: Promise<T>): Promise<T | undefined> => {
