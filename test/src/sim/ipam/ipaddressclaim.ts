@@ -1,7 +1,7 @@
 // One Cluster API IPAddressClaim (`ipam.cluster.x-k8s.io/v1beta1`) whose `spec.poolRef` names a Metal3
 // IPPool: the same allocation as a Metal3 IPClaim, answered the Cluster API way (a CAPI IPAddress,
 // `status.addressRef`, a `Ready` condition) — what the Metal3 IP address manager does for that flavour.
-import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import {
   IPAddressClaimResource,
   IPAddressResource,
@@ -15,7 +15,7 @@ import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
 import { ConditionSeverity, READY_CONDITION } from '@metal3-ts/shared/conditions/types';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { canonicalIP } from './address.ts';
+import { createAddressFor, type Created } from './create-address.ts';
 import { addressName, EXHAUSTED_MESSAGE, type Allocation } from './allocation.ts';
 import {
   ALLOCATION_FAILED_REASON,
@@ -25,7 +25,7 @@ import {
   METAL3_IPAM_GROUP,
   POOL_EXHAUSTED_REASON,
 } from './names.ts';
-import { addressOwners, allocateFor, poolName, poolNamespace, recordAllocation, releaseAllocation, type PoolContext } from './pool-context.ts';
+import { addressOwners, poolName, poolNamespace, releaseAllocation, type PoolContext } from './pool-context.ts';
 
 /** Whether a poolRef (of a claim or an address) names a Metal3 IPPool called `name`. */
 export function refersToMetal3Pool(ref: { apiGroup?: string; kind: string; name: string } | undefined, name?: string): boolean {
@@ -67,34 +67,13 @@ async function allocateClaim(ctx: PoolContext, addresses: Store<IPAddress>, cach
   await helper.patch(claim, { ownedConditions: [READY_CONDITION] });
 }
 
-async function createAddress(ctx: PoolContext, addresses: Store<IPAddress>, claim: IPAddressClaim): Promise<{ name: string } | { error: string }> {
-  const api = ctx.client.api(IPAddressResource, poolNamespace(ctx));
+function createAddress(ctx: PoolContext, addresses: Store<IPAddress>, claim: IPAddressClaim): Promise<Created> {
   const claimName = claim.metadata.name ?? '';
-  const adopted = addressOfClaim(ctx, addresses, claimName);
-  if (adopted?.spec) {
-    recordAllocation(ctx, claimName, adopted.spec.address);
-    return { name: adopted.metadata.name ?? '' };
-  }
-  for (;;) {
-    const outcome = allocateFor(ctx, claimName);
-    if ('error' in outcome) return outcome;
-    const object = addressObject(ctx, claim, outcome.allocation);
-    const name = object.metadata.name ?? '';
-    try {
-      await api.create(object);
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      const existing = await api.get(name);
-      if (existing.spec?.claimRef.name === claimName && refersToMetal3Pool(existing.spec.poolRef, poolName(ctx))) {
-        recordAllocation(ctx, claimName, existing.spec.address);
-        return { name };
-      }
-      ctx.inventory.inUse.add(canonicalIP(outcome.allocation.address) ?? outcome.allocation.address);
-      continue;
-    }
-    recordAllocation(ctx, claimName, outcome.allocation.address);
-    return { name };
-  }
+  return createAddressFor(ctx, claimName, addressOfClaim(ctx, addresses, claimName), {
+    api: ctx.client.api(IPAddressResource, poolNamespace(ctx)),
+    build: (allocation) => addressObject(ctx, claim, allocation),
+    holdsClaim: (existing) => existing.spec?.claimRef.name === claimName && refersToMetal3Pool(existing.spec.poolRef, poolName(ctx)),
+  });
 }
 
 function addressObject(ctx: PoolContext, claim: IPAddressClaim, allocation: Allocation): IPAddress {

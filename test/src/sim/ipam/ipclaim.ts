@@ -1,14 +1,14 @@
 // One Metal3 IPClaim of a pool: allocate (finalizer, IPAddress, `status.address`) or, once the claim
 // is deleted and only our finalizer holds it, release (IPAddress deleted, finalizer removed).
-import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { IPAddressResource, IPClaimResource, newIPAddress, type IPAddress, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { canonicalIP } from './address.ts';
+import { createAddressFor, type Created } from './create-address.ts';
 import { addressName, type Allocation } from './allocation.ts';
 import { IPADDRESS_FINALIZER, IPCLAIM_FINALIZER } from './names.ts';
-import { addressOwners, allocateFor, poolName, poolNamespace, recordAllocation, releaseAllocation, type PoolContext } from './pool-context.ts';
+import { addressOwners, poolName, poolNamespace, releaseAllocation, type PoolContext } from './pool-context.ts';
 
 /** Whether the pool handles this claim now (the real manager's filter, errors being sticky). */
 export function ipClaimNeedsWork(claim: Readonly<IPClaim>): boolean {
@@ -54,41 +54,13 @@ async function allocateIPClaim(ctx: PoolContext, addresses: Store<IPAddress>, ca
   await helper.patch(claim);
 }
 
-type Created = { readonly name: string } | { readonly error: string };
-
-/**
- * Allocates and creates the IPAddress. A name already taken by an object we did not know of (a
- * stale cache, an orphan) marks that address used and tries the next one; one holding this very
- * claim's allocation is adopted.
- */
-async function createAddress(ctx: PoolContext, addresses: Store<IPAddress>, claim: IPClaim): Promise<Created> {
-  const api = ctx.client.api(IPAddressResource, poolNamespace(ctx));
+function createAddress(ctx: PoolContext, addresses: Store<IPAddress>, claim: IPClaim): Promise<Created> {
   const claimName = claim.metadata.name ?? '';
-  const adopted = addressOfClaim(ctx, addresses, claimName);
-  if (adopted?.spec) {
-    recordAllocation(ctx, claimName, adopted.spec.address);
-    return { name: adopted.metadata.name ?? '' };
-  }
-  for (;;) {
-    const outcome = allocateFor(ctx, claimName);
-    if ('error' in outcome) return outcome;
-    const object = addressObject(ctx, claim, outcome.allocation);
-    const name = object.metadata.name ?? '';
-    try {
-      await api.create(object);
-    } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      const existing = await api.get(name);
-      if (existing.spec?.claim.name === claimName && existing.spec.pool.name === poolName(ctx)) {
-        recordAllocation(ctx, claimName, existing.spec.address);
-        return { name };
-      }
-      ctx.inventory.inUse.add(canonicalIP(outcome.allocation.address) ?? outcome.allocation.address);
-      continue;
-    }
-    recordAllocation(ctx, claimName, outcome.allocation.address);
-    return { name };
-  }
+  return createAddressFor(ctx, claimName, addressOfClaim(ctx, addresses, claimName), {
+    api: ctx.client.api(IPAddressResource, poolNamespace(ctx)),
+    build: (allocation) => addressObject(ctx, claim, allocation),
+    holdsClaim: (existing) => existing.spec?.claim.name === claimName && existing.spec.pool.name === poolName(ctx),
+  });
 }
 
 function addressObject(ctx: PoolContext, claim: IPClaim, allocation: Allocation): IPAddress {
