@@ -31,7 +31,12 @@ async function countTo(namespace: string, writerFor: (informers: InformerFactory
   const configMaps = informers.informerFor(ConfigMapResource);
   const writer = writerFor(informers, direct);
   const seen: number[] = [];
+  // No reconcile runs before the watch is stalled: otherwise the first steps could race the stall
+  // and be served by the watch, which is not what either test is about.
+  let openGate!: () => void;
+  const gate = new Promise<void>((resolve) => (openGate = resolve));
   const controller = controllerFor('counter', ConfigMapResource, { informers }).build(async (request) => {
+    await gate;
     const cached = configMaps.store.get(request);
     if (!cached) return {};
     const n = Number(cached.data?.['n'] ?? 0);
@@ -49,6 +54,7 @@ async function countTo(namespace: string, writerFor: (informers: InformerFactory
   await informers.waitForSync();
   while (proxy.openWatches === 0) await new Promise((r) => setTimeout(r, 5));
   proxy.stallWatches();
+  openGate();
   const deadline = Date.now() + budgetMs;
   while (!seen.includes(STEPS) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   ac.abort();
