@@ -1,0 +1,120 @@
+// Section 4 (X-1…X-16): giving the host back when a Metal3Machine is deleted. The claim on the
+// data template is dropped (X-2), the host is deprovisioned and, once BMO has cleaned it, released
+// (shared/host/release.ts), optionally reserved for the next machine of the same control plane or
+// MachineDeployment (X-10). Our finalizer goes last, so the Metal3Machine never disappears while a
+// host still names it as consumer.
+//
+// Changed from upstream (docs/compatibility.md):
+// - the hosts released are the annotated one and every host whose consumerRef still names this
+//   machine (a crash between claiming and annotating cannot leak a host);
+// - the metadata/network data references a data template put on the host are removed with the
+//   deployment (E-25): whether to clear them is decided before the status forgets them;
+// - a stale owner reference to us on a host held by someone else is removed (E-19);
+// - the user data Secret is never deleted (X-12): it belongs to the bootstrap provider or the user;
+// - waits are woken by the host's own events, not a 30 s poll.
+import { isNotFound, type Client } from '@metal3-ts/generated';
+import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { SecretResource } from '@metal3-ts/generated/core/v1';
+import { Metal3DataClaimResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { nodeReuseForReleasingMachine } from '@metal3-ts/controller-template/node-reuse';
+import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
+import { hostKey } from '@metal3-ts/shared/host/host-patch';
+import { hasDeployment } from '@metal3-ts/shared/host/provision';
+import { releaseHost, type ReleaseStep } from '@metal3-ts/shared/host/release';
+import { hasFinishedDeprovisioning } from '@metal3-ts/shared/host/states';
+import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
+import type { MachineReconcilerDeps } from '../deps.ts';
+import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
+import { consumerOf, reuseNameOf } from './associate.ts';
+
+/** X-2: the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
+export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
+  const status = (m3m.status ??= {});
+  if (!m3m.spec?.metaData) delete status.metaData;
+  if (!m3m.spec?.networkData) delete status.networkData;
+  delete status.renderedData;
+  const namespace = m3m.metadata.namespace ?? '';
+  const claim = deps.informers.claims.store.get({ namespace, name: m3m.metadata.name ?? '' });
+  if (!claim) return;
+  const api = deps.client.api(Metal3DataClaimResource, namespace);
+  try {
+    if (hasFinalizer(claim, METAL3_MACHINE_FINALIZER)) await removeFinalizerGuarded(api, structuredClone(claim) as typeof claim, METAL3_MACHINE_FINALIZER);
+    if (!claim.metadata.deletionTimestamp) await api.delete(claim.metadata.name ?? '');
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+/**
+ * X-10, N-6: the reuse label for the released host, when the Cluster is known and not being deleted
+ * and the template the machine was cloned from still exists with `nodeReuse: true`.
+ */
+async function reuseLabelFor(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine> | undefined, cluster: Readonly<Cluster> | undefined): Promise<string | undefined> {
+  if (!machine || !cluster || cluster.metadata.deletionTimestamp) return undefined;
+  const reuse = await nodeReuseForReleasingMachine(m3m, (key) => deps.informers.templates.store.get(key));
+  return reuse ? reuseNameOf(deps, machine) : undefined;
+}
+
+/**
+ * X-4: our cluster label comes off the BMC Secret; a JSON patch whose `test` keeps another cluster's
+ * label (a failed test, 422, means there is nothing of ours to remove).
+ */
+async function unlabelCredentials(client: Client, host: Readonly<BareMetalHost>, clusterName: string | undefined): Promise<void> {
+  const name = host.spec?.bmc?.credentialsName;
+  if (!name || !clusterName) return;
+  const path = `/metadata/labels/${CLUSTER_NAME_LABEL.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  try {
+    await client.api(SecretResource, host.metadata.namespace).jsonPatch(name, [
+      { op: 'test', path, value: clusterName },
+      { op: 'remove', path },
+    ]);
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (!isNotFound(error) && code !== 422 && code !== 409) throw error;
+  }
+}
+
+export type DeleteOutcome =
+  | { readonly kind: 'released' }
+  /** BMO is still deprovisioning `host`: its next state change wakes us. */
+  | { readonly kind: 'deprovisioning'; readonly host: string; readonly state: string };
+
+/** X-3…X-15 for every host this machine holds; `released` when none is left. */
+export async function releaseHosts(
+  deps: MachineReconcilerDeps,
+  m3m: Readonly<Metal3Machine>,
+  annotated: Readonly<BareMetalHost> | undefined,
+  machine: Readonly<Machine> | undefined,
+  cluster: Readonly<Cluster> | undefined,
+  clearData: { readonly metaData: boolean; readonly networkData: boolean },
+): Promise<DeleteOutcome> {
+  const consumer = consumerOf(deps, m3m, machine);
+  const hosts = new Map<string, Readonly<BareMetalHost>>();
+  if (annotated) hosts.set(hostKey(annotated), annotated);
+  for (const host of deps.inventory.ownedBy(consumer.ref)) hosts.set(hostKey(host), host);
+  const clusterName = machine?.spec?.clusterName || cluster?.metadata.name || m3m.metadata.labels?.[CLUSTER_NAME_LABEL];
+  const nodeReuseName = await reuseLabelFor(deps, m3m, machine, cluster);
+  let waiting: DeleteOutcome | undefined;
+  for (const host of hosts.values()) {
+    // Once, just before the release step (not on every pass of the wait).
+    if (isClaimedBy(host, consumer.ref) && hasFinishedDeprovisioning(host) && !hasDeployment(host)) await unlabelCredentials(deps.client, host, clusterName);
+    const step: ReleaseStep = await releaseHost(
+      deps.client,
+      host,
+      {
+        consumer: consumer.ref,
+        ...(clusterName ? { clusterName } : {}),
+        ...(nodeReuseName ? { nodeReuseName } : {}),
+        clearUserData: !!m3m.status?.userData,
+        clearMetaData: clearData.metaData,
+        clearNetworkData: clearData.networkData,
+        fastTrack: deps.fastTrack ?? 'false',
+      },
+      { onWrite: (h) => deps.inventory.noteWrite(h) },
+    );
+    if (step.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
+  }
+  return waiting ?? { kind: 'released' };
+}

@@ -1,0 +1,59 @@
+// M-30/M-25/M-31: keeping the host as the Metal3Machine wants it once associated. One merge patch,
+// locked on the host's resourceVersion, re-asserts the claim (consumerRef, controller owner reference,
+// cluster label) and writes the deployment once its data is ready (image or customDeploy with the
+// user data, metadata and network data Secrets), the cleaning mode and power on every pass (N-2, E-9).
+// The machine's addresses are read back from the host's hardware details.
+import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { claimedHost } from '@metal3-ts/shared/host/claim';
+import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
+import { hostKey, patchHost } from '@metal3-ts/shared/host/host-patch';
+import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/shared/host/provision';
+import { isClaimed } from '@metal3-ts/shared/host/states';
+import type { MachineReconcilerDeps } from '../deps.ts';
+import { InvalidConfigurationError } from '../errors.ts';
+import { addressesOf } from '../host-spec.ts';
+import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
+import { consumerOf } from './associate.ts';
+
+/** The host is held by another consumer: we never overwrite a claim (a hand edit, or a restore). */
+export class HostTakenError extends Error {
+  override name = 'HostTakenError';
+}
+
+/**
+ * Writes the host as the machine wants it and returns the written (or unchanged) host. `deploy` is
+ * false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
+ * Throws HostTakenError, InvalidConfigurationError (a Secret in another namespace), or a
+ * ConflictError when the host changed meanwhile (the reconcile retries at once with the new copy).
+ */
+export async function reconcileHost(
+  deps: MachineReconcilerDeps,
+  m3m: Metal3Machine,
+  host: Readonly<BareMetalHost>,
+  machine: Readonly<Machine>,
+  cluster: Readonly<Cluster>,
+  deploy: boolean,
+): Promise<BareMetalHost> {
+  const consumer = consumerOf(deps, m3m, machine);
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
+    const ref = host.spec?.consumerRef;
+    throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${ref?.kind ?? ''} ${ref?.namespace ?? ''}/${ref?.name ?? ''}, not by this Metal3Machine`);
+  }
+  const clusterName = machine.spec?.clusterName || cluster.metadata.name || '';
+  const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
+  const provisioning = metal3MachineProvisioning(m3m);
+  let desired: BareMetalHost;
+  try {
+    desired = provisionedHost(claimed, deploy ? provisioning : { ...provisioning, deployment: undefined });
+  } catch (error) {
+    if (error instanceof CrossNamespaceSecretError) throw new InvalidConfigurationError(error.message, { cause: error });
+    throw error;
+  }
+  const written = await patchHost(deps.client, host, desired, { optimisticLock: true, onWrite: (h) => deps.inventory.noteWrite(h) });
+  const current = written ?? (host as BareMetalHost);
+  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
+  (m3m.status ??= {}).addresses = addressesOf(current);
+  return current;
+}

@@ -1,0 +1,113 @@
+// P-6…P-13: once the host is provisioned, find this machine's Node in the workload cluster and agree
+// on a provider ID with it: an existing match (A), the cloud provider's ID (B), the Node the kubelet
+// labelled with the host's UID (C, the normal path: its empty providerID is patched), else the
+// default ID (D) and the Node found by hostname (E). The rules are pure (../provider-id/); this
+// module reads Nodes once per pass and writes at most one Node and the Metal3Machine (in memory).
+import type { Client } from '@metal3-ts/generated';
+import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { MachineReconcilerDeps } from '../deps.ts';
+import { isCloudProviderEnabled } from '../guards.ts';
+import { HOST_ANNOTATION, NODE_UUID_LABEL } from '../names.ts';
+import {
+  findNodeByProviderID,
+  hostNameFromAnnotation,
+  newProviderID,
+  nodeByHostname,
+  nodeByUuidLabel,
+  providerIDCandidates,
+  type NodeView,
+  type ProviderIDMachine,
+} from '../provider-id/index.ts';
+
+export type ProviderIDOutcome =
+  /** `status.ready` is true and `spec.providerID` set; `node` names the Node when one was found. */
+  | { readonly kind: 'ready'; readonly providerID: string; readonly node?: string | undefined; readonly patchedNode?: string | undefined; readonly secretsExternal: boolean }
+  /** Not yet: the Node has not registered (or not with what we need). Look again soon. */
+  | { readonly kind: 'waiting'; readonly message: string }
+  /** The workload cluster contradicts itself (E-11 fixed, duplicates of P-5): a human must fix the Nodes. */
+  | { readonly kind: 'conflict'; readonly message: string };
+
+const view = (node: Readonly<Node>): NodeView => ({ name: node.metadata.name ?? '', providerID: node.spec?.providerID, labels: node.metadata.labels });
+
+async function listNodes(workload: Client): Promise<NodeView[]> {
+  const nodes: NodeView[] = [];
+  for await (const node of workload.api(NodeResource).listAll()) nodes.push(view(node));
+  return nodes;
+}
+
+/** P-11: only an empty providerID may be set; the apiserver refuses any other change. */
+async function patchNodeProviderID(workload: Client, node: string, providerID: string): Promise<void> {
+  await workload.api(NodeResource).mergePatch(node, { spec: { providerID } });
+}
+
+/**
+ * Runs steps A…F for a provisioned host and updates `m3m` in memory (spec.providerID, status.ready).
+ * Errors: workload-cluster access errors and a refused Node patch are thrown (retried with backoff).
+ */
+export async function reconcileProviderID(
+  deps: Pick<MachineReconcilerDeps, 'workloadClient'>,
+  m3m: Metal3Machine,
+  host: Readonly<BareMetalHost>,
+  machine: Readonly<Machine>,
+  cluster: Readonly<Cluster>,
+  metal3Cluster: Readonly<Metal3Cluster>,
+): Promise<ProviderIDOutcome> {
+  const machineView: ProviderIDMachine = {
+    name: m3m.metadata.name ?? '',
+    namespace: m3m.metadata.namespace ?? '',
+    hostAnnotation: m3m.metadata.annotations?.[HOST_ANNOTATION],
+  };
+  const candidates = providerIDCandidates({ metal3Machine: machineView, hostUid: host.metadata.uid, hostFound: true });
+  const workload = await deps.workloadClient({ namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' });
+  const nodes = await listNodes(workload);
+  const spec = (m3m.spec ??= {});
+  const status = (m3m.status ??= {});
+  const ready = (providerID: string, extra: { node?: string; patchedNode?: string; secretsExternal?: boolean } = {}): ProviderIDOutcome => {
+    spec.providerID = providerID;
+    status.ready = true;
+    return { kind: 'ready', providerID, node: extra.node, patchedNode: extra.patchedNode, secretsExternal: extra.secretsExternal ?? false };
+  };
+
+  // A (P-6): a Node already carries one of our IDs.
+  if (spec.providerID) {
+    const found = findNodeByProviderID(nodes, candidates);
+    if ('node' in found) {
+      status.ready = true;
+      return { kind: 'ready', providerID: spec.providerID, node: found.node.name, secretsExternal: false };
+    }
+  }
+  // B (P-7): the cloud provider sets the Node's ID; we adopt it.
+  if (isCloudProviderEnabled(metal3Cluster)) {
+    const found = findNodeByProviderID(nodes, candidates);
+    if ('problem' in found) return { kind: 'waiting', message: `error retrieving node, requeuing: ${found.problem}` };
+    return ready(found.node.providerID ?? '', { node: found.node.name });
+  }
+  // C (P-8, P-9): the Node the kubelet labelled with the host's UID.
+  const uid = host.metadata.uid ?? '';
+  const labelled = nodes.filter((node) => node.labels?.[NODE_UUID_LABEL] === uid);
+  const decision = nodeByUuidLabel(labelled, candidates, machine.spec?.bootstrap?.configRef != null, uid);
+  switch (decision.kind) {
+    case 'wait':
+      return { kind: 'waiting', message: decision.message };
+    case 'conflict':
+      return { kind: 'conflict', message: decision.message };
+    case 'set':
+      if (decision.patchNode) await patchNodeProviderID(workload, decision.patchNode, decision.providerID);
+      return ready(decision.providerID, { node: decision.node, secretsExternal: true, ...(decision.patchNode ? { patchedNode: decision.patchNode } : {}) });
+    case 'fallthrough':
+      break;
+  }
+  // D (P-10): the default ID; E (P-12): the Node found by hostname gets it.
+  const providerID = spec.providerID || newProviderID(machineView.namespace, hostNameFromAnnotation(machineView), machineView.name);
+  spec.providerID = providerID;
+  status.ready = true;
+  const hostnames = (status.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
+  const byHostname = nodeByHostname(nodes, hostnames);
+  if (byHostname.kind === 'wait') return { kind: 'waiting', message: byHostname.message };
+  const target = nodes.find((node) => node.name === byHostname.node);
+  if (target && target.providerID !== providerID) await patchNodeProviderID(workload, byHostname.node, providerID);
+  return { kind: 'ready', providerID, node: byHostname.node, patchedNode: target?.providerID !== providerID ? byHostname.node : undefined, secretsExternal: false };
+}

@@ -1,0 +1,254 @@
+// One reconcile of a Metal3Machine (research §1.2): read the scope from the informers → guard → the
+// finalizer (a guarded write of its own) → snapshot → the phases of the normal or the deletion flow,
+// each writing what it decided into a working copy → summaries → one patch of the Metal3Machine.
+// Phases report waits as results; thrown errors are written to conditions first, then retried with
+// backoff, except invalid configuration, which is terminal (failureReason/failureMessage, seed 002).
+import { isConflict } from '@metal3-ts/generated';
+import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { hostKey } from '@metal3-ts/shared/host/host-patch';
+import { isProvisioned } from '@metal3-ts/shared/host/states';
+import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
+import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
+import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import type { MachineReconcilerDeps } from './deps.ts';
+import { InvalidConfigurationError, isInvalidConfiguration, messageOf } from './errors.ts';
+import { guard, isBootstrapReady, type Guard } from './guards.ts';
+import { userDataFor } from './host-spec.ts';
+import { FailureReason, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
+import { NodeWaits } from './node-waits.ts';
+import { reconcileAssociate } from './phases/associate.ts';
+import { dissociateMetadata, releaseHosts } from './phases/delete.ts';
+import { HostTakenError, reconcileHost } from './phases/host.ts';
+import { reconcileMetadata, waitForMetadata } from './phases/metadata.ts';
+import { reconcileHostPause } from './phases/pause.ts';
+import { reconcileProviderID } from './phases/provider-id.ts';
+import { readScope, type MachineScope } from './scope.ts';
+import {
+  finishStatus,
+  markAssociated,
+  markAssociateFailed,
+  markAssociateWaiting,
+  markDataReady,
+  markDataWaiting,
+  markMetadataAssociated,
+  markNodeProblem,
+  markNodeReady,
+  markPause,
+  markSecretsSetExternally,
+} from './status.ts';
+
+/** Writable copy of a server or cache object. */
+const copy = (m3m: Readonly<Metal3Machine>): Metal3Machine => structuredClone(m3m) as Metal3Machine;
+
+type ReconcileGuard = Extract<Guard, { kind: 'Reconcile' }>;
+
+export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileFn {
+  const now = deps.now ?? (() => new Date());
+  const safetyNet: Result = { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
+  const nodeWaits = new NodeWaits(deps.nodePollMs ?? 1_000, deps.requeueAfterMs ?? REQUEUE_AFTER_MS);
+
+  return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
+    const key = requestKey(request);
+    const scope = readScope(deps.informers, request, deps.client.api(Metal3MachineResource, request.namespace), ctx.log);
+    if (!scope) {
+      nodeWaits.forget(key);
+      return {};
+    }
+    const decision = guard(scope);
+    if (decision.kind === 'NotOurs') return {};
+    let m3m = copy(scope.cached);
+    if (decision.kind === 'Reconcile') {
+      const written = await ensureFinalizer(scope.api, m3m, METAL3_MACHINE_FINALIZER);
+      if (written) m3m = copy(written);
+    }
+    const before = copy(m3m);
+    const patch = new PatchHelper(m3m, scope.api);
+    let result: Result = {};
+    let failure: unknown;
+    try {
+      result = await run(scope, decision, m3m);
+    } catch (error) {
+      failure = error;
+    }
+    if (isInvalidConfiguration(failure)) {
+      const status = (m3m.status ??= {});
+      status.failureReason = FailureReason.InvalidConfiguration;
+      status.failureMessage = failure.message;
+      if (before.status?.failureMessage !== failure.message) deps.events?.warning(m3m, 'InvalidConfiguration', failure.message);
+    }
+    finishStatus(before, m3m, now());
+    await patch.patch(m3m, { ownedConditions: OWNED_CONDITIONS });
+    if (decision.kind === 'Delete' && failure === undefined && result === RELEASED) {
+      await removeFinalizerGuarded(scope.api, m3m, METAL3_MACHINE_FINALIZER);
+      nodeWaits.forget(key);
+      return {};
+    }
+    if (isInvalidConfiguration(failure)) throw new TerminalError(failure.message, { cause: failure });
+    // A host that changed under a locked write: look again at once with the fresh copy.
+    if (isConflict(failure)) return { requeueAfterMs: 1 };
+    if (failure !== undefined) throw failure;
+    return result;
+  };
+
+  async function run(scope: MachineScope, decision: Guard, m3m: Metal3Machine): Promise<Result> {
+    if (decision.kind !== 'Delete') {
+      const pause = await reconcileHostPause(deps, scope.cluster, scope.host);
+      if (pause) markPause(m3m, pause);
+      if (typeof pause === 'object') return safetyNet;
+    }
+    switch (decision.kind) {
+      case 'Paused':
+        markPause(m3m, 'Paused');
+        scope.log.info('Reconciliation is paused for this object');
+        return {};
+      case 'Delete':
+        return reconcileDelete(scope, m3m);
+      case 'WaitForOwnerRef':
+        markAssociateWaiting(m3m, { kind: 'OwnerRef' });
+        return {};
+      case 'WaitForMachine':
+        markAssociateWaiting(m3m, { kind: 'Machine', message: `Waiting for the owner Machine ${decision.name}` });
+        return safetyNet;
+      case 'WaitForCluster':
+        markAssociateWaiting(m3m, { kind: 'Cluster', message: decision.message });
+        return safetyNet;
+      case 'Failed':
+        return {};
+      case 'WaitForInfrastructure':
+        markAssociateWaiting(m3m, { kind: 'Infrastructure' });
+        return {};
+      case 'WaitForMetal3Cluster':
+        markAssociateWaiting(m3m, { kind: 'Metal3Cluster' });
+        return safetyNet;
+      case 'NotOurs':
+      case 'Reconcile':
+        break;
+    }
+    return decision.kind === 'Reconcile' ? reconcileNormal(scope, decision, m3m) : {};
+  }
+
+  async function reconcileNormal(scope: MachineScope, decision: ReconcileGuard, m3m: Metal3Machine): Promise<Result> {
+    const { machine, cluster, metal3Cluster } = decision;
+    const spec = (m3m.spec ??= {});
+    if (machine.spec?.failureDomain && spec.failureDomain !== machine.spec.failureDomain) spec.failureDomain = machine.spec.failureDomain;
+
+    // M-19: provisioned, adopted and with a Node: only keep the host as it should be.
+    if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
+      markMetadataAssociated(m3m);
+      if (!spec.dataTemplate) markSecretsSetExternally(m3m);
+      await updateHost(scope, m3m, scope.host, decision, true);
+      return {};
+    }
+    if (!isBootstrapReady(machine)) {
+      markAssociateWaiting(m3m, { kind: 'Bootstrap' });
+      return {};
+    }
+
+    let host: Readonly<BareMetalHost> | undefined = scope.host;
+    try {
+      const status = (m3m.status ??= {});
+      if (!status.userData) {
+        const userData = userDataFor(m3m, machine);
+        if (userData) status.userData = userData;
+      }
+      if (!m3m.metadata.annotations?.[HOST_ANNOTATION]) {
+        const outcome = await reconcileAssociate(deps, m3m, machine, cluster);
+        if (outcome.kind === 'waiting') {
+          markAssociateWaiting(m3m, { kind: 'Host', message: outcome.message });
+          return outcome.retrySoon ? { requeueAfterMs: 200 } : safetyNet;
+        }
+        host = outcome.host;
+        deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
+      } else if (scope.hostRef === 'invalid') {
+        throw new InvalidConfigurationError(`annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${m3m.metadata.annotations[HOST_ANNOTATION]}"`);
+      }
+    } catch (error) {
+      markAssociateFailed(m3m, messageOf(error));
+      throw error;
+    }
+    if (!host) {
+      markAssociateWaiting(m3m, { kind: 'Host', message: `BareMetalHost not found for machine ${machine.metadata.name ?? ''}` });
+      return safetyNet;
+    }
+    markAssociated(m3m);
+
+    try {
+      await reconcileMetadata(deps, m3m);
+      markMetadataAssociated(m3m);
+    } catch (error) {
+      markNodeProblem(m3m, 'AssociateM3MetaDataFailed', messageOf(error));
+      throw error;
+    }
+    const data = waitForMetadata(deps, m3m);
+    if (data.ready && spec.dataTemplate) markDataReady(m3m);
+    if (!data.ready) markDataWaiting(m3m, data.message);
+    host = await updateHost(scope, m3m, host, decision, data.ready);
+    if (!data.ready || !isProvisioned(host)) return safetyNet;
+    return reconcileNode(scope, decision, m3m, host);
+  }
+
+  async function updateHost(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, decision: ReconcileGuard, deploy: boolean): Promise<Readonly<BareMetalHost>> {
+    try {
+      return await reconcileHost(deps, m3m, host, decision.machine, decision.cluster, deploy);
+    } catch (error) {
+      if (error instanceof HostTakenError || isInvalidConfiguration(error)) markAssociateFailed(m3m, error.message);
+      if (error instanceof HostTakenError) scope.log.error(error.message);
+      throw error;
+    }
+  }
+
+  /** P-*: the provider ID, once the host is provisioned (M-32, M-33). */
+  async function reconcileNode(scope: MachineScope, decision: ReconcileGuard, m3m: Metal3Machine, host: Readonly<BareMetalHost>): Promise<Result> {
+    let outcome;
+    try {
+      outcome = await reconcileProviderID(deps, m3m, host, decision.machine, decision.cluster, decision.metal3Cluster);
+    } catch (error) {
+      // Workload cluster not there yet (no kubeconfig, apiserver starting): look again soon.
+      scope.log.info(`Workload cluster not usable yet: ${messageOf(error)}`);
+      return { requeueAfterMs: nodeWaits.next(scope.key) };
+    }
+    switch (outcome.kind) {
+      case 'ready':
+        if (!m3m.spec?.dataTemplate || outcome.secretsExternal) markSecretsSetExternally(m3m);
+        if (outcome.node) {
+          markNodeReady(m3m);
+          nodeWaits.forget(scope.key);
+        }
+        if (outcome.patchedNode) deps.events?.normal(m3m, 'ProviderIDSet', `Node ${outcome.patchedNode} given providerID ${outcome.providerID}`);
+        return outcome.node ? {} : { requeueAfterMs: nodeWaits.next(scope.key) };
+      case 'waiting':
+        scope.log.debug(outcome.message);
+        return { requeueAfterMs: nodeWaits.next(scope.key) };
+      case 'conflict':
+        markNodeProblem(m3m, 'AssociateM3MetaDataFailed', outcome.message);
+        deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
+        return { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
+    }
+  }
+
+  async function reconcileDelete(scope: MachineScope, m3m: Metal3Machine): Promise<Result> {
+    markNodeProblem(m3m, 'Deleting');
+    const clearData = { metaData: !!m3m.status?.metaData, networkData: !!m3m.status?.networkData };
+    try {
+      await dissociateMetadata(deps, m3m);
+    } catch (error) {
+      markNodeProblem(m3m, 'DisassociateM3MetaDataFailed', messageOf(error));
+      throw error;
+    }
+    try {
+      const outcome = await releaseHosts(deps, m3m, scope.hostRef === 'invalid' ? undefined : scope.host, scope.machine, scope.cluster, clearData);
+      if (outcome.kind === 'deprovisioning') {
+        scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);
+        return safetyNet;
+      }
+    } catch (error) {
+      markNodeProblem(m3m, 'DeletionFailed', messageOf(error));
+      throw error;
+    }
+    return RELEASED;
+  }
+}
+
+/** The deletion flow's "host released, remove the finalizer" result (compared by identity). */
+const RELEASED: Result = Object.freeze({});

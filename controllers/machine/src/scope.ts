@@ -1,0 +1,100 @@
+// What one reconcile of a Metal3Machine reads, all from the informers (which also serve our own
+// writes): the object, its owner Machine (M-9), the Machine's Cluster (M-11), the Metal3Cluster
+// (M-13), the host named by the host annotation (M-40), the data claim and its Metal3Data (M-35,
+// M-36). Nothing here talks to the apiserver.
+import type { Api, OwnerReference } from '@metal3-ts/generated';
+import type { Cluster, Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type {
+  Metal3Cluster,
+  Metal3Data,
+  Metal3DataClaim,
+  Metal3Machine,
+  Metal3MachineTemplate,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { Informer } from '@metal3-ts/shared/cache/types';
+import type { Logger } from '@metal3-ts/shared/log/logger';
+import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
+import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
+
+export interface MachineInformers {
+  readonly metal3Machines: Informer<Metal3Machine>;
+  readonly machines: Informer<Machine>;
+  readonly clusters: Informer<Cluster>;
+  readonly metal3Clusters: Informer<Metal3Cluster>;
+  readonly hosts: Informer<BareMetalHost>;
+  readonly claims: Informer<Metal3DataClaim>;
+  readonly datas: Informer<Metal3Data>;
+  readonly templates: Informer<Metal3MachineTemplate>;
+  readonly machineSets: Informer<MachineSet>;
+}
+
+/** M-40: the host annotation, parsed. `invalid` for a value with more than one `/`. */
+export type HostReference = { readonly namespace: string; readonly name: string } | 'invalid' | undefined;
+
+export interface MachineScope {
+  readonly request: Request;
+  /** `namespace/name`, for messages. */
+  readonly key: string;
+  /** The cached object: frozen; reconcile phases work on a copy. */
+  readonly cached: Readonly<Metal3Machine>;
+  readonly namespace: string;
+  /** M-9: the first ownerReference to a Cluster API Machine, and that Machine when it exists. */
+  readonly machineRef: OwnerReference | undefined;
+  readonly machine: Readonly<Machine> | undefined;
+  /** M-11: the Cluster named by the Machine's cluster-name label (the Metal3Machine's when there is no Machine). */
+  readonly clusterName: string | undefined;
+  readonly cluster: Readonly<Cluster> | undefined;
+  /** M-13: the Metal3Cluster named by the Cluster's infrastructureRef. */
+  readonly metal3Cluster: Readonly<Metal3Cluster> | undefined;
+  readonly hostRef: HostReference;
+  /** M-40: the associated host (always looked up in the Metal3Machine's namespace). */
+  readonly host: Readonly<BareMetalHost> | undefined;
+  readonly api: Api<Metal3Machine>;
+  readonly log: Logger;
+}
+
+/**
+ * M-40: `<namespace>/<name>` or a bare name. As upstream, the namespace part is not used for the
+ * lookup (hosts are always in the Metal3Machine's namespace); it only matters to provider IDs (E-29).
+ */
+export function parseHostAnnotation(m3m: Readonly<Metal3Machine>): HostReference {
+  const value = m3m.metadata.annotations?.[HOST_ANNOTATION];
+  if (!value) return undefined;
+  const parts = value.split('/');
+  if (parts.length > 2) return 'invalid';
+  return parts.length === 2 ? { namespace: parts[0] ?? '', name: parts[1] ?? '' } : { namespace: '', name: value };
+}
+
+/** The scope of `request`, or undefined when the Metal3Machine does not exist (M-8). */
+export function readScope(informers: MachineInformers, request: Request, api: Api<Metal3Machine>, log: Logger): MachineScope | undefined {
+  const cached = informers.metal3Machines.store.get(request);
+  if (!cached) return undefined;
+  const namespace = cached.metadata.namespace ?? '';
+  const at = (name: string | undefined) => ({ namespace, name: name ?? '' });
+  const machineRef = getOwnerByKind(cached, CLUSTER_API_GROUP, 'Machine');
+  const machine = machineRef ? informers.machines.store.get(at(machineRef.name)) : undefined;
+  // Without its Machine (only a deletion gets that far), the Metal3Machine's own label names the Cluster.
+  const clusterName = (machine ? machine.metadata.labels?.[CLUSTER_NAME_LABEL] : cached.metadata.labels?.[CLUSTER_NAME_LABEL]) || undefined;
+  const cluster = clusterName ? informers.clusters.store.get(at(clusterName)) : undefined;
+  const m3cName = cluster?.spec?.infrastructureRef?.name;
+  const metal3Cluster = m3cName ? informers.metal3Clusters.store.get(at(m3cName)) : undefined;
+  const hostRef = parseHostAnnotation(cached);
+  const host = hostRef && hostRef !== 'invalid' && hostRef.name ? informers.hosts.store.get(at(hostRef.name)) : undefined;
+  return {
+    request,
+    key: `${namespace}/${cached.metadata.name ?? ''}`,
+    cached,
+    namespace,
+    machineRef,
+    machine,
+    clusterName,
+    cluster,
+    metal3Cluster,
+    hostRef,
+    host,
+    api,
+    log,
+  };
+}
