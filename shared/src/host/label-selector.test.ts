@@ -22,14 +22,17 @@ function throwsInvalid(fn: () => unknown, label: string): void {
   assert.unreachable(`${label}: expected InvalidHostSelectorError`);
 }
 
-test('H-3: operators are lower-cased; In, NotIn, Exists, Gt, Lt work in any case; DoesNotExist is refused (E-33)', () => {
+test('H-3: operators are lower-cased; In, NotIn, Exists, Gt, Lt work in any case; E-33 changed: DoesNotExist is accepted as !', () => {
   const ok = ['In', 'NOTIN', 'Exists', 'Gt', 'lt', '!', '=', '==', '!='];
   const values: Record<string, string[]> = { in: ['a'], notin: ['a'], exists: [], gt: ['1'], lt: ['1'], '!': [], '=': ['a'], '==': ['a'], '!=': ['a'] };
   for (const operator of ok) {
     const reqs = hostSelectorRequirements({ matchExpressions: [{ key: 'k', operator, values: values[operator.toLowerCase()] ?? [] }] });
     assert.is(reqs[0]?.operator, operator.toLowerCase(), operator);
   }
-  throwsInvalid(() => hostSelectorRequirements({ matchExpressions: [{ key: 'k', operator: 'DoesNotExist' }] }), 'DoesNotExist');
+  for (const operator of ['DoesNotExist', 'doesnotexist']) {
+    assert.is(hostSelectorRequirements({ matchExpressions: [{ key: 'k', operator }] })[0]?.operator, '!', operator);
+  }
+  throwsInvalid(() => hostSelectorRequirements({ matchExpressions: [{ key: 'k', operator: 'DoesNotExist', values: ['a'] }] }), 'DoesNotExist with values');
   throwsInvalid(() => hostSelectorRequirements({ matchExpressions: [{ key: 'k', operator: 'matches', values: ['a'] }] }), 'unknown operator');
 });
 

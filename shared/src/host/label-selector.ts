@@ -3,7 +3,10 @@
 // cache gives the same hosts as a server-side list with the same selector.
 import type { LabelSelector } from '@metal3-ts/generated';
 
-/** Operator spellings after lower-casing (H-3): `!` is does-not-exist; `DoesNotExist` is refused (E-33). */
+/**
+ * Operator spellings after lower-casing (H-3): `!` is does-not-exist. Changed from upstream (E-33):
+ * `DoesNotExist`, the spelling of Kubernetes' own LabelSelector, is accepted as `!` too.
+ */
 export type LabelOperator = 'in' | 'notin' | 'exists' | '!' | '=' | '==' | '!=' | 'gt' | 'lt';
 
 export interface LabelRequirement {
@@ -107,7 +110,8 @@ export function hostSelectorRequirements(selector: Readonly<LabelSelector> | und
   const requirements: LabelRequirement[] = [];
   for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) requirements.push(labelRequirement(key, '=', [value]));
   for (const expression of selector?.matchExpressions ?? []) {
-    requirements.push(labelRequirement(expression.key, expression.operator.toLowerCase(), expression.values ?? []));
+    const operator = expression.operator.toLowerCase();
+    requirements.push(labelRequirement(expression.key, operator === 'doesnotexist' ? '!' : operator, expression.values ?? []));
   }
   return requirements;
 }

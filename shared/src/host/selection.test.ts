@@ -80,11 +80,12 @@ test('H-2, H-3: the host selector filters candidates (labels AND expressions)', 
   assert.is(pick({ matchExpressions: [{ key: 'pool', operator: 'NotIn', values: ['a'] }] }), 'picked:c');
   assert.is(pick({ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }), 'none');
   assert.is(pick({ matchExpressions: [{ key: 'gpu', operator: '!' }] }), 'picked:a');
+  assert.is(pick({ matchExpressions: [{ key: 'gpu', operator: 'DoesNotExist' }] }), 'picked:a', 'E-33 changed');
 });
 
 test('H-3: an invalid selector or failure domain throws InvalidHostSelectorError (not retryable)', () => {
   for (const consumer of [
-    { ...me, hostSelector: { matchExpressions: [{ key: 'pool', operator: 'DoesNotExist' }] } },
+    { ...me, hostSelector: { matchExpressions: [{ key: 'pool', operator: 'pancakes' }] } },
     { ...me, hostSelector: { matchLabels: { 'bad key!': 'a' } } },
     { ...me, failureDomain: 'rack 1' },
   ]) {
