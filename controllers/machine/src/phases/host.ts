@@ -1,5 +1,5 @@
-// M-30/M-25/M-31: keeping the host as the Metal3Machine wants it once associated. One merge patch,
-// locked on the host's resourceVersion, re-asserts the claim (consumerRef, controller owner reference,
+// M-30/M-25/M-31: keeping the host as the Metal3Machine wants it once associated. One merge patch
+// re-asserts the claim (consumerRef, controller owner reference,
 // cluster label) and writes the deployment once its data is ready (image or customDeploy with the
 // user data, metadata and network data Secrets), the cleaning mode and power on every pass (N-2, E-9).
 // The machine's addresses are read back from the host's hardware details.
@@ -11,6 +11,7 @@ import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
 import { hostKey, patchHost } from '@metal3-ts/shared/host/host-patch';
 import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/shared/host/provision';
 import { isClaimed } from '@metal3-ts/shared/host/states';
+import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { addressesOf } from '../host-spec.ts';
@@ -51,7 +52,10 @@ export async function reconcileHost(
     if (error instanceof CrossNamespaceSecretError) throw new InvalidConfigurationError(error.message, { cause: error });
     throw error;
   }
-  const written = await patchHost(deps.client, host, desired, { optimisticLock: true, onWrite: (h) => deps.inventory.noteWrite(h) });
+  // Lock only when the claim itself changes (consumerRef, the owner list replaced whole): BMO's frequent
+  // status writes would otherwise turn every deployment or power write into a conflict and a retry.
+  const optimisticLock = !isClaimedBy(host, consumer.ref) || !deepEqual(host.metadata.ownerReferences, claimed.metadata.ownerReferences);
+  const written = await patchHost(deps.client, host, desired, { optimisticLock, onWrite: (h) => deps.inventory.noteWrite(h) });
   const current = written ?? (host as BareMetalHost);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
   (m3m.status ??= {}).addresses = addressesOf(current);
