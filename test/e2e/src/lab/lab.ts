@@ -1,0 +1,107 @@
+// The local lab: a real kube-apiserver with every CRD, the simulated rest of the world (BMO, Cluster
+// API core and KCP, the kubeadm bootstrap provider, IPAM, workload clusters with kubelets), the five
+// metal3-ts controllers as processes from their bundles, N BareMetalHosts with BMC Secrets, and the
+// example cluster applied. What `npm start` runs and what every end-to-end scenario starts from.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Transport } from '@metal3-ts/generated';
+import { NamespaceResource, SecretResource, newNamespace } from '@metal3-ts/generated/core/v1';
+import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
+import type { Runtime } from '@metal3-ts/test/harness/controller-process';
+import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
+import { allSimulators, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { CONTROLLERS, startController, type ControllerName, type StartedController } from './controllers.ts';
+import { applyManifests, readManifests } from './manifests.ts';
+
+export const LAB_NAMESPACE = 'metal3';
+export const EXAMPLE_MANIFESTS = new URL('../../manifests', import.meta.url).pathname;
+
+export interface LabOptions {
+  /** BareMetalHosts to create (default 8: 3 control-plane, the rest workers). */
+  readonly hosts?: number;
+  /** How many of them carry `pool: control-plane` (default 3); the others `pool: worker`. */
+  readonly controlPlaneHosts?: number;
+  /** Manifests file or directory applied once everything runs (default: the example cluster); null applies nothing. */
+  readonly manifests?: string | null;
+  /** BMO simulator speed: `instant` (default) or `bmoTestMode` (BMO's test-mode delays). */
+  readonly speed?: BmoSpeed;
+  /** Time from a host being provisioned to its Node registering (default 0). */
+  readonly joinDelayMs?: number;
+  /** Runtime per controller (default Node for all). */
+  readonly runtimes?: Partial<Record<ControllerName, Runtime>>;
+  /** Extra flags per controller. */
+  readonly args?: Partial<Record<ControllerName, readonly string[]>>;
+  readonly log?: (message: string) => void;
+}
+
+export interface Lab {
+  readonly env: TestEnv;
+  readonly client: Client;
+  readonly namespace: string;
+  readonly controllers: ReadonlyMap<ControllerName, StartedController>;
+  /** Creates `count` more hosts named `host-<n>` after the existing ones. */
+  addHosts(count: number, pool?: string): Promise<string[]>;
+  /** Stops controllers (SIGTERM), simulators and the apiserver, and removes the lab's files. */
+  stop(): Promise<void>;
+}
+
+export async function startLab(options: LabOptions = {}): Promise<Lab> {
+  const log = options.log ?? (() => {});
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-lab-'));
+  const env = await startEnv({ log: () => {} });
+  log(`apiserver ${env.admin.server} with ${env.crds.length} CRDs (${Math.round(performance.now() - started)} ms)`);
+  const client = new Client(Transport.fromConnection(env.admin));
+  const namespace = LAB_NAMESPACE;
+  await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
+
+  let sims: RunningSimulators | undefined;
+  const controllers = new Map<ControllerName, StartedController>();
+  const stop = async () => {
+    for (const c of controllers.values()) c.process.kill('SIGTERM');
+    await Promise.all([...controllers.values()].map((c) => c.process.exited));
+    await sims?.stop();
+    client.transport.close();
+    await env.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const deps = simulatorDeps(env.admin);
+    sims = await startSimulators(deps, allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }));
+    log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters');
+    await Promise.all(
+      CONTROLLERS.map(async (name) => {
+        const runtime = options.runtimes?.[name] ?? 'node';
+        controllers.set(name, await startController(env, name, { dir, namespace, runtime, extraArgs: options.args?.[name] ?? [] }));
+        log(`controller ${name} ready (${runtime})`);
+      }),
+    );
+    let next = 0;
+    const addHosts = async (count: number, pool?: string): Promise<string[]> => {
+      const names: string[] = [];
+      for (let i = 0; i < count; i++, next++) {
+        const name = `host-${next}`;
+        const role = pool ?? (next < (options.controlPlaneHosts ?? 3) ? 'control-plane' : 'worker');
+        const { host, secret } = simulatedHost(name, { namespace, labels: { pool: role } });
+        await client.api(SecretResource, namespace).create(secret);
+        await client.api(BareMetalHostResource, namespace).create(host);
+        names.push(name);
+      }
+      return names;
+    };
+    await addHosts(options.hosts ?? 8);
+    log(`${options.hosts ?? 8} BareMetalHosts created`);
+    if (options.manifests !== null) {
+      const path = options.manifests ?? EXAMPLE_MANIFESTS;
+      const manifests = readManifests(path);
+      await applyManifests(client, namespace, manifests);
+      log(`applied ${manifests.length} objects from ${path}`);
+    }
+    return { env, client, namespace, controllers, addHosts, stop };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}

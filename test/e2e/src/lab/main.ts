@@ -1,0 +1,121 @@
+// `npm start`: the local lab. Starts the test apiserver, the simulators and the five controllers,
+// creates N hosts, applies the example cluster (or --manifests), prints progress as it happens until
+// the cluster is Running, then prints a kubeconfig and keeps running until Ctrl-C (or exits with
+// --exit-when-running, for scripts and CI).
+import process from 'node:process';
+import { parseArgs } from 'node:util';
+import { EnvtestError } from '@metal3-ts/test/envtest/errors';
+import { startLab } from './lab.ts';
+import { ManifestError } from './manifests.ts';
+import { describe, isClusterRunning, snapshot } from './progress.ts';
+
+const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--exit-when-running]
+  --hosts N               BareMetalHosts to create (default 8)
+  --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
+  --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
+  --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
+  --join-delay MS         time from a host provisioned to its Node registering (default 0)
+  --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
+  --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
+  --timeout S             with --exit-when-running, seconds to wait (default 300)`;
+
+function fail(message: string): never {
+  console.error(`lab: ${message}\n${usage}`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      hosts: { type: 'string', default: '8' },
+      'control-plane-hosts': { type: 'string', default: '3' },
+      manifests: { type: 'string' },
+      speed: { type: 'string', default: 'instant' },
+      'join-delay': { type: 'string', default: '0' },
+      deno: { type: 'string', multiple: true, default: [] },
+      'exit-when-running': { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '300' },
+      help: { type: 'boolean', default: false },
+    },
+  }));
+} catch (error) {
+  fail(error instanceof Error ? error.message : String(error));
+}
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+const int = (flag: string, text: string, min: number): number => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) fail(`--${flag} must be a whole number ≥ ${min}, got "${text}"`);
+  return n;
+};
+const hosts = int('hosts', values.hosts, 0);
+const controlPlaneHosts = int('control-plane-hosts', values['control-plane-hosts'], 0);
+const joinDelayMs = int('join-delay', values['join-delay'], 0);
+const timeoutS = int('timeout', values.timeout, 1);
+if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
+const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
+const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
+for (const name of values.deno) {
+  if (!(names as readonly string[]).includes(name)) fail(`--deno takes one of ${names.join(', ')}, got "${name}"`);
+  runtimes[name as (typeof names)[number]] = 'deno';
+}
+
+const t0 = performance.now();
+const at = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
+try {
+  const lab = await startLab({
+    hosts,
+    controlPlaneHosts,
+    speed: values.speed,
+    joinDelayMs,
+    runtimes,
+    ...(values.manifests ? { manifests: values.manifests } : {}),
+    log: (m) => console.log(`${at()} ${m}`),
+  });
+  // Controllers get SIGTERM first; the test environment's own handler stops the apiserver and exits.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => lab.controllers.forEach((c) => c.process.kill('SIGTERM')));
+  // Warnings and errors of the controllers, as they come.
+  const seen = new Map<string, number>();
+  const controllerProblems = () => {
+    for (const [name, c] of lab.controllers) {
+      const lines = c.process.lines;
+      for (let i = seen.get(name) ?? 0; i < lines.length; i++) {
+        const line = lines[i];
+        if (line && (line.level === 'warn' || line.level === 'error' || line.level === 'raw')) console.log(`${at()} [${name}] ${line.level}: ${line.msg}${line['error'] ? ` ${String(line['error'])}` : ''}`);
+      }
+      seen.set(name, lines.length);
+    }
+  };
+  let last = '';
+  let running = false;
+  const deadline = performance.now() + timeoutS * 1000;
+  for (;;) {
+    controllerProblems();
+    const s = await snapshot(lab.client, lab.namespace);
+    const text = describe(s).join('\n');
+    if (text !== last) console.log(`${at()} ${text.split('\n').join(`\n${' '.repeat(8)}`)}`);
+    last = text;
+    const clusters = s.clusters.map((c) => c.metadata.name ?? '');
+    if (!running && clusters.length > 0 && clusters.every((c) => isClusterRunning(s, c))) {
+      running = true;
+      console.log(`${at()} the cluster is Running\n\n  export KUBECONFIG=${lab.env.kubeconfigPath}\n  kubectl get baremetalhosts,metal3machines,machines -n ${lab.namespace}\n`);
+      if (values['exit-when-running']) {
+        await lab.stop();
+        process.exit(0);
+      }
+      console.log('Press Ctrl-C to stop.');
+    }
+    if (!running && values['exit-when-running'] && performance.now() > deadline) {
+      console.error(`lab: the cluster did not reach Running within ${timeoutS} s`);
+      await lab.stop();
+      process.exit(1);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+} catch (error) {
+  console.error(error instanceof EnvtestError || error instanceof ManifestError ? `lab: ${error.message}` : error);
+  process.exit(1);
+}

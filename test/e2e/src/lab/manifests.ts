@@ -1,0 +1,69 @@
+// Reading the example cluster (or any manifests directory) and creating its objects: every YAML
+// document with an apiVersion and kind the typed API knows, in file order, in the lab's namespace
+// unless the document names one. Unknown kinds are an error naming the file and the document, so a
+// typo never silently drops an object.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { registry, type Client, type KubeObject } from '@metal3-ts/generated';
+
+export interface Manifest {
+  readonly source: string;
+  readonly object: KubeObject;
+}
+
+/** The YAML files of `path` (a file, or a directory read in name order). */
+function yamlFiles(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(path, f));
+}
+
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+}
+
+/** Parses every document of every file; throws ManifestError naming the file for bad YAML or a missing kind. */
+export function readManifests(path: string): Manifest[] {
+  const manifests: Manifest[] = [];
+  for (const file of yamlFiles(path)) {
+    parseAllDocuments(readFileSync(file, 'utf8')).forEach((doc, index) => {
+      const source = `${file} (document ${index + 1})`;
+      if (doc.errors.length > 0) throw new ManifestError(`${source}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
+      let object: KubeObject | null;
+      try {
+        object = doc.toJS() as KubeObject | null;
+      } catch (error) {
+        throw new ManifestError(`${source}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (object === null) return;
+      if (!object.apiVersion || !object.kind || !object.metadata?.name) throw new ManifestError(`${source}: apiVersion, kind and metadata.name are required`);
+      manifests.push({ source, object });
+    });
+  }
+  return manifests;
+}
+
+function descriptorOf(manifest: Manifest) {
+  const { apiVersion, kind } = manifest.object;
+  const slash = apiVersion.indexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  const descriptor = registry.get(group, version, kind);
+  if (!descriptor) throw new ManifestError(`${manifest.source}: unknown kind ${kind} in ${apiVersion}`);
+  return descriptor;
+}
+
+/** Creates every object (an object that exists already is left as it is). */
+export async function applyManifests(client: Client, namespace: string, manifests: readonly Manifest[]): Promise<void> {
+  for (const manifest of manifests) {
+    const descriptor = descriptorOf(manifest);
+    const ns = descriptor.namespaced ? (manifest.object.metadata.namespace ?? namespace) : undefined;
+    try {
+      await client.api(descriptor, ns).create({ ...manifest.object, metadata: { ...manifest.object.metadata, ...(ns ? { namespace: ns } : {}) } });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 409) throw new ManifestError(`${manifest.source}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
