@@ -11,7 +11,10 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
+import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
 import { allSimulators, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { IPAddressResource, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { CONTROLLERS, startController, type ControllerName, type StartedController } from './controllers.ts';
 import { applyManifests, readManifests } from './manifests.ts';
 
@@ -69,8 +72,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   };
   try {
     const deps = simulatorDeps(env.admin);
-    sims = await startSimulators(deps, allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }));
-    log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters');
+    sims = await startSimulators(deps, [
+      ...allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }),
+      // The test apiserver has no kube-controller-manager: owned objects need a collector.
+      ...garbageCollector(deps, { dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource] }),
+    ]);
+    log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
     await Promise.all(
       CONTROLLERS.map(async (name) => {
         const runtime = options.runtimes?.[name] ?? 'node';

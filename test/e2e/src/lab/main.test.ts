@@ -1,0 +1,24 @@
+// The lab's command line refuses bad flags before starting anything, naming the flag.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runtimes } from '@metal3-ts/test/harness/controller-process';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+test('bad flags exit 2 with the flag named and the usage', () => {
+  for (const [args, named] of [
+    [['--hosts', 'many'], '--hosts must be a whole number'],
+    [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
+    [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
+    [['--color'], "Unknown option '--color'"],
+  ] as const) {
+    const run = spawnSync(runtimes.node, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
+    assert.is(run.status, 2, args.join(' '));
+    assert.ok(run.stderr.includes(named), `${args.join(' ')}: ${run.stderr}`);
+    assert.ok(run.stderr.includes('usage: npm start'), 'the usage follows');
+  }
+});
+
+test.run();

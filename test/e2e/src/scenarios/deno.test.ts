@@ -1,0 +1,36 @@
+// Scenario 7: the bring-up of scenario 1 with the machine controller running under Deno 2 (the other
+// four under Node 24), from the same bundle format.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startLab, type Lab } from '../lab/lab.ts';
+import { controllerProblems, hostsByMachine, nodes, running, seconds } from './support.ts';
+
+const test = suite('end to end: bring-up with the machine controller under Deno 2');
+let lab: Lab;
+
+test.before(async () => {
+  lab = await startLab({ hosts: 6, controlPlaneHosts: 3, runtimes: { machine: 'deno' } });
+});
+
+test.after(async () => {
+  await lab?.stop();
+});
+
+test('7 Deno: the seed 003 cluster reaches Running with metal3machine reconciled by the Deno process', async () => {
+  const t0 = performance.now();
+  assert.is(lab.controllers.get('machine')?.runtime, 'deno');
+  const s = await running(lab, 180_000);
+  console.log(`e2e wall time: bring-up under Deno ${seconds(t0)} s`);
+  const byMachine = hostsByMachine(s);
+  const workloadNodes = await nodes(lab.client, lab.namespace);
+  for (const m of s.machines) {
+    const name = m.spec?.infrastructureRef.name ?? '';
+    assert.is(m.spec?.providerID, `metal3://${lab.namespace}/${byMachine.get(name) ?? '?'}/${name}`);
+    assert.ok(workloadNodes.some((n) => n.spec?.providerID === m.spec?.providerID), `${name}: a Node with its provider ID`);
+  }
+  const deno = lab.controllers.get('machine')?.process;
+  assert.ok(deno?.lines.some((l) => l.msg === 'became leader'), 'the Deno process leads its own Lease');
+  assert.equal(controllerProblems(lab).filter((l) => l.startsWith('[machine]') && l.includes('"level":"error"')), []);
+});
+
+test.run();

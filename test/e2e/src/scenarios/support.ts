@@ -1,0 +1,82 @@
+// What the end-to-end scenarios share: polling the lab until a condition holds (with the lab's
+// progress and the controllers' warnings in the failure message), the workload cluster's Nodes, and
+// small readers over the lab's objects.
+import type { Client } from '@metal3-ts/generated';
+import { NodeResource, SecretResource, type Node } from '@metal3-ts/generated/core/v1';
+import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { eventually as pollUntil } from '@metal3-ts/test/testing/eventually';
+import type { Lab } from '../lab/lab.ts';
+import { describe, isClusterRunning, snapshot, type Snapshot } from '../lab/progress.ts';
+
+export const CLUSTER = 'cluster';
+
+/** Warnings and errors the controllers logged, for failure messages. */
+export function controllerProblems(lab: Lab): string[] {
+  return [...lab.controllers.values()].flatMap((c) => c.process.lines.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `[${c.name}] ${l.msg} ${JSON.stringify(l)}`.slice(0, 400)));
+}
+
+/** Polls the lab's snapshot until `check` accepts it; a timeout shows the progress lines and controller warnings. */
+export async function labUntil(lab: Lab, what: string, check: (s: Snapshot) => boolean, timeoutMs = 120_000): Promise<Snapshot> {
+  let last: Snapshot | undefined;
+  return pollUntil(
+    what,
+    async () => {
+      last = await snapshot(lab.client, lab.namespace);
+      return check(last) ? last : undefined;
+    },
+    { timeoutMs, pollMs: 250, explain: () => [...(last ? describe(last) : []), ...controllerProblems(lab).slice(-20)] },
+  );
+}
+
+export const running = (lab: Lab, timeoutMs?: number) => labUntil(lab, 'the cluster Running', (s) => isClusterRunning(s, CLUSTER), timeoutMs);
+
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  return pollUntil(what, probe, { timeoutMs, pollMs: 200 });
+}
+
+/** The workload cluster's Nodes, through a ClusterCache as a controller would reach them. */
+export async function nodes(client: Client, namespace: string): Promise<Node[]> {
+  const cache = new ClusterCache(client, { closeGraceMs: 50 });
+  try {
+    return (await (await cache.get({ namespace, name: CLUSTER })).api(NodeResource).list()).items;
+  } finally {
+    cache.close();
+  }
+}
+
+export async function metal3Machines(lab: Lab): Promise<Metal3Machine[]> {
+  return (await lab.client.api(Metal3MachineResource, lab.namespace).list()).items;
+}
+
+export async function hosts(lab: Lab): Promise<BareMetalHost[]> {
+  return (await lab.client.api(BareMetalHostResource, lab.namespace).list()).items;
+}
+
+/** Machine name → host name, from the hosts' consumerRefs (Metal3Machines are named like their Machines). */
+export function hostsByMachine(s: Snapshot): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const h of s.hosts) if (h.spec?.consumerRef?.name) map.set(h.spec.consumerRef.name, h.metadata.name ?? '');
+  return map;
+}
+
+/** The hosts the Machines of one owner (a name prefix) run on. */
+export function hostsOf(s: Snapshot, prefix: string): string[] {
+  const byMachine = hostsByMachine(s);
+  return s.machines
+    .filter((m) => (m.metadata.name ?? '').startsWith(prefix) && !m.metadata.deletionTimestamp)
+    .map((m) => byMachine.get(m.spec?.infrastructureRef.name ?? '') ?? '?')
+    .sort();
+}
+
+export async function secretKeys(client: Client, namespace: string, name: string): Promise<string[] | undefined> {
+  try {
+    return Object.keys((await client.api(SecretResource, namespace).get(name)).data ?? {});
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seconds since `t0`, one decimal. */
+export const seconds = (t0: number): string => ((performance.now() - t0) / 1000).toFixed(1);

@@ -1,0 +1,72 @@
+// Kubernetes' garbage collector, reduced to what the lab needs: the test apiserver runs without
+// kube-controller-manager, so objects whose owners are all gone (rendered Secrets of a deleted
+// Metal3Data, a Metal3DataTemplate of a deleted Cluster, …) would stay forever. Every `intervalMs` it
+// lists the given kinds and deletes (background propagation) each object that has ownerReferences and
+// none of whose owners still exists with the referenced UID, as the real collector does.
+// Not covered: foreground deletion, blockOwnerDeletion, orphaning, cluster-scoped owners of namespaced
+// objects (owners are looked up in the dependent's namespace).
+import { isNotFound, registry, type Client, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@metal3-ts/generated';
+import type { Runnable } from '@metal3-ts/shared/manager/runnable';
+import type { SimulatorDeps } from '../simulator.ts';
+
+export interface GarbageCollectorOptions {
+  /** The kinds whose objects may be collected. */
+  readonly dependents: readonly ResourceDescriptor[];
+  /** Between two sweeps (default 500 ms). */
+  readonly intervalMs?: number;
+}
+
+/** True while some owner still exists with the UID the reference names (an unknown kind counts as existing). */
+async function ownerExists(client: Client, namespace: string | undefined, ref: OwnerReference): Promise<boolean> {
+  const descriptor = registry.forObject({ apiVersion: ref.apiVersion, kind: ref.kind });
+  if (!descriptor) return true;
+  try {
+    const owner = await client.api(descriptor, descriptor.namespaced ? namespace : undefined).get(ref.name);
+    return owner.metadata.uid === ref.uid;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** One sweep; returns the `Kind namespace/name` of every object it deleted. */
+export async function collectGarbage(client: Client, dependents: readonly ResourceDescriptor[]): Promise<string[]> {
+  const deleted: string[] = [];
+  for (const descriptor of dependents) {
+    for await (const obj of client.all(descriptor).listAll()) {
+      const owners = (obj as KubeObject).metadata.ownerReferences ?? [];
+      if (owners.length === 0 || obj.metadata.deletionTimestamp) continue;
+      const alive = await Promise.all(owners.map((ref) => ownerExists(client, obj.metadata.namespace, ref)));
+      if (alive.some(Boolean)) continue;
+      try {
+        await client.api(descriptor, obj.metadata.namespace).delete(obj.metadata.name ?? '');
+        deleted.push(`${descriptor.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+  return deleted;
+}
+
+export function garbageCollector(deps: SimulatorDeps, options: GarbageCollectorOptions): Runnable[] {
+  return [
+    {
+      name: 'garbage-collector',
+      needsLeaderElection: false,
+      async start(signal: AbortSignal): Promise<void> {
+        while (!signal.aborted) {
+          try {
+            for (const what of await collectGarbage(deps.client, options.dependents)) deps.log.info('garbage collected', { object: what });
+          } catch (error) {
+            deps.log.warn('garbage collection sweep failed', { error: String(error) });
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, options.intervalMs ?? 500);
+            signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+        }
+      },
+    },
+  ];
+}
