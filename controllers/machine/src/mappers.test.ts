@@ -181,12 +181,13 @@ test('M-7 (beyond upstream): an update claiming a host wakes its new consumer, a
   assert.equal(handler({ type: 'update', old: claimed, object: claimed }), [req('waiting-1')]);
 });
 
-test('the awaiting-host index: no host annotation (or an empty one), not deleting, not paused', () => {
+test('the awaiting-host index: no host annotation (or an empty one), not deleting, not paused, not failed', () => {
   assert.equal(metal3MachineAwaitingHost(m3m('a')), ['ns']);
   assert.equal(metal3MachineAwaitingHost(m3m('a', { annotations: { 'metal3.io/BareMetalHost': '' } })), ['ns']);
   assert.equal(metal3MachineAwaitingHost(m3m('a', { annotations: { 'metal3.io/BareMetalHost': 'ns/h' } })), []);
   assert.equal(metal3MachineAwaitingHost(m3m('a', { deletionTimestamp: '2026-01-01T00:00:00Z' })), []);
   assert.equal(metal3MachineAwaitingHost(m3m('a', { annotations: { 'cluster.x-k8s.io/paused': 'true' } })), []);
+  assert.equal(metal3MachineAwaitingHost({ ...m3m('a'), status: { failureReason: 'InvalidConfiguration' } }), [], 'a terminal failure waits for nothing');
 });
 
 test.run();

@@ -32,6 +32,8 @@ export const machineByCluster: IndexFn<Machine> = (machine) => {
  */
 export const metal3MachineAwaitingHost: IndexFn<Metal3Machine> = (m3m) => {
   if (m3m.metadata.annotations?.[HOST_ANNOTATION] || m3m.metadata.deletionTimestamp || isPausedByAnnotation(m3m)) return [];
+  // A terminal failure (seed 002) is not waiting for anything a host could bring.
+  if (m3m.status?.failureReason || m3m.status?.failureMessage) return [];
   return [m3m.metadata.namespace ?? ''];
 };
 
