@@ -19,10 +19,12 @@ import { FailureReason, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER, OWNED_CONDITI
 import { NodeWaits } from './node-waits.ts';
 import { reconcileAssociate } from './phases/associate.ts';
 import { dissociateMetadata, releaseHosts } from './phases/delete.ts';
-import { HostTakenError, reconcileHost } from './phases/host.ts';
+import { HostTakenError, reconcileHost, staleHostRecord } from './phases/host.ts';
+import { forgetHost } from './phases/host-record.ts';
 import { reconcileMetadata, waitForMetadata } from './phases/metadata.ts';
 import { reconcileHostPause } from './phases/pause.ts';
 import { reconcileProviderID } from './phases/provider-id.ts';
+import { releaseStrayHosts } from './phases/stray-hosts.ts';
 import { readScope, type MachineScope } from './scope.ts';
 import {
   finishStatus,
@@ -137,7 +139,8 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
       markMetadataAssociated(m3m);
       if (!spec.dataTemplate) markSecretsSetExternally(m3m);
-      await updateHost(scope, m3m, scope.host, decision, true);
+      const kept = await updateHost(scope, m3m, scope.host, decision, true);
+      await releaseStrayHosts(deps, m3m, kept, machine, cluster);
       return {};
     }
     if (!isBootstrapReady(machine)) {
@@ -158,6 +161,10 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
           markAssociateWaiting(m3m, { kind: 'Host', message: outcome.message });
           return outcome.retrySoon ? { requeueAfterMs: 200 } : safetyNet;
         }
+        if (outcome.kind === 'lost') {
+          scope.log.info(outcome.message);
+          return { requeueAfterMs: 200 };
+        }
         host = outcome.host;
         deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
       } else if (scope.hostRef === 'invalid') {
@@ -167,11 +174,19 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       markAssociateFailed(m3m, messageOf(error));
       throw error;
     }
-    if (!host) {
-      markAssociateWaiting(m3m, { kind: 'Host', message: `BareMetalHost not found for machine ${machine.metadata.name ?? ''}` });
-      return safetyNet;
+    // A record of a host that is gone, or that another machine took before our claim (a crash between
+    // record and claim, a hand edit): forget it and choose again.
+    const stale = staleHostRecord(deps, m3m, host, machine);
+    if (stale) {
+      const written = await forgetHost(scope.api, m3m, stale.recorded);
+      if (written) Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
+      markAssociateWaiting(m3m, { kind: 'Host', message: stale.message });
+      return { requeueAfterMs: 200 };
     }
+    if (!host) return safetyNet;
     markAssociated(m3m);
+    const strays = await releaseStrayHosts(deps, m3m, host, machine, cluster);
+    if (strays.length > 0) scope.log.info(`Releasing hosts this machine holds besides ${hostKey(host)}: ${strays.join(', ')}`);
 
     try {
       await reconcileMetadata(deps, m3m);

@@ -1,31 +1,37 @@
-// M-21…M-27: choosing and claiming a host for a Metal3Machine. The claim is one merge patch locked on
-// the host's resourceVersion (shared/host/claim.ts), so any number of workers and replicas may
-// associate at once and a host never gets two consumers; CAPM3 needs a process-wide mutex for that
-// and still races across replicas (E-1). Candidates come from the informer's host index, not a
-// list of the namespace per association (H-1).
-//
-// Order: claim the host, label its BMC Secret, then record the host on the Metal3Machine (the
-// annotation is written by the reconcile's final patch). A crash in between is harmless: the next
-// reconcile finds the host this machine already holds before anything else (H-4, E-31).
+// M-21…M-27: choosing and claiming a host for a Metal3Machine. Two locks make it safe for any number
+// of workers and replicas (CAPM3 needs a process-wide mutex and still races across replicas, E-1):
+// - the chosen host is first recorded on the Metal3Machine (M-41) by a patch locked on the machine's
+//   resourceVersion (host-record.ts): of two reconciles of one machine (two replicas), only the first
+//   to record goes on to claim, so one machine never holds two hosts;
+// - the claim is one merge patch locked on the host's resourceVersion (shared/host/claim.ts), so a
+//   host never gets two consumers; a lost claim removes the record and the machine chooses again.
+// Candidates come from the informer's host index, not a list of the namespace per association (H-1).
+// A crash between record and claim leaves a record of an unclaimed host, which the next pass claims
+// (or forgets, if someone else took it: phases/host.ts); a host claimed before the record existed
+// (upstream CAPM3, a restore) is found first on the next pass (H-4, E-31).
 import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { acquireHost } from '@metal3-ts/shared/host/acquire';
+import { claimHost } from '@metal3-ts/shared/host/claim';
 import { metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/shared/host/label-selector';
 import { nodeReuseName } from '@metal3-ts/shared/host/node-reuse';
+import { chooseHost, type HostChoice } from '@metal3-ts/shared/host/selection';
 import { provisioningState } from '@metal3-ts/shared/host/states';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
+import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
   | { readonly kind: 'associated'; readonly host: BareMetalHost; readonly choice: 'owned' | 'reused' | 'picked' }
   /** Nothing to take now; `message` says what is awaited. */
-  | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean };
+  | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean }
+  /** Another reconcile of the same machine (another replica) recorded a host first: look again soon. */
+  | { readonly kind: 'lost'; readonly message: string };
 
 /** N-3/N-4: the machine's reuse name, or undefined when it has none (then no reserved host matches, N-5). */
 export function reuseNameOf(deps: Pick<MachineReconcilerDeps, 'informers'>, machine: Readonly<Machine>): string | undefined {
@@ -51,45 +57,46 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
 }
 
 /**
- * Chooses and claims a host (M-22, section 2), labels its BMC Secret (M-26) and records it on `m3m`
- * (M-41, in memory). Throws InvalidConfigurationError for an invalid host selector (H-3).
+ * Chooses a host (section 2), records it on the machine (M-41, locked), claims it (M-22, locked),
+ * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
+ * to choose again soon. Throws InvalidConfigurationError for an invalid host selector (H-3).
  */
 export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, machine: Readonly<Machine>, cluster: Readonly<Cluster>): Promise<AssociateOutcome> {
   const consumer = consumerOf(deps, m3m, machine);
   const clusterName = machine.spec?.clusterName || cluster.metadata.name || '';
-  let outcome;
+  let choice: HostChoice;
   try {
-    outcome = await acquireHost(
-      deps.client,
-      consumer,
-      { labels: { [CLUSTER_NAME_LABEL]: clusterName } },
-      {
-        candidates: (c) => deps.inventory.candidates(c),
-        onWrite: (host) => deps.inventory.noteWrite(host),
-        ...(deps.random ? { random: deps.random } : {}),
-      },
-    );
+    choice = chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {});
   } catch (error) {
     if (error instanceof InvalidHostSelectorError) throw new InvalidConfigurationError(error.message, { cause: error });
     throw error;
   }
-  if (!outcome.acquired) {
-    switch (outcome.reason) {
-      case 'none':
-        return { kind: 'waiting', message: `No available host found: waiting for an available BareMetalHost ${describeSelector(m3m)}`, retrySoon: false };
-      case 'reuse-pending':
-        return {
-          kind: 'waiting',
-          message: `Found BareMetalHost(s) with nodeReuseLabelName in not-available state: waiting for ${hostKey(outcome.host)} (${provisioningState(outcome.host) || 'no state'})`,
-          retrySoon: false,
-        };
-      case 'contended':
-        return { kind: 'waiting', message: 'Every candidate host was taken by another machine meanwhile; choosing again', retrySoon: true };
-    }
+  switch (choice.outcome) {
+    case 'none':
+      return { kind: 'waiting', message: `No available host found: waiting for an available BareMetalHost ${describeSelector(m3m)}`, retrySoon: false };
+    case 'reuse-pending':
+      return {
+        kind: 'waiting',
+        message: `Found BareMetalHost(s) with nodeReuseLabelName in not-available state: waiting for ${hostKey(choice.host)} (${provisioningState(choice.host) || 'no state'})`,
+        retrySoon: false,
+      };
+    default:
+      break;
   }
-  await labelCredentials(deps.client, outcome.host, clusterName);
-  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(outcome.host) };
-  return { kind: 'associated', host: outcome.host, choice: outcome.choice };
+  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
+  const key = hostKey(choice.host);
+  const record = await recordHost(api, m3m, key);
+  if (!record) return { kind: 'lost', message: 'the Metal3Machine is gone' };
+  if (record.host !== key) return { kind: 'lost', message: `BareMetalHost ${record.host} was recorded for this machine meanwhile` };
+  const recorded = record.written ?? m3m;
+  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
+  if (!claim.claimed) {
+    await forgetHost(api, recorded, key);
+    return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
+  }
+  await labelCredentials(deps.client, claim.host, clusterName);
+  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
+  return { kind: 'associated', host: claim.host, choice: choice.outcome };
 }
 
 /**

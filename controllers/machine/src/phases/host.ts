@@ -24,6 +24,27 @@ export class HostTakenError extends Error {
 }
 
 /**
+ * The machine records a host it cannot have: the host is gone, or another consumer holds it. Returns
+ * what to forget and why, or undefined when the record stands.
+ */
+export function staleHostRecord(
+  deps: Pick<MachineReconcilerDeps, 'informers'>,
+  m3m: Readonly<Metal3Machine>,
+  host: Readonly<BareMetalHost> | undefined,
+  machine: Readonly<Machine>,
+): { readonly recorded: string; readonly message: string } | undefined {
+  const recorded = m3m.metadata.annotations?.[HOST_ANNOTATION];
+  if (!recorded) return undefined;
+  if (!host) return { recorded, message: `BareMetalHost ${recorded} not found for machine ${machine.metadata.name ?? ''}; choosing again` };
+  const consumer = consumerOf(deps, m3m, machine);
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
+    const ref = host.spec?.consumerRef;
+    return { recorded, message: `BareMetalHost ${recorded} is consumed by ${ref?.kind ?? ''} ${ref?.namespace ?? ''}/${ref?.name ?? ''}; choosing again` };
+  }
+  return undefined;
+}
+
+/**
  * Writes the host as the machine wants it and returns the written (or unchanged) host. `deploy` is
  * false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
  * Throws HostTakenError, InvalidConfigurationError (a Secret in another namespace), or a
