@@ -15,7 +15,7 @@ import type { MachineReconcilerDeps } from './deps.ts';
 import { InvalidConfigurationError, isInvalidConfiguration, messageOf } from './errors.ts';
 import { guard, isBootstrapReady, type Guard } from './guards.ts';
 import { userDataFor } from './host-spec.ts';
-import { FailureReason, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
+import { FailureReason, HOST_ANNOTATION, KUBERNETES_NODE_READY, METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
 import { NodeWaits } from './node-waits.ts';
 import { reconcileAssociate } from './phases/associate.ts';
 import { dissociateMetadata, releaseHosts } from './phases/delete.ts';
@@ -27,6 +27,7 @@ import { reconcileProviderID } from './phases/provider-id.ts';
 import { releaseStrayHosts } from './phases/stray-hosts.ts';
 import { readScope, type MachineScope } from './scope.ts';
 import {
+  conditionMessage,
   finishStatus,
   markAssociated,
   markAssociateFailed,
@@ -236,9 +237,10 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         scope.log.debug(outcome.message);
         return { requeueAfterMs: nodeWaits.next(scope.key) };
       case 'conflict':
+        // A fix in the workload cluster raises no event here: keep polling, but tell once per problem.
+        if (conditionMessage(m3m, KUBERNETES_NODE_READY) !== outcome.message) deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
         markNodeProblem(m3m, 'AssociateM3MetaDataFailed', outcome.message);
-        deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
-        return { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
+        return { requeueAfterMs: nodeWaits.next(scope.key) };
     }
   }
 
