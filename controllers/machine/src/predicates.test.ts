@@ -59,7 +59,7 @@ test('E-20 (kept): the filter judges the source object: a paused or unlabelled h
 
 const cluster = (paused?: boolean): Cluster => newCluster({ metadata: { name: 'c1', namespace: 'ns' }, spec: paused === undefined ? {} : { paused } });
 
-test('M-3, M-14, M-15 (changed): Cluster creates and both spec.paused transitions pass; nothing else does', () => {
+test('M-3, M-12, M-14, M-15 (changed): Cluster creates, both spec.paused transitions and the infrastructure turning ready pass; nothing else does', () => {
   const p = clusterPauseTransitions;
   assert.ok(create(p, cluster()));
   assert.ok(create(p, cluster(false)));
@@ -71,6 +71,14 @@ test('M-3, M-14, M-15 (changed): Cluster creates and both spec.paused transition
   assert.not.ok(update(p, cluster(), cluster(false)));
   assert.not.ok(update(p, cluster(true), cluster(true)));
   assert.not.ok(remove(p, cluster()));
+  const ready = (how: 'field' | 'condition' | 'no'): Cluster => ({
+    ...cluster(false),
+    status: how === 'field' ? { infrastructureReady: true } : how === 'condition' ? { conditions: [{ type: 'InfrastructureReady', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] } : { infrastructureReady: false },
+  });
+  assert.ok(update(p, ready('no'), ready('field')), 'M-12: status.infrastructureReady turned true');
+  assert.ok(update(p, ready('no'), ready('condition')), 'M-12: the InfrastructureReady condition turned True');
+  assert.not.ok(update(p, ready('field'), ready('field')), 'already ready');
+  assert.not.ok(update(p, ready('field'), ready('no')), 'turning not ready wakes nothing');
 });
 
 test('M-1: status-only, resourceVersion-only and managedFields-only updates of the Metal3Machine are ignored', () => {

@@ -48,8 +48,22 @@ const clusterPausing: Predicate<Cluster> = {
 /** Every create, paused or not: a Cluster that appears paused (clusterctl move) pauses its hosts. */
 const clusterCreated: Predicate<Cluster> = { create: () => true, update: () => false, delete: () => false };
 
-/** M-3: Cluster API's ClusterUnpaused, plus pausing and every create; never deletes. */
-export const clusterPauseTransitions: Predicate<Cluster> = or(clusterUnpaused, clusterPausing, clusterCreated);
+/** Cluster API v1beta1 infrastructure readiness: the status field or the InfrastructureReady condition (§0.7). */
+const infrastructureReady = (cluster: Readonly<Cluster>): boolean =>
+  cluster.status?.infrastructureReady === true || cluster.status?.conditions?.some((c) => c.type === 'InfrastructureReady' && c.status === 'True') === true;
+
+/** An update where the Cluster's infrastructure turns ready: machines waiting on M-12 go on. */
+const clusterInfrastructureReady: Predicate<Cluster> = {
+  create: () => false,
+  update: (old, cluster) => !infrastructureReady(old) && infrastructureReady(cluster),
+  delete: () => false,
+};
+
+/**
+ * M-3: Cluster API's ClusterUnpaused, plus pausing, every create and the infrastructure turning ready
+ * (Cluster API's ClusterPausedTransitionsOrInfrastructureReady); never deletes.
+ */
+export const clusterPauseTransitions: Predicate<Cluster> = or(clusterUnpaused, clusterPausing, clusterCreated, clusterInfrastructureReady);
 
 /** Passes updates whose projection changed; creates and deletes pass. */
 function changedIn<T extends KubeObject>(project: (obj: Readonly<T>) => unknown): Predicate<T> {
@@ -103,4 +117,5 @@ export const machineChanged: Predicate<Machine> = changedIn((machine) => ({
   deletionTimestamp: machine.metadata.deletionTimestamp,
   nodeRef: machine.status?.nodeRef,
   bootstrapReady: conditionStatus(machine, 'BootstrapReady'),
+  bootstrapReadyField: machine.status?.bootstrapReady,
 }));

@@ -120,7 +120,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         return {};
       case 'WaitForInfrastructure':
         markAssociateWaiting(m3m, { kind: 'Infrastructure' });
-        return {};
+        return safetyNet;
       case 'WaitForMetal3Cluster':
         markAssociateWaiting(m3m, { kind: 'Metal3Cluster' });
         return safetyNet;
