@@ -17,7 +17,8 @@ import { guard, isBootstrapReady, type Guard } from './guards.ts';
 import { userDataFor } from './host-spec.ts';
 import { FailureReason, HOST_ANNOTATION, KUBERNETES_NODE_READY, METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
 import { NodeWaits } from './node-waits.ts';
-import { reconcileAssociate } from './phases/associate.ts';
+import { consumerOf, reconcileAssociate } from './phases/associate.ts';
+import { releaseHost } from '@metal3-ts/shared/host/release';
 import { dissociateMetadata, releaseHosts } from './phases/delete.ts';
 import { HostTakenError, reconcileHost, staleHostRecord } from './phases/host.ts';
 import { forgetHost } from './phases/host-record.ts';
@@ -138,6 +139,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
 
     // M-19: provisioned, adopted and with a Node: only keep the host as it should be.
     if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
+      markAssociated(m3m);
       markMetadataAssociated(m3m);
       if (!spec.dataTemplate) markSecretsSetExternally(m3m);
       const kept = await updateHost(scope, m3m, scope.host, decision, true);
@@ -179,6 +181,8 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     // record and claim, a hand edit): forget it and choose again.
     const stale = staleHostRecord(deps, m3m, host, machine);
     if (stale) {
+      // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
+      if (host) await releaseHost(deps.client, host, { consumer: consumerOf(deps, m3m, machine).ref }, { onWrite: (h) => deps.inventory.noteWrite(h) });
       const written = await forgetHost(scope.api, m3m, stale.recorded);
       if (written) Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
       markAssociateWaiting(m3m, { kind: 'Host', message: stale.message });

@@ -36,7 +36,8 @@ export async function forgetHost(api: Api<Metal3Machine>, m3m: Readonly<Metal3Ma
   const name = m3m.metadata.name ?? '';
   let current: Readonly<Metal3Machine> = m3m;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (current.metadata.annotations?.[HOST_ANNOTATION] !== host) return undefined;
+    // A deletion that began meanwhile needs the record to find the host it must release.
+    if (current.metadata.annotations?.[HOST_ANNOTATION] !== host || current.metadata.deletionTimestamp) return undefined;
     try {
       return await api.mergePatch(name, { metadata: { resourceVersion: current.metadata.resourceVersion, annotations: { [HOST_ANNOTATION]: null } } } as never);
     } catch (error) {
