@@ -8,7 +8,6 @@
 // loop" can be read from the controller's reconcile counter.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3ClusterResource,
@@ -20,76 +19,46 @@ import {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
-  adminClient,
   BOOTSTRAP_SECRET,
+  CAPI_PAUSED_ANNOTATION,
   CLUSTER,
   consumers,
   createClusterScene,
-  createHosts,
   createMachine,
+  EVENT_MS,
   eventsFor,
   eventually,
   gone,
+  hostNamed,
   hostWhen,
   IMAGE,
+  machineTestScene,
   metal3MachineWhen,
   settled,
   sleep,
-  startMachineController,
-  startWorld,
   v1,
+  v1Message,
   v2,
-  type RunningController,
+  v2Message,
 } from './support.ts';
 
 const test = suite('Metal3Machine bad input and missing neighbours');
-const env = withSharedEnv(test);
-
-const FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
-const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
-const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
-const HOSTS = ['host-0', 'host-1', 'host-2', 'host-3', 'host-4', 'host-5', 'host-6'];
-/** Far below the test controller's 120 s safety-net requeue: a step this fast was woken by an event. */
-const STEP_MS = 20_000;
-
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
-
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-bad-input');
-  world = await startWorld(env(), ns, { workload: false });
-  await createClusterScene(client, ns);
-  await createHosts(client, ns, HOSTS);
-  for (const name of HOSTS) await hostWhen(client, ns, name, `${name} available`, (h) => h.status?.provisioning?.state === 'available', 30_000);
-  controller = await startMachineController(env(), ns);
+const scene = machineTestScene(test, {
+  prefix: 'machine-bad-input',
+  world: { workload: false },
+  hosts: ['host-0', 'host-1', 'host-2', 'host-3', 'host-4', 'host-5', 'host-6'],
 });
 
-test.after(async () => {
-  await controller?.stop();
-  await world?.stop();
-  client?.transport.close();
-});
-
-const v1Message = (m: Metal3Machine, type: string) => getCondition(m, type)?.message ?? '';
-const v2Message = (m: Metal3Machine, type: string) => getV1Beta2Condition(m, type)?.message ?? '';
-const hostNamed = (m3m: Metal3Machine) => (m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '').split('/')[1] ?? '';
 const failed = (m: Metal3Machine) => m.status?.failureReason === 'InvalidConfiguration';
 
 /** The Warning event `InvalidConfiguration` about `name` (events are sent asynchronously). */
 async function invalidConfigurationEvent(name: string, message: string): Promise<void> {
   const events = await eventually(`a Warning event InvalidConfiguration for ${name}`, async () => {
-    const found = await eventsFor(client, ns, name, 'InvalidConfiguration');
+    const found = await eventsFor(scene.client, scene.ns, name, 'InvalidConfiguration');
     return found.length > 0 ? found : undefined;
-  }, STEP_MS);
+  }, EVENT_MS);
   assert.ok(events.every((e) => e.type === 'Warning'));
   assert.ok(events.some((e) => (e.message ?? '').includes(message)), `event message: ${events.map((e) => e.message).join(' | ')}`);
 }
@@ -99,14 +68,14 @@ async function invalidConfigurationEvent(name: string, message: string): Promise
  * no error) for another 1.5 s. Only valid while no other machine of the namespace is being worked on.
  */
 async function staysQuiet(reconcilesBefore: number): Promise<void> {
-  await settled(controller, reconcilesBefore, 1_000);
-  const reconciles = controller.reconciles();
-  const errors = controller.errors();
-  const writes = controller.writes();
+  await settled(scene.controller, reconcilesBefore, 1_000);
+  const reconciles = scene.controller.reconciles();
+  const errors = scene.controller.errors();
+  const writes = scene.controller.writes();
   await sleep(1_500);
-  assert.is(controller.reconciles(), reconciles, 'no reconcile after the terminal failure');
-  assert.is(controller.errors(), errors, 'no error retried');
-  assert.is(controller.writes(), writes, 'no write');
+  assert.is(scene.controller.reconciles(), reconciles, 'no reconcile after the terminal failure');
+  assert.is(scene.controller.errors(), errors, 'no error retried');
+  assert.is(scene.controller.writes(), writes, 'no write');
 }
 
 /**
@@ -116,13 +85,13 @@ async function staysQuiet(reconcilesBefore: number): Promise<void> {
 async function proceeds(name: string, what: string): Promise<Metal3Machine> {
   try {
     // The annotation and the status are two writes (main resource, then status): wait for both.
-    return await metal3MachineWhen(client, ns, name, what, (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && v1(m, 'AssociateBMH') === 'True//', STEP_MS);
+    return await metal3MachineWhen(scene.client, scene.ns, name, what, (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && v1(m, 'AssociateBMH') === 'True//', EVENT_MS);
   } catch (error) {
-    const m = await client.api(Metal3MachineResource, ns).get(name);
-    const cluster = await client.api(ClusterResource, ns).get(m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '').catch(() => undefined);
+    const m = await scene.client.api(Metal3MachineResource, scene.ns).get(name);
+    const cluster = await scene.client.api(ClusterResource, scene.ns).get(m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '').catch(() => undefined);
     // Diagnosis: does any event at all get it going? Touch its Metal3Machine.
-    await client.api(Metal3MachineResource, ns).mergePatch(name, { metadata: { labels: { 'test.metal3-ts.dev/nudge': 'yes' } } });
-    const nudged = await metal3MachineWhen(client, ns, name, `${name} with a host after a nudge`, (x) => !!x.metadata.annotations?.[HOST_ANNOTATION], 5_000).then(() => true, () => false);
+    await scene.client.api(Metal3MachineResource, scene.ns).mergePatch(name, { metadata: { labels: { 'test.metal3-ts.dev/nudge': 'yes' } } });
+    const nudged = await metal3MachineWhen(scene.client, scene.ns, name, `${name} with a host after a nudge`, (x) => !!x.metadata.annotations?.[HOST_ANNOTATION], 5_000).then(() => true, () => false);
     throw new Error(
       `${name} never got a host: AssociateBMH ${v1(m, 'AssociateBMH')} "${v1Message(m, 'AssociateBMH')}", ` +
         `Cluster infrastructureReady=${String(cluster?.status?.infrastructureReady)}; ` +
@@ -133,15 +102,15 @@ async function proceeds(name: string, what: string): Promise<Metal3Machine> {
 }
 
 async function deleteAndWaitGone(name: string): Promise<void> {
-  await client.api(Metal3MachineResource, ns).delete(name);
-  await gone(client, Metal3MachineResource, ns, name, STEP_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).delete(name);
+  await gone(scene.client, Metal3MachineResource, scene.ns, name, EVENT_MS);
 }
 
 test('M-9: a Metal3Machine without an owner Machine waits for one, without finalizer or retries', async () => {
-  const reconcilesBefore = controller.reconciles();
-  const errorsBefore = controller.errors();
-  await client.api(Metal3MachineResource, ns).create(newMetal3Machine({ metadata: { name: 'orphan', labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, spec: { image: IMAGE } }));
-  const m3m = await metal3MachineWhen(client, ns, 'orphan', 'orphan waiting for its owner', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForM3MachineOwnerRef/Info', STEP_MS);
+  const reconcilesBefore = scene.controller.reconciles();
+  const errorsBefore = scene.controller.errors();
+  await scene.client.api(Metal3MachineResource, scene.ns).create(newMetal3Machine({ metadata: { name: 'orphan', labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, spec: { image: IMAGE } }));
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'orphan', 'orphan waiting for its owner', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForM3MachineOwnerRef/Info', EVENT_MS);
   assert.is(v1Message(m3m, 'AssociateBMH'), '', 'M-9: the v1beta1 condition has no message');
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForMetal3MachineOwnerRef');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Machine Controller to set OwnerRef on Metal3Machine');
@@ -149,16 +118,16 @@ test('M-9: a Metal3Machine without an owner Machine waits for one, without final
   assert.is(m3m.status?.failureReason, undefined);
   assert.is(m3m.metadata.annotations?.[HOST_ANNOTATION], undefined);
   await staysQuiet(reconcilesBefore);
-  assert.is(controller.errors(), errorsBefore);
-  assert.is((await consumers(client, ns)).get('orphan'), undefined, 'no host claimed');
+  assert.is(scene.controller.errors(), errorsBefore);
+  assert.is((await consumers(scene.client, scene.ns)).get('orphan'), undefined, 'no host claimed');
 });
 
 test('M-23: spec.userData in another namespace is invalid configuration: terminal, no host claimed, no retry loop', async () => {
-  const reconcilesBefore = controller.reconciles();
-  const errorsBefore = controller.errors();
+  const reconcilesBefore = scene.controller.reconciles();
+  const errorsBefore = scene.controller.errors();
   // The Machine names a data Secret, which would win (E-8): the cross-namespace check runs first anyway.
-  await createMachine(client, ns, 'bad-ud', { spec: { image: IMAGE, userData: { name: 'user-data', namespace: 'elsewhere' } } });
-  const m3m = await metal3MachineWhen(client, ns, 'bad-ud', 'bad-ud failed', failed, STEP_MS);
+  await createMachine(scene.client, scene.ns, 'bad-ud', { spec: { image: IMAGE, userData: { name: 'user-data', namespace: 'elsewhere' } } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-ud', 'bad-ud failed', failed, EVENT_MS);
   const message = 'cross-namespace secret reference is not allowed for userData';
   assert.ok(m3m.status?.failureMessage?.includes(message), `failureMessage: ${m3m.status?.failureMessage}`);
   assert.ok(m3m.status?.failureMessage?.includes('"elsewhere"'), 'the message names the namespace');
@@ -169,52 +138,52 @@ test('M-23: spec.userData in another namespace is invalid configuration: termina
   assert.is(v1(m3m, 'Ready'), 'False/AssociateBMHFailed/Error', 'M-42: the summary carries the failure');
   assert.is(m3m.status?.userData, undefined);
   assert.is(m3m.metadata.annotations?.[HOST_ANNOTATION], undefined);
-  assert.ok(m3m.metadata.finalizers?.includes(FINALIZER));
+  assert.ok(m3m.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER));
   await invalidConfigurationEvent('bad-ud', message);
   await staysQuiet(reconcilesBefore);
-  assert.ok(controller.errors() - errorsBefore <= 1, `a terminal failure is reported once, not retried (errors +${controller.errors() - errorsBefore})`);
-  assert.is((await consumers(client, ns)).get('bad-ud'), undefined, 'no host claimed');
+  assert.ok(scene.controller.errors() - errorsBefore <= 1, `a terminal failure is reported once, not retried (errors +${scene.controller.errors() - errorsBefore})`);
+  assert.is((await consumers(scene.client, scene.ns)).get('bad-ud'), undefined, 'no host claimed');
   // seed 002: Cluster API sees the failure on the Machine.
   const machine = await eventually('the Machine failed', async () => {
-    const m = await client.api(MachineResource, ns).get('bad-ud');
+    const m = await scene.client.api(MachineResource, scene.ns).get('bad-ud');
     return m.status?.failureReason ? m : undefined;
-  }, STEP_MS);
+  }, EVENT_MS);
   assert.is(machine.status?.failureReason, 'InvalidConfiguration');
 });
 
 test('seed 002: a failed Metal3Machine is not reconciled any further (no write), but deletion works', async () => {
-  const api = client.api(Metal3MachineResource, ns);
+  const api = scene.client.api(Metal3MachineResource, scene.ns);
   const before = await api.get('bad-ud');
-  const reconciles = controller.reconciles();
-  const writes = controller.writes();
+  const reconciles = scene.controller.reconciles();
+  const writes = scene.controller.writes();
   await api.mergePatch('bad-ud', { metadata: { labels: { touched: 'yes' } } });
-  await settled(controller, reconciles, 1_000);
-  assert.is(controller.writes(), writes, 'the reconcile that followed the edit wrote nothing');
+  await settled(scene.controller, reconciles, 1_000);
+  assert.is(scene.controller.writes(), writes, 'the reconcile that followed the edit wrote nothing');
   const after = await api.get('bad-ud');
   assert.equal(after.status, before.status, 'status untouched (not even lastUpdated)');
-  assert.is((await consumers(client, ns)).get('bad-ud'), undefined, 'still no host claimed');
+  assert.is((await consumers(scene.client, scene.ns)).get('bad-ud'), undefined, 'still no host claimed');
 
   await deleteAndWaitGone('bad-ud');
 });
 
 test('M-40: a host annotation with more than one "/" is invalid configuration; deletion still works', async () => {
-  const reconcilesBefore = controller.reconciles();
-  await createMachine(client, ns, 'bad-ann', { annotations: { [HOST_ANNOTATION]: 'a/b/c' } });
-  const m3m = await metal3MachineWhen(client, ns, 'bad-ann', 'bad-ann failed', failed, STEP_MS);
+  const reconcilesBefore = scene.controller.reconciles();
+  await createMachine(scene.client, scene.ns, 'bad-ann', { annotations: { [HOST_ANNOTATION]: 'a/b/c' } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-ann', 'bad-ann failed', failed, EVENT_MS);
   assert.ok(m3m.status?.failureMessage?.includes('a/b/c'), `failureMessage: ${m3m.status?.failureMessage}`);
   assert.is(v1(m3m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error');
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed');
   assert.is(m3m.metadata.annotations?.[HOST_ANNOTATION], 'a/b/c', 'the bad value is left for the user to fix');
   await invalidConfigurationEvent('bad-ann', 'a/b/c');
   await staysQuiet(reconcilesBefore);
-  assert.is((await consumers(client, ns)).get('bad-ann'), undefined, 'no host claimed');
+  assert.is((await consumers(scene.client, scene.ns)).get('bad-ann'), undefined, 'no host claimed');
   await deleteAndWaitGone('bad-ann');
 });
 
 test('M-35 step 1, M-28: spec.metaData in another namespace fails after the host was claimed; the host stays with this machine; deleting it releases the host', async () => {
-  const reconcilesBefore = controller.reconciles();
-  await createMachine(client, ns, 'bad-md', { spec: { image: IMAGE, metaData: { name: 'md', namespace: 'elsewhere' } } });
-  const m3m = await metal3MachineWhen(client, ns, 'bad-md', 'bad-md failed', failed, STEP_MS);
+  const reconcilesBefore = scene.controller.reconciles();
+  await createMachine(scene.client, scene.ns, 'bad-md', { spec: { image: IMAGE, metaData: { name: 'md', namespace: 'elsewhere' } } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-md', 'bad-md failed', failed, EVENT_MS);
   const message = 'cross-namespace secret reference is not allowed for metaData';
   assert.ok(m3m.status?.failureMessage?.includes(message), `failureMessage: ${m3m.status?.failureMessage}`);
   assert.is(v1(m3m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning');
@@ -229,21 +198,21 @@ test('M-35 step 1, M-28: spec.metaData in another namespace fails after the host
   // The host it claimed in the same reconcile stays claimed by it, and by nothing else.
   const name = hostNamed(m3m);
   assert.ok(name, 'the annotation names the claimed host (M-41, persisted by the final patch)');
-  const host = await client.api(BareMetalHostResource, ns).get(name);
-  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'bad-md', namespace: ns });
+  const host = await scene.client.api(BareMetalHostResource, scene.ns).get(name);
+  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'bad-md', namespace: scene.ns });
   assert.is(host.spec?.image, undefined, 'nothing deployed');
-  assert.equal((await consumers(client, ns)).get('bad-md'), [name], 'exactly one host');
+  assert.equal((await consumers(scene.client, scene.ns)).get('bad-md'), [name], 'exactly one host');
 
   await deleteAndWaitGone('bad-md');
-  const released = await hostWhen(client, ns, name, 'the host released', (h) => !h.spec?.consumerRef, STEP_MS);
+  const released = await hostWhen(scene.client, scene.ns, name, 'the host released', (h) => !h.spec?.consumerRef, EVENT_MS);
   assert.is(released.metadata.ownerReferences, undefined);
   assert.is(released.metadata.labels?.[CLUSTER_NAME_LABEL], undefined);
 });
 
 test('M-35 step 5: a data template in another namespace is invalid configuration; no claim is created; deletion releases the host', async () => {
-  const reconcilesBefore = controller.reconciles();
-  await createMachine(client, ns, 'bad-dt', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: 'elsewhere' } } });
-  const m3m = await metal3MachineWhen(client, ns, 'bad-dt', 'bad-dt failed', failed, STEP_MS);
+  const reconcilesBefore = scene.controller.reconciles();
+  await createMachine(scene.client, scene.ns, 'bad-dt', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: 'elsewhere' } } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-dt', 'bad-dt failed', failed, EVENT_MS);
   assert.ok(m3m.status?.failureMessage?.includes('cross-namespace template reference is not allowed for dataTemplate'), `failureMessage: ${m3m.status?.failureMessage}`);
   assert.is(v1(m3m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning');
   assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'False/AssociateMetal3MachineMetaDataFailed');
@@ -251,82 +220,82 @@ test('M-35 step 5: a data template in another namespace is invalid configuration
   await invalidConfigurationEvent('bad-dt', 'dataTemplate');
   await staysQuiet(reconcilesBefore);
   try {
-    await client.api(Metal3DataClaimResource, ns).get('bad-dt');
+    await scene.client.api(Metal3DataClaimResource, scene.ns).get('bad-dt');
     assert.unreachable('no Metal3DataClaim may be created for a template in another namespace');
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }
   const name = hostNamed(m3m);
-  assert.equal((await consumers(client, ns)).get('bad-dt'), [name]);
+  assert.equal((await consumers(scene.client, scene.ns)).get('bad-dt'), [name]);
   await deleteAndWaitGone('bad-dt');
-  await hostWhen(client, ns, name, 'the host released', (h) => !h.spec?.consumerRef, STEP_MS);
+  await hostWhen(scene.client, scene.ns, name, 'the host released', (h) => !h.spec?.consumerRef, EVENT_MS);
 });
 
 test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal3Cluster); creating it lets the machine proceed', async () => {
   // The Cluster is infrastructure-ready by hand (as after a Metal3Cluster deletion): the guard's next step is M-13.
-  const clusters = client.api(ClusterResource, ns);
+  const clusters = scene.client.api(ClusterResource, scene.ns);
   await clusters.create(newCluster({ metadata: { name: 'nom3c' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'nom3c' } } }));
-  await eventually('the Cluster simulator took nom3c', async () => ((await clusters.get('nom3c')).metadata.finalizers?.length ? true : undefined), STEP_MS);
+  await eventually('the Cluster simulator took nom3c', async () => ((await clusters.get('nom3c')).metadata.finalizers?.length ? true : undefined), EVENT_MS);
   await clusters.mergePatchStatus('nom3c', { status: { infrastructureReady: true } });
-  const errorsBefore = controller.errors();
-  await createMachine(client, ns, 'nm-0', { cluster: 'nom3c' });
-  const m3m = await metal3MachineWhen(client, ns, 'nm-0', 'nm-0 waiting for the Metal3Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingforMetal3Cluster/Info', STEP_MS);
+  const errorsBefore = scene.controller.errors();
+  await createMachine(scene.client, scene.ns, 'nm-0', { cluster: 'nom3c' });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'nm-0', 'nm-0 waiting for the Metal3Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingforMetal3Cluster/Info', EVENT_MS);
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingforMetal3Cluster');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Metal3Cluster Controller to create the Metal3Cluster');
   assert.is(m3m.status?.failureReason, undefined);
-  assert.is(controller.errors(), errorsBefore, 'a wait, not an error');
+  assert.is(scene.controller.errors(), errorsBefore, 'a wait, not an error');
 
   // Created paused and ready, then un-paused: the Cluster simulator never sees it not ready, so the
   // Cluster stays infrastructure-ready throughout (the M-12 bug below cannot interfere here).
-  const m3cs = client.api(Metal3ClusterResource, ns);
+  const m3cs = scene.client.api(Metal3ClusterResource, scene.ns);
   await m3cs.create(
     newMetal3Cluster({
-      metadata: { name: 'nom3c', annotations: { [PAUSED_ANNOTATION]: 'true' } },
+      metadata: { name: 'nom3c', annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' } },
       spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true },
     }),
   );
   await m3cs.mergePatchStatus('nom3c', { status: { ready: true } });
-  await m3cs.mergePatch('nom3c', { metadata: { annotations: { [PAUSED_ANNOTATION]: null } } });
+  await m3cs.mergePatch('nom3c', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
   const done = await proceeds('nm-0', 'nm-0 with a host');
   assert.is((await clusters.get('nom3c')).status?.infrastructureReady, true);
   assert.is(v1(done, 'AssociateBMH'), 'True//');
-  assert.is(controller.errors(), errorsBefore);
+  assert.is(scene.controller.errors(), errorsBefore);
 });
 
 // The Cluster update that makes its infrastructure ready wakes the waiting machine (the Cluster
 // watch passes that transition, as Cluster API's ClusterPausedTransitionsOrInfrastructureReady does):
 // the Metal3Cluster's own status change comes before Cluster API copies the readiness to the Cluster.
 test('M-12: Cluster infrastructure not ready is a wait; the machine proceeds as soon as it is ready', async () => {
-  const m3cs = client.api(Metal3ClusterResource, ns);
+  const m3cs = scene.client.api(Metal3ClusterResource, scene.ns);
   await m3cs.create(newMetal3Cluster({ metadata: { name: 'noinfra' }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true } }));
-  await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'noinfra' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'noinfra' } } }));
-  const errorsBefore = controller.errors();
-  await createMachine(client, ns, 'ni-0', { cluster: 'noinfra' });
-  const m3m = await metal3MachineWhen(client, ns, 'ni-0', 'ni-0 waiting for the Cluster infrastructure', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', STEP_MS);
+  await scene.client.api(ClusterResource, scene.ns).create(newCluster({ metadata: { name: 'noinfra' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'noinfra' } } }));
+  const errorsBefore = scene.controller.errors();
+  await createMachine(scene.client, scene.ns, 'ni-0', { cluster: 'noinfra' });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'ni-0', 'ni-0 waiting for the Cluster infrastructure', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', EVENT_MS);
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForClusterInfrastructureReady');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Metal3Cluster Controller to create cluster infrastructure');
   assert.is(m3m.status?.failureReason, undefined);
-  assert.is((await consumers(client, ns)).get('ni-0'), undefined, 'no host claimed');
+  assert.is((await consumers(scene.client, scene.ns)).get('ni-0'), undefined, 'no host claimed');
   // Let the Cluster API simulators finish with the new objects, so only the readiness change is left.
   await sleep(1_000);
 
   await m3cs.mergePatchStatus('noinfra', { status: { ready: true } });
-  await eventually('the Cluster infrastructure ready', async () => ((await client.api(ClusterResource, ns).get('noinfra')).status?.infrastructureReady ? true : undefined), STEP_MS);
+  await eventually('the Cluster infrastructure ready', async () => ((await scene.client.api(ClusterResource, scene.ns).get('noinfra')).status?.infrastructureReady ? true : undefined), EVENT_MS);
   const done = await proceeds('ni-0', 'ni-0 with a host once the Cluster infrastructure is ready');
   assert.is(v1(done, 'AssociateBMH'), 'True//');
-  assert.is(controller.errors(), errorsBefore);
+  assert.is(scene.controller.errors(), errorsBefore);
 });
 
 test('M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait naming the Cluster, not an error loop; the Cluster\'s creation wakes the machine', async () => {
   // No Cluster, so the Machine simulator does not adopt the Metal3Machine: the owner reference is set here.
-  const machine = await client.api(MachineResource, ns).create(
+  const machine = await scene.client.api(MachineResource, scene.ns).create(
     newMachine({
       metadata: { name: 'late-0', labels: { [CLUSTER_NAME_LABEL]: 'late' } },
       spec: { clusterName: 'late', bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: 'late-0' } },
     }),
   );
-  const errorsBefore = controller.errors();
-  await client.api(Metal3MachineResource, ns).create(
+  const errorsBefore = scene.controller.errors();
+  await scene.client.api(Metal3MachineResource, scene.ns).create(
     newMetal3Machine({
       metadata: {
         name: 'late-0',
@@ -336,28 +305,28 @@ test('M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait nami
       spec: { image: IMAGE },
     }),
   );
-  const m3m = await metal3MachineWhen(client, ns, 'late-0', 'late-0 waiting for its Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', STEP_MS);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'late-0', 'late-0 waiting for its Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', EVENT_MS);
   assert.ok(v1Message(m3m, 'AssociateBMH').includes('late'), `the condition names the Cluster: ${v1Message(m3m, 'AssociateBMH')}`);
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForClusterInfrastructureReady');
   assert.ok(v2Message(m3m, 'AssociateBareMetalHost').includes('late'));
   assert.is(m3m.status?.failureReason, undefined, 'E-6 fixed: no (empty) failure fields');
   assert.is(m3m.status?.failureMessage, undefined);
   await sleep(1_000);
-  assert.is(controller.errors(), errorsBefore, 'no error loop');
+  assert.is(scene.controller.errors(), errorsBefore, 'no error loop');
 
-  await createClusterScene(client, ns, { name: 'late' });
-  const woken = await metal3MachineWhen(client, ns, 'late-0', 'late-0 past the wait for its Cluster', (m) => !v1Message(m, 'AssociateBMH').includes('Cluster late not found'), STEP_MS);
+  await createClusterScene(scene.client, scene.ns, { name: 'late' });
+  const woken = await metal3MachineWhen(scene.client, scene.ns, 'late-0', 'late-0 past the wait for its Cluster', (m) => !v1Message(m, 'AssociateBMH').includes('Cluster late not found'), EVENT_MS);
   assert.is(woken.status?.failureReason, undefined);
-  assert.is(controller.errors(), errorsBefore);
+  assert.is(scene.controller.errors(), errorsBefore);
 });
 
 test('M-11 (changed), M-12: ...and once its Cluster is infrastructure-ready the machine gets a host', async () => {
-  const errorsBefore = controller.errors();
+  const errorsBefore = scene.controller.errors();
   const done = await proceeds('late-0', 'late-0 with a host once its Cluster exists');
   assert.is(v1(done, 'AssociateBMH'), 'True//');
-  const host = await hostWhen(client, ns, hostNamed(done), 'the host deployed', (h) => h.spec?.image !== undefined, STEP_MS);
+  const host = await hostWhen(scene.client, scene.ns, hostNamed(done), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
   assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], 'late');
-  assert.is(controller.errors(), errorsBefore);
+  assert.is(scene.controller.errors(), errorsBefore);
 });
 
 test.run();

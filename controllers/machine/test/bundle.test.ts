@@ -6,63 +6,41 @@
 // SIGTERM, giving the Lease back. One namespace and world for both runtimes.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
 import { LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { httpGet, type Runtime } from '@metal3-ts/test/harness/controller-process';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
-import { buildBundle, killAll, rbacUser, reconcileTotal, startController, waitReady, type Bundle } from './process-support.ts';
-import { adminClient, createClusterScene, createHosts, createMachine, eventually, gone, hostWhen, metal3MachineWhen, startWorld, v1, v2 } from './support.ts';
+import { processTestScene, reconcileTotal, startController, waitReady } from './process-support.ts';
+import { createAvailableHosts, createMachine, eventually, gone, hostWhen, metal3MachineWhen, v1, v2 } from './support.ts';
 
 const test = suite('bundled Metal3Machine controller under Node 24 and Deno 2');
-const env = withSharedEnv(test);
+const scene = processTestScene(test, { prefix: 'machine-bundle', user: 'bundle' });
 
 const LEASE = 'controller-leader-election-capm3';
-let built: Bundle | undefined;
-let client: Client;
-let ns = '';
-let kubeconfig = '';
-let world: RunningSimulators | undefined;
 const summary: string[] = [];
 
-test.before(async () => {
-  built = await buildBundle('machine-bundle');
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-bundle');
-  kubeconfig = await rbacUser(env(), ns, 'bundle');
-  world = await startWorld(env(), ns);
-  await createClusterScene(client, ns);
-});
-
-test.after(async () => {
-  await killAll();
-  await world?.stop();
-  client?.transport.close();
-  built?.remove();
+test.after(() => {
   if (summary.length > 0) console.log(`bundle: ${summary.join('; ')}`);
 });
 
 async function run(runtime: Runtime, host: string, machine: string, afterReady?: () => Promise<void>): Promise<void> {
-  await createHosts(client, ns, [host]);
-  await hostWhen(client, ns, host, `${host} available`, (h) => h.status?.provisioning?.state === 'available', 30_000);
+  await createAvailableHosts(scene.client, scene.ns, [host]);
 
   const started = performance.now();
-  const p = startController(built!.path, { runtime, kubeconfig, namespace: ns, leaderElect: true, concurrency: 2 });
+  const p = startController(scene.bundle.path, { runtime, kubeconfig: scene.kubeconfig, namespace: scene.ns, leaderElect: true, concurrency: 2 });
   const probes = await waitReady(p);
   const readyMs = performance.now() - started;
   const metricsAt = await p.address('metrics');
 
-  await createMachine(client, ns, machine);
-  const m3m = await metal3MachineWhen(client, ns, machine, `${runtime}: ${machine} ready with a provider ID`, (m) => m.status?.ready === true && !!m.spec?.providerID, 30_000);
-  assert.is(m3m.spec?.providerID, `metal3://${ns}/${host}/${machine}`);
-  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${ns}/${host}`);
+  await createMachine(scene.client, scene.ns, machine);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, machine, `${runtime}: ${machine} ready with a provider ID`, (m) => m.status?.ready === true && !!m.spec?.providerID, 30_000);
+  assert.is(m3m.spec?.providerID, `metal3://${scene.ns}/${host}/${machine}`);
+  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${scene.ns}/${host}`);
   assert.ok(m3m.metadata.finalizers?.includes('metal3machine.infrastructure.cluster.x-k8s.io'));
   assert.is(v1(m3m, 'AssociateBMH'), 'True//');
   assert.is(v2(m3m, 'Ready'), 'True/Ready');
-  const bmh = await client.api(BareMetalHostResource, ns).get(host);
-  assert.equal(bmh.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: machine, namespace: ns });
+  const bmh = await scene.client.api(BareMetalHostResource, scene.ns).get(host);
+  assert.equal(bmh.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: machine, namespace: scene.ns });
   assert.is(bmh.status?.provisioning?.state, 'provisioned');
   const readyAfterMs = performance.now() - started;
 
@@ -71,10 +49,10 @@ async function run(runtime: Runtime, host: string, machine: string, afterReady?:
   const reconciles = reconcileTotal(metrics.body);
   assert.ok(reconciles > 0, `controller_runtime_reconcile_total{controller="metal3machine"} counted (got:\n${metrics.body.split('\n').filter((l) => l.includes('reconcile_total')).join('\n')})`);
 
-  const lease = await client.api(LeaseResource, ns).get(LEASE);
+  const lease = await scene.client.api(LeaseResource, scene.ns).get(LEASE);
   const holder = lease.spec?.holderIdentity ?? '';
   assert.ok(holder, 'the Lease is held under the Role of deploy/rbac.yaml');
-  assert.ok(p.lines.some((l) => l.msg === 'starting manager' && String(l['leaderElection']) === `${ns}/${LEASE}`), `leader election on (log tail:\n${p.tail()})`);
+  assert.ok(p.lines.some((l) => l.msg === 'starting manager' && String(l['leaderElection']) === `${scene.ns}/${LEASE}`), `leader election on (log tail:\n${p.tail()})`);
 
   await afterReady?.();
 
@@ -82,7 +60,7 @@ async function run(runtime: Runtime, host: string, machine: string, afterReady?:
   const exit = await p.exited;
   assert.is(exit.code, 0, `${runtime} exit code (log tail:\n${p.tail()})`);
   assert.not.ok(p.lines.some((l) => l.level === 'error'), `no error logged (log tail:\n${p.tail()})`);
-  const after = await client.api(LeaseResource, ns).get(LEASE);
+  const after = await scene.client.api(LeaseResource, scene.ns).get(LEASE);
   assert.is(after.spec?.holderIdentity ?? '', '', `SIGTERM released the Lease (was held by ${holder})`);
   assert.ok((await httpGet(probes, '/readyz').catch(() => undefined)) === undefined, 'the probe server is closed');
   summary.push(`${runtime} ready in ${(readyMs / 1000).toFixed(1)} s, ${machine} ready ${(readyAfterMs / 1000).toFixed(1)} s after start, ${reconciles} reconciles, exit 0`);
@@ -94,16 +72,16 @@ test('bundle under Node 24: leader election under deploy/rbac.yaml, a sample Met
 
 test('the same bundle under Deno 2: a second machine becomes ready on the second host; deleting both releases their hosts; exit 0 on SIGTERM', async () => {
   await run('deno', 'host-deno', 'm-deno', async () => {
-    await client.api(Metal3MachineResource, ns).delete('m-node');
-    await client.api(Metal3MachineResource, ns).delete('m-deno');
-    await gone(client, Metal3MachineResource, ns, 'm-node', 30_000);
-    await gone(client, Metal3MachineResource, ns, 'm-deno', 30_000);
+    await scene.client.api(Metal3MachineResource, scene.ns).delete('m-node');
+    await scene.client.api(Metal3MachineResource, scene.ns).delete('m-deno');
+    await gone(scene.client, Metal3MachineResource, scene.ns, 'm-node', 30_000);
+    await gone(scene.client, Metal3MachineResource, scene.ns, 'm-deno', 30_000);
     for (const host of ['host-node', 'host-deno']) {
-      const h = await hostWhen(client, ns, host, `${host} released and available`, (x) => !x.spec?.consumerRef && x.status?.provisioning?.state === 'available', 30_000);
+      const h = await hostWhen(scene.client, scene.ns, host, `${host} released and available`, (x) => !x.spec?.consumerRef && x.status?.provisioning?.state === 'available', 30_000);
       assert.is(h.metadata.ownerReferences, undefined, `${host}: no owner reference left`);
     }
   });
-  assert.equal(await eventually('no Metal3Machine', async () => ((await client.api(Metal3MachineResource, ns).list()).items.length === 0 ? [] : undefined)), []);
+  assert.equal(await eventually('no Metal3Machine', async () => ((await scene.client.api(Metal3MachineResource, scene.ns).list()).items.length === 0 ? [] : undefined)), []);
 });
 
 test.run();

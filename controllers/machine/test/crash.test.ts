@@ -12,18 +12,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
-import type { Client } from '@metal3-ts/generated';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import type { ControllerProcess } from '@metal3-ts/test/harness/controller-process';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
-import { buildBundle, doubleClaims, killAll, killHard, listHosts, listMetal3Machines, prng, rbacUser, startController, stateOf, waitReady, type Bundle } from './process-support.ts';
-import { adminClient, createClusterScene, createHosts, createMachine, eventually, sleep, startWorld } from './support.ts';
-
-const test = suite('the Metal3Machine controller killed during association and deletion');
-const env = withSharedEnv(test);
+import { HOST_ANNOTATION } from '../src/names.ts';
+import { doubleClaims, killHard, listHosts, listMetal3Machines, prng, processTestScene, startController, stateOf, waitReady } from './process-support.ts';
+import { createMachine, eventually, sleep } from './support.ts';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 20);
 const SEED = Number(process.env['CRASH_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
@@ -32,30 +27,14 @@ const HOSTS = ['host-0', 'host-1', 'host-2'];
 const ASSOCIATE_KILL_MAX_MS = 700;
 const DELETE_KILL_MAX_MS = 900;
 const CONVERGE_MS = 30_000;
-const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
 
-let built: Bundle | undefined;
-let client: Client;
-let ns = '';
-let kubeconfig = '';
-let world: RunningSimulators | undefined;
-
-test.before(async () => {
-  built = await buildBundle('machine-crash');
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-crash');
-  kubeconfig = await rbacUser(env(), ns, 'crash');
-  world = await startWorld(env(), ns, { workload: false, bmo: { speed: 'instant', timings: { provisioningMs: 250, deprovisioningMs: 400, deprovisioningWithoutCleaningMs: 400 } } });
-  await createClusterScene(client, ns);
-  await Promise.all(HOSTS.map((name) => createHosts(client, ns, [name])));
-  await eventually('the hosts available', async () => ((await listHosts(client, ns)).filter((h) => stateOf(h) === 'available').length === HOSTS.length ? true : undefined), CONVERGE_MS);
-});
-
-test.after(async () => {
-  await killAll();
-  await world?.stop();
-  client?.transport.close();
-  built?.remove();
+const test = suite('the Metal3Machine controller killed during association and deletion');
+const scene = processTestScene(test, {
+  prefix: 'machine-crash',
+  user: 'crash',
+  world: { workload: false, bmo: { speed: 'instant', timings: { provisioningMs: 250, deprovisioningMs: 400, deprovisioningWithoutCleaningMs: 400 } } },
+  hosts: HOSTS,
+  hostsTimeoutMs: CONVERGE_MS,
 });
 
 const consumerOf = (h: Readonly<BareMetalHost>): string | undefined => h.spec?.consumerRef?.name;
@@ -106,7 +85,7 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
   };
   const start = async (): Promise<ControllerProcess> => {
     const t = performance.now();
-    const p = startController(built!.path, { kubeconfig, namespace: ns, leaderElect: false, concurrency: 3 });
+    const p = startController(scene.bundle.path, { kubeconfig: scene.kubeconfig, namespace: scene.ns, leaderElect: false, concurrency: 3 });
     await waitReady(p);
     startMs.push(performance.now() - t);
     return p;
@@ -123,18 +102,18 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
 
     // Association, killed after a random delay.
     const associateKill = Math.floor(random() * ASSOCIATE_KILL_MAX_MS);
-    await Promise.all(names.map((name) => createMachine(client, ns, name)));
+    await Promise.all(names.map((name) => createMachine(scene.client, scene.ns, name)));
     await sleep(associateKill);
     await crash(current);
     {
-      const [m3ms, hosts] = await Promise.all([listMetal3Machines(client, ns), listHosts(client, ns)]);
+      const [m3ms, hosts] = await Promise.all([listMetal3Machines(scene.client, scene.ns), listHosts(scene.client, scene.ns)]);
       tally(associateStages, names.map((n) => associationStage(n, m3ms, hosts)));
       watchInvariants(round, hosts);
     }
     let t = performance.now();
     current = await start();
     await eventually(`${tag}, round ${round} (association killed at ${associateKill} ms): every machine holds exactly one provisioned host`, async () => {
-      const [m3ms, hosts] = await Promise.all([listMetal3Machines(client, ns), listHosts(client, ns)]);
+      const [m3ms, hosts] = await Promise.all([listMetal3Machines(scene.client, scene.ns), listHosts(scene.client, scene.ns)]);
       watchInvariants(round, hosts);
       const existing = new Set(m3ms.map((m) => m.metadata.name ?? ''));
       const leaked = hosts.filter((h) => consumerOf(h) && !existing.has(consumerOf(h)!));
@@ -142,7 +121,7 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
       const ok = names.every((name) => {
         const held = hosts.filter((h) => consumerOf(h) === name);
         const m = m3ms.find((x) => x.metadata.name === name);
-        return held.length === 1 && stateOf(held[0]!) === 'provisioned' && m?.metadata.annotations?.[HOST_ANNOTATION] === `${ns}/${held[0]!.metadata.name}`;
+        return held.length === 1 && stateOf(held[0]!) === 'provisioned' && m?.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/${held[0]!.metadata.name}`;
       });
       return ok && m3ms.length === names.length ? true : undefined;
     }, CONVERGE_MS);
@@ -150,21 +129,21 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
 
     // Deletion, killed after a random delay.
     const deleteKill = Math.floor(random() * DELETE_KILL_MAX_MS);
-    await Promise.all(names.flatMap((name) => [client.api(Metal3MachineResource, ns).delete(name), client.api(MachineResource, ns).delete(name)]));
+    await Promise.all(names.flatMap((name) => [scene.client.api(Metal3MachineResource, scene.ns).delete(name), scene.client.api(MachineResource, scene.ns).delete(name)]));
     await sleep(deleteKill);
     await crash(current);
     {
-      const [m3ms, hosts] = await Promise.all([listMetal3Machines(client, ns), listHosts(client, ns)]);
+      const [m3ms, hosts] = await Promise.all([listMetal3Machines(scene.client, scene.ns), listHosts(scene.client, scene.ns)]);
       tally(deleteStages, names.map((n) => deletionStage(n, m3ms, hosts)));
       watchInvariants(round, hosts);
     }
     t = performance.now();
     current = await start();
     await eventually(`${tag}, round ${round} (deletion killed at ${deleteKill} ms): no Metal3Machine left, every host handed back and available`, async () => {
-      const [m3ms, hosts] = await Promise.all([listMetal3Machines(client, ns), listHosts(client, ns)]);
+      const [m3ms, hosts] = await Promise.all([listMetal3Machines(scene.client, scene.ns), listHosts(scene.client, scene.ns)]);
       watchInvariants(round, hosts);
       if (m3ms.length > 0) return undefined;
-      const machines = (await client.api(MachineResource, ns).list()).items;
+      const machines = (await scene.client.api(MachineResource, scene.ns).list()).items;
       if (machines.length > 0) return undefined;
       return hosts.every((h) => !h.spec?.consumerRef && !h.metadata.ownerReferences?.some((o) => o.kind === 'Metal3Machine') && stateOf(h) === 'available' && !h.spec?.image) ? true : undefined;
     }, CONVERGE_MS);

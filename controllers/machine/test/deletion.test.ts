@@ -10,7 +10,6 @@
 // Machines made by hand, so that a Machine and its Cluster can disappear without cascading.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
 import {
   ClusterResource,
   MachineResource,
@@ -35,90 +34,64 @@ import {
   type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { CONTROL_PLANE_LABEL, NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator } from '@metal3-ts/test/sim/bmo/index';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
+import { CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
-  adminClient,
   BOOTSTRAP_SECRET,
+  CAPI_PAUSED_ANNOTATION,
   CLUSTER,
   consumers,
+  createAvailableHosts,
   createClusterScene,
-  createHosts,
   createMachine,
+  EVENT_MS,
   eventually,
   gone,
+  HOLD_FINALIZER,
   hostWhen,
   IMAGE,
+  machineTestScene,
   metal3MachineWhen,
   sleep,
-  startMachineController,
-  startWorld,
   v1,
   v2,
   when,
   type MachineOptions,
-  type RunningController,
 } from './support.ts';
 
-const test = suite('Metal3Machine deletion (X-1…X-16, N-3…N-6)');
-const env = withSharedEnv(test);
-
-const FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
-const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
-const NODE_REUSE = 'infrastructure.cluster.x-k8s.io/node-reuse';
-const CLONED_FROM = 'cluster.x-k8s.io/cloned-from-name';
-const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
-const CAPI_PAUSED = 'cluster.x-k8s.io/paused';
-const CONTROL_PLANE = { 'cluster.x-k8s.io/control-plane': '' };
-const HOLD = 'test.metal3-ts.dev/hold';
+const CONTROL_PLANE = { [CONTROL_PLANE_LABEL]: '' };
 const M3M_API = 'infrastructure.cluster.x-k8s.io/v1beta1';
-/** Far below the test controller's 120 s safety-net requeue: a step this fast was woken by an event. */
-const STEP_MS = 20_000;
 
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
-/** The fast-track controller of the X-6 test, when running. */
-let fastTrack: RunningController | undefined;
-
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-deletion');
-  world = await startWorld(env(), ns, { workload: false });
-  await createClusterScene(client, ns);
-  const templates = client.api(Metal3MachineTemplateResource, ns);
-  for (const [name, nodeReuse] of [['cp-tmpl', true], ['md-tmpl', true], ['plain-tmpl', false]] as const) {
-    await templates.create(newMetal3MachineTemplate({ metadata: { name }, spec: { nodeReuse, template: { spec: { image: IMAGE } } } }));
-  }
-  controller = await startMachineController(env(), ns);
+const test = suite('Metal3Machine deletion (X-1…X-16, N-3…N-6)');
+const scene = machineTestScene(test, {
+  prefix: 'machine-deletion',
+  world: { workload: false },
+  async setup({ client, ns }) {
+    const templates = client.api(Metal3MachineTemplateResource, ns);
+    for (const [name, nodeReuse] of [['cp-tmpl', true], ['md-tmpl', true], ['plain-tmpl', false]] as const) {
+      await templates.create(newMetal3MachineTemplate({ metadata: { name }, spec: { nodeReuse, template: { spec: { image: IMAGE } } } }));
+    }
+  },
 });
 
-test.after(async () => {
-  await fastTrack?.stop();
-  await controller?.stop();
-  await world?.stop();
-  client?.transport.close();
-});
-
-const hostApi = (namespace = ns) => client.api(BareMetalHostResource, namespace);
+const hostApi = (namespace = scene.ns) => scene.client.api(BareMetalHostResource, namespace);
 const selector = (group: string): Pick<Metal3MachineSpec, 'hostSelector'> => ({ hostSelector: { matchLabels: { group } } });
 
 /** Hosts labelled `group`, available. */
 async function availableHosts(group: string, names: readonly string[], options: { namespace?: string; spec?: Partial<BareMetalHostSpec> } = {}): Promise<void> {
-  const namespace = options.namespace ?? ns;
-  await createHosts(client, namespace, names, { labels: { group }, ...(options.spec ? { spec: options.spec } : {}) });
-  await Promise.all(names.map((name) => hostWhen(client, namespace, name, `${name} available`, (h) => h.status?.provisioning?.state === 'available', 30_000)));
+  await createAvailableHosts(scene.client, options.namespace ?? scene.ns, names, { labels: { group }, ...(options.spec ? { spec: options.spec } : {}) });
 }
 
 /**
  * The name of the host `machine` holds once BMO has provisioned it. The annotation alone is not
  * enough: the controller records its choice before claiming, and a lost claim changes the record.
  */
-function provisionedHost(machine: string, namespace = ns): Promise<string> {
+function provisionedHost(machine: string, namespace = scene.ns): Promise<string> {
   return eventually(`${machine} on a host provisioned for it`, async () => {
-    const m3m = await client.api(Metal3MachineResource, namespace).get(machine);
+    const m3m = await scene.client.api(Metal3MachineResource, namespace).get(machine);
     const name = (m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '').split('/')[1];
     if (!name) return undefined;
     const host = await hostApi(namespace).get(name);
@@ -127,39 +100,39 @@ function provisionedHost(machine: string, namespace = ns): Promise<string> {
 }
 
 /** Deletes the Metal3Machine, waits until it is gone and checks no host still names it (issue: "never leaves a host with a consumerRef to a deleted machine"). */
-async function deleteMachine(name: string, namespace = ns, timeoutMs = 30_000): Promise<void> {
-  await client.api(Metal3MachineResource, namespace).delete(name);
-  await gone(client, Metal3MachineResource, namespace, name, timeoutMs);
-  assert.is((await consumers(client, namespace)).get(name), undefined, `no host names the deleted ${name}`);
+async function deleteMachine(name: string, namespace = scene.ns, timeoutMs = 30_000): Promise<void> {
+  await scene.client.api(Metal3MachineResource, namespace).delete(name);
+  await gone(scene.client, Metal3MachineResource, namespace, name, timeoutMs);
+  assert.is((await consumers(scene.client, namespace)).get(name), undefined, `no host names the deleted ${name}`);
 }
 
 /** The host once released by a deletion: free again and back in `available`. */
-const releasedHost = (name: string, namespace = ns) =>
-  hostWhen(client, namespace, name, `${name} released and available`, (h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available', STEP_MS);
+const releasedHost = (name: string, namespace = scene.ns) =>
+  hostWhen(scene.client, namespace, name, `${name} released and available`, (h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available', EVENT_MS);
 
 /** A control-plane Machine owned by KubeadmControlPlane `kcp` (N-3), its Metal3Machine cloned from `template`. */
 function controlPlaneMachine(name: string, kcp: string, group: string, template: string | undefined, extra: Partial<MachineOptions> = {}) {
-  return createMachine(client, ns, name, {
+  return createMachine(scene.client, scene.ns, name, {
     spec: { image: IMAGE, ...selector(group) },
     labels: CONTROL_PLANE,
-    ...(template ? { annotations: { [CLONED_FROM]: template } } : {}),
+    ...(template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: template } } : {}),
     machineOwners: [{ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane', name: kcp, uid: `uid-of-${kcp}`, controller: true }],
     ...extra,
   });
 }
 
 test('X-6 table: fast track "true" keeps a released host with cleaning metadata powered on; automatedCleaningMode disabled powers it off, with fast track "true" or not', async () => {
-  const nsFT = await freshNamespace(env().admin.client, 'machine-fasttrack');
-  await createClusterScene(client, nsFT);
-  fastTrack = await startMachineController(env(), nsFT, { fastTrack: 'true' });
+  const nsFT = await freshNamespace(scene.env.admin.client, 'machine-fasttrack');
+  await createClusterScene(scene.client, nsFT);
+  const fastTrack = await scene.startController(nsFT, { fastTrack: 'true' });
   const rows = [
     { namespace: nsFT, name: 'ft-meta', cleaning: 'metadata', online: true },
     { namespace: nsFT, name: 'ft-off', cleaning: 'disabled', online: false },
-    { namespace: ns, name: 'x6-off', cleaning: 'disabled', online: false },
-    { namespace: ns, name: 'x6-meta', cleaning: 'metadata', online: false },
+    { namespace: scene.ns, name: 'x6-off', cleaning: 'disabled', online: false },
+    { namespace: scene.ns, name: 'x6-meta', cleaning: 'metadata', online: false },
   ] as const;
   await Promise.all(rows.map((row) => availableHosts(row.name, [`${row.name}-h`], { namespace: row.namespace })));
-  await Promise.all(rows.map((row) => createMachine(client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })));
+  await Promise.all(rows.map((row) => createMachine(scene.client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })));
   await Promise.all(rows.map((row) => provisionedHost(row.name, row.namespace)));
   for (const row of rows) {
     const host = await hostApi(row.namespace).get(`${row.name}-h`);
@@ -179,18 +152,17 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
   }
   assert.is(fastTrack.errors(), 0);
   await fastTrack.stop();
-  fastTrack = undefined;
 });
 
 test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our finalizer and is deleted; data-template Secrets leave the host with the deployment; the user-data Secret stays', async () => {
   await availableHosts('dt', ['dt-h']);
-  await createMachine(client, ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' }, ...selector('dt') } });
-  const claim = await when(client, Metal3DataClaimResource, ns, 'dt-0', 'the claim dt-0', () => true, STEP_MS);
-  assert.equal(claim.metadata.finalizers, [FINALIZER], 'DC-1');
-  const m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], STEP_MS);
+  await createMachine(scene.client, scene.ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' }, ...selector('dt') } });
+  const claim = await when(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', 'the claim dt-0', () => true, EVENT_MS);
+  assert.equal(claim.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'DC-1');
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
   // No template or data controller runs here: the test plays both (DT-13, D-*).
-  await client.api(Metal3DataClaimResource, ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
-  const data = await client.api(Metal3DataResource, ns).create(
+  await scene.client.api(Metal3DataClaimResource, scene.ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
+  const data = await scene.client.api(Metal3DataResource, scene.ns).create(
     newMetal3Data({
       metadata: {
         name: 'tmpl-0',
@@ -201,52 +173,52 @@ test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our f
           { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'dt-0', uid: m3m.metadata.uid ?? '' },
         ],
       },
-      spec: { index: 0, template: { name: 'tmpl', namespace: ns }, claim: { name: 'dt-0', namespace: ns }, metaData: { name: 'dt-0-metadata', namespace: ns }, networkData: { name: 'dt-0-networkdata', namespace: ns } },
+      spec: { index: 0, template: { name: 'tmpl', namespace: scene.ns }, claim: { name: 'dt-0', namespace: scene.ns }, metaData: { name: 'dt-0-metadata', namespace: scene.ns }, networkData: { name: 'dt-0-networkdata', namespace: scene.ns } },
     }),
   );
-  await client.api(Metal3DataResource, ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
+  await scene.client.api(Metal3DataResource, scene.ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
   const hostName = await provisionedHost('dt-0');
   let host = await hostApi().get(hostName);
-  assert.equal(host.spec?.metaData, { name: 'dt-0-metadata', namespace: ns });
-  assert.equal(host.spec?.networkData, { name: 'dt-0-networkdata', namespace: ns });
-  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
+  assert.equal(host.spec?.metaData, { name: 'dt-0-metadata', namespace: scene.ns });
+  assert.equal(host.spec?.networkData, { name: 'dt-0-networkdata', namespace: scene.ns });
+  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
 
   await deleteMachine('dt-0');
-  await gone(client, Metal3DataClaimResource, ns, 'dt-0', STEP_MS);
+  await gone(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', EVENT_MS);
   host = await releasedHost(hostName);
   assert.is(host.spec?.image, undefined, 'X-5');
   assert.is(host.spec?.userData, undefined, 'X-5: status.userData was set');
   assert.is(host.spec?.metaData, undefined, 'E-25 (changed): metaData from the data template is cleared');
   assert.is(host.spec?.networkData, undefined, 'E-25 (changed): networkData from the data template is cleared');
-  const bootstrap = await client.api(SecretResource, ns).get(BOOTSTRAP_SECRET);
+  const bootstrap = await scene.client.api(SecretResource, scene.ns).get(BOOTSTRAP_SECRET);
   assert.is(bootstrap.metadata.deletionTimestamp, undefined, 'X-12: the bootstrap data Secret is left alone');
 });
 
 test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the user-data Secret named like the config is neither emptied of finalizers nor deleted', async () => {
   await availableHosts('x12', ['x12-h']);
-  await client.api(SecretResource, ns).create(
-    newSecret({ metadata: { name: 'kc-x12', finalizers: ['example.com/keep'], labels: { [CLUSTER_LABEL]: CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: '#cloud-config\n', format: 'cloud-config' } }),
+  await scene.client.api(SecretResource, scene.ns).create(
+    newSecret({ metadata: { name: 'kc-x12', finalizers: ['example.com/keep'], labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: '#cloud-config\n', format: 'cloud-config' } }),
   );
   const configRef = { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'kc-x12' };
-  await createMachine(client, ns, 'x12-0', { spec: { image: IMAGE, ...selector('x12') }, bootstrap: { configRef } });
+  await createMachine(scene.client, scene.ns, 'x12-0', { spec: { image: IMAGE, ...selector('x12') }, bootstrap: { configRef } });
   // No bootstrap provider runs: its readiness is set on the Machine by hand, as CAPI would mirror it.
-  const machine = await when(client, MachineResource, ns, 'x12-0', 'the Machine x12-0 adopted', (m) => !!m.metadata.finalizers?.length, STEP_MS);
+  const machine = await when(scene.client, MachineResource, scene.ns, 'x12-0', 'the Machine x12-0 adopted', (m) => !!m.metadata.finalizers?.length, EVENT_MS);
   const conditions = (machine.status?.conditions ?? []).filter((c) => c.type !== 'BootstrapReady');
-  await client.api(MachineResource, ns).mergePatchStatus('x12-0', {
+  await scene.client.api(MachineResource, scene.ns).mergePatchStatus('x12-0', {
     status: { bootstrapReady: true, conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
   });
   const hostName = await provisionedHost('x12-0');
-  const m3m = await client.api(Metal3MachineResource, ns).get('x12-0');
-  assert.equal(m3m.status?.userData, { name: 'kc-x12', namespace: ns }, 'E-8');
-  assert.is((await client.api(MachineResource, ns).get('x12-0')).spec?.bootstrap.dataSecretName, undefined, 'the case where upstream deletes the Secret');
+  const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('x12-0');
+  assert.equal(m3m.status?.userData, { name: 'kc-x12', namespace: scene.ns }, 'E-8');
+  assert.is((await scene.client.api(MachineResource, scene.ns).get('x12-0')).spec?.bootstrap.dataSecretName, undefined, 'the case where upstream deletes the Secret');
 
   await deleteMachine('x12-0');
   const host = await releasedHost(hostName);
   assert.is(host.spec?.userData, undefined, 'X-5');
-  const secret = await client.api(SecretResource, ns).get('kc-x12');
+  const secret = await scene.client.api(SecretResource, scene.ns).get('kc-x12');
   assert.is(secret.metadata.deletionTimestamp, undefined, 'X-12 (changed): not deleted');
   assert.equal(secret.metadata.finalizers, ['example.com/keep'], 'X-12 (changed): finalizers untouched');
-  await client.api(SecretResource, ns).mergePatch('kc-x12', { metadata: { finalizers: null } });
+  await scene.client.api(SecretResource, scene.ns).mergePatch('kc-x12', { metadata: { finalizers: null } });
 });
 
 test('X-10, N-3, N-6, H-7, H-10, M-24 (seed 001): a control-plane machine cloned from a nodeReuse template leaves its host reserved as cp-<KCP>; the next machine of that KCP takes exactly that host and the label goes', async () => {
@@ -258,24 +230,24 @@ test('X-10, N-3, N-6, H-7, H-10, M-24 (seed 001): a control-plane machine cloned
 
   await deleteMachine('cp-0');
   let host = await releasedHost('cp-h0');
-  assert.is(host.metadata.labels?.[NODE_REUSE], 'cp-kcp-1', 'X-10, N-3: reserved for KubeadmControlPlane kcp-1');
+  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], 'cp-kcp-1', 'X-10, N-3: reserved for KubeadmControlPlane kcp-1');
   assert.is(host.spec?.consumerRef, undefined, 'X-11');
   assert.is(host.metadata.ownerReferences, undefined, 'X-13');
-  assert.is(host.metadata.labels?.[CLUSTER_LABEL], undefined, 'X-14');
+  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
   assert.is(host.spec?.image, undefined);
   assert.is(host.metadata.labels?.group, 'cp', 'other labels stay');
 
   await controlPlaneMachine('cp-1', 'kcp-1', 'cp', 'cp-tmpl');
   assert.is(await provisionedHost('cp-1'), 'cp-h0', 'H-7, H-10: the host reserved for kcp-1, not the free cp-h1');
   host = await hostApi().get('cp-h0');
-  assert.is(host.metadata.labels?.[NODE_REUSE], undefined, 'M-24: the reuse label is removed on claim');
+  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], undefined, 'M-24: the reuse label is removed on claim');
   assert.is((await hostApi().get('cp-h1')).spec?.consumerRef, undefined);
 });
 
 test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leaves its host labelled md-md-1 when its template has nodeReuse; nodeReuse false or no cloned-from-name ⇒ no label', async () => {
-  const machineSet = await client.api(MachineSetResource, ns).create(
+  const machineSet = await scene.client.api(MachineSetResource, scene.ns).create(
     newMachineSet({
-      metadata: { name: 'ms-1', labels: { [CLUSTER_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }] },
+      metadata: { name: 'ms-1', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }] },
       spec: { clusterName: CLUSTER, selector: { matchLabels: { set: 'ms-1' } } },
     }),
   );
@@ -288,7 +260,7 @@ test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leave
   await availableHosts('md', ['md-h0', 'md-h1', 'md-h2']);
   await Promise.all(
     rows.map((row) =>
-      createMachine(client, ns, row.name, { spec: { image: IMAGE, ...selector('md') }, machineOwners: owners, ...(row.template ? { annotations: { [CLONED_FROM]: row.template } } : {}) }),
+      createMachine(scene.client, scene.ns, row.name, { spec: { image: IMAGE, ...selector('md') }, machineOwners: owners, ...(row.template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: row.template } } : {}) }),
     ),
   );
   const hostOf = new Map<string, string>();
@@ -299,68 +271,68 @@ test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leave
   for (const row of rows) {
     const host = await releasedHost(hostOf.get(row.name) ?? '');
     const why = row.template ? `template ${row.template}` : 'no cloned-from-name';
-    assert.is(host.metadata.labels?.[NODE_REUSE], row.label, `${row.name} (${why})`);
+    assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], row.label, `${row.name} (${why})`);
   }
 });
 
 test('N-6: no reuse label when the Cluster is being deleted, though the template has nodeReuse', async () => {
-  await createClusterScene(client, ns, { name: 'doomed' });
-  await client.api(ClusterResource, ns).mergePatch('doomed', { metadata: { finalizers: [HOLD] } });
+  await createClusterScene(scene.client, scene.ns, { name: 'doomed' });
+  await scene.client.api(ClusterResource, scene.ns).mergePatch('doomed', { metadata: { finalizers: [HOLD_FINALIZER] } });
   await availableHosts('n6', ['n6-h']);
   await controlPlaneMachine('n6-0', 'kcp-n6', 'n6', 'cp-tmpl', { cluster: 'doomed' });
   assert.is(await provisionedHost('n6-0'), 'n6-h');
 
   // The Cluster simulator's finalizer is there too; ours holds the Cluster in deletion whatever it does.
-  const cluster = await client.api(ClusterResource, ns).get('doomed');
-  assert.ok(cluster.metadata.finalizers?.includes(HOLD));
-  await client.api(ClusterResource, ns).delete('doomed');
-  await when(client, ClusterResource, ns, 'doomed', 'the Cluster being deleted', (c) => !!c.metadata.deletionTimestamp, STEP_MS);
+  const cluster = await scene.client.api(ClusterResource, scene.ns).get('doomed');
+  assert.ok(cluster.metadata.finalizers?.includes(HOLD_FINALIZER));
+  await scene.client.api(ClusterResource, scene.ns).delete('doomed');
+  await when(scene.client, ClusterResource, scene.ns, 'doomed', 'the Cluster being deleted', (c) => !!c.metadata.deletionTimestamp, EVENT_MS);
   await sleep(300); // the controller's Cluster informer sees the deletion (another watch than the Metal3Machine's)
 
   await deleteMachine('n6-0');
   const host = await releasedHost('n6-h');
-  assert.is(host.metadata.labels?.[NODE_REUSE], undefined, 'N-6: the cluster is going away, nothing to reuse the host for');
-  assert.is(host.metadata.labels?.[CLUSTER_LABEL], undefined, 'X-14');
+  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], undefined, 'N-6: the cluster is going away, nothing to reuse the host for');
+  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
 
-  await client.api(MachineResource, ns).delete('n6-0');
-  const left = (await client.api(ClusterResource, ns).get('doomed')).metadata.finalizers?.filter((f) => f !== HOLD) ?? [];
-  await client.api(ClusterResource, ns).mergePatch('doomed', { metadata: { finalizers: left } });
+  await scene.client.api(MachineResource, scene.ns).delete('n6-0');
+  const left = (await scene.client.api(ClusterResource, scene.ns).get('doomed')).metadata.finalizers?.filter((f) => f !== HOLD_FINALIZER) ?? [];
+  await scene.client.api(ClusterResource, scene.ns).mergePatch('doomed', { metadata: { finalizers: left } });
 });
 
 test('X-3 (changed, crash safety): a host whose consumerRef names the machine, with no host annotation on the machine, is deprovisioned and released on deletion', async () => {
   await availableHosts('cs', ['cs-h']);
   // A machine that crashed between claiming its host and recording it: paused here so the controller
   // does not finish the association meanwhile, with our finalizer as the claim would have added it.
-  const m3m = await client.api(Metal3MachineResource, ns).create(
-    newMetal3Machine({ metadata: { name: 'cs-0', labels: { [CLUSTER_LABEL]: CLUSTER }, annotations: { [CAPI_PAUSED]: 'true' }, finalizers: [FINALIZER] }, spec: { image: IMAGE, ...selector('cs') } }),
+  const m3m = await scene.client.api(Metal3MachineResource, scene.ns).create(
+    newMetal3Machine({ metadata: { name: 'cs-0', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' }, finalizers: [METAL3_MACHINE_FINALIZER] }, spec: { image: IMAGE, ...selector('cs') } }),
   );
   await hostApi().mergePatch('cs-h', {
-    metadata: { labels: { [CLUSTER_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', uid: m3m.metadata.uid ?? '', controller: true }] },
-    spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', namespace: ns }, image: IMAGE, online: true },
+    metadata: { labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', uid: m3m.metadata.uid ?? '', controller: true }] },
+    spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', namespace: scene.ns }, image: IMAGE, online: true },
   });
-  await hostWhen(client, ns, 'cs-h', 'cs-h provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
+  await hostWhen(scene.client, scene.ns, 'cs-h', 'cs-h provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
 
-  await client.api(Metal3MachineResource, ns).delete('cs-0');
+  await scene.client.api(Metal3MachineResource, scene.ns).delete('cs-0');
   await sleep(500);
-  const held = await client.api(Metal3MachineResource, ns).get('cs-0');
-  assert.ok(held.metadata.deletionTimestamp && held.metadata.finalizers?.includes(FINALIZER), 'M-16: paused, so the deletion waits');
+  const held = await scene.client.api(Metal3MachineResource, scene.ns).get('cs-0');
+  assert.ok(held.metadata.deletionTimestamp && held.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER), 'M-16: paused, so the deletion waits');
   assert.is(held.metadata.annotations?.[HOST_ANNOTATION], undefined, 'the machine does not know its host');
   assert.is((await hostApi().get('cs-h')).spec?.consumerRef?.name, 'cs-0');
 
-  await client.api(Metal3MachineResource, ns).mergePatch('cs-0', { metadata: { annotations: { [CAPI_PAUSED]: null } } });
-  await gone(client, Metal3MachineResource, ns, 'cs-0', STEP_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('cs-0', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
+  await gone(scene.client, Metal3MachineResource, scene.ns, 'cs-0', EVENT_MS);
   const host = await releasedHost('cs-h');
   assert.is(host.spec?.image, undefined, 'X-5: deprovisioned first');
   assert.is(host.metadata.ownerReferences, undefined, 'X-13');
-  assert.is(host.metadata.labels?.[CLUSTER_LABEL], undefined, 'X-14');
-  assert.is((await consumers(client, ns)).get('cs-0'), undefined);
+  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
+  assert.is((await consumers(scene.client, scene.ns)).get('cs-0'), undefined);
 });
 
 /** A host provisioned for `machine`, then given to `other` by someone else (a restore, a hand edit), our owner reference left behind. */
 async function hostTakenFrom(machine: string, group: string, other: string, before?: () => Promise<void>) {
   const hostName = `${group}-h`;
   await availableHosts(group, [hostName]);
-  await createMachine(client, ns, machine, { spec: { image: IMAGE, ...selector(group) } });
+  await createMachine(scene.client, scene.ns, machine, { spec: { image: IMAGE, ...selector(group) } });
   assert.is(await provisionedHost(machine), hostName);
   await before?.();
   const ours = (await hostApi().get(hostName)).metadata.ownerReferences ?? [];
@@ -368,7 +340,7 @@ async function hostTakenFrom(machine: string, group: string, other: string, befo
   const theirs = { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, uid: `uid-of-${other}` };
   await hostApi().mergePatch(hostName, {
     metadata: { ownerReferences: [...ours, theirs] },
-    spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, namespace: ns } },
+    spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, namespace: scene.ns } },
   });
   return { hostName, theirs };
 }
@@ -376,27 +348,27 @@ async function hostTakenFrom(machine: string, group: string, other: string, befo
 /** The other machine's claim on the host is intact and the host was not deprovisioned. */
 function assertTheirs(host: BareMetalHost, other: string, theirs: object): void {
   assert.equal(host.metadata.ownerReferences, [theirs], 'E-19 (changed): only our owner reference is removed');
-  assert.equal(host.spec?.consumerRef, { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, namespace: ns }, `the claim of ${other} is intact`);
+  assert.equal(host.spec?.consumerRef, { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, namespace: scene.ns }, `the claim of ${other} is intact`);
   assert.equal(host.spec?.image, IMAGE, 'not deprovisioned');
   assert.is(host.spec?.online, true);
   assert.is(host.status?.provisioning?.state, 'provisioned');
-  assert.is(host.metadata.labels?.[CLUSTER_LABEL], CLUSTER);
+  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], CLUSTER);
 }
 
 test("E-19 (changed), X-3.4: deleting a machine whose annotated host is consumed by another machine removes only the stale owner reference to it; the other machine's claim and deployment stay", async () => {
   // Paused while the host changes hands, so the deletion flow is what meets the taken host (still annotated).
   const { hostName, theirs } = await hostTakenFrom('e19-a', 'e19', 'e19-b', async () => {
-    await client.api(Metal3MachineResource, ns).mergePatch('e19-a', { metadata: { annotations: { [CAPI_PAUSED]: 'true' } } });
-    await metal3MachineWhen(client, ns, 'e19-a', 'e19-a paused', (m) => v2(m, 'Paused') === 'True/Paused', STEP_MS);
+    await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('e19-a', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' } } });
+    await metal3MachineWhen(scene.client, scene.ns, 'e19-a', 'e19-a paused', (m) => v2(m, 'Paused') === 'True/Paused', EVENT_MS);
   });
-  await client.api(Metal3MachineResource, ns).delete('e19-a');
+  await scene.client.api(Metal3MachineResource, scene.ns).delete('e19-a');
   await sleep(300);
-  const held = await client.api(Metal3MachineResource, ns).get('e19-a');
-  assert.is(held.metadata.annotations?.[HOST_ANNOTATION], `${ns}/${hostName}`, 'the deletion starts from the annotated host');
-  await client.api(Metal3MachineResource, ns).mergePatch('e19-a', { metadata: { annotations: { [CAPI_PAUSED]: null } } });
-  await gone(client, Metal3MachineResource, ns, 'e19-a', STEP_MS);
+  const held = await scene.client.api(Metal3MachineResource, scene.ns).get('e19-a');
+  assert.is(held.metadata.annotations?.[HOST_ANNOTATION], `${scene.ns}/${hostName}`, 'the deletion starts from the annotated host');
+  await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('e19-a', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
+  await gone(scene.client, Metal3MachineResource, scene.ns, 'e19-a', EVENT_MS);
 
-  const host = await hostWhen(client, ns, hostName, `${hostName} without the stale owner reference`, (h) => !(h.metadata.ownerReferences ?? []).some((r) => r.name === 'e19-a'), STEP_MS);
+  const host = await hostWhen(scene.client, scene.ns, hostName, `${hostName} without the stale owner reference`, (h) => !(h.metadata.ownerReferences ?? []).some((r) => r.name === 'e19-a'), EVENT_MS);
   assertTheirs(host, 'e19-b', theirs);
 });
 
@@ -405,7 +377,7 @@ test("E-19 (changed), X-3.4: deleting a machine whose annotated host is consumed
 test('E-19 (changed): a machine that found its host taken by another machine, then is deleted, leaves no owner reference on that host', async () => {
   const { hostName, theirs } = await hostTakenFrom('e19s-a', 'e19s', 'e19s-b');
   // The running machine sees the host taken (M-40 record of a taken host: forgotten, choose again).
-  await metal3MachineWhen(client, ns, 'e19s-a', 'e19s-a forgot the taken host', (m) => !m.metadata.annotations?.[HOST_ANNOTATION], STEP_MS);
+  await metal3MachineWhen(scene.client, scene.ns, 'e19s-a', 'e19s-a forgot the taken host', (m) => !m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
   await deleteMachine('e19s-a');
   await sleep(500);
   const host = await hostApi().get(hostName);
@@ -421,14 +393,14 @@ test('E-19 (changed): a machine that found its host taken by another machine, th
 
 /** A Machine of `cluster` and its Metal3Machine, owned by it from the start (no Machine simulator runs). */
 async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSpec): Promise<Metal3Machine> {
-  const labels = { [CLUSTER_LABEL]: cluster };
-  const machine = await client.api(MachineResource, ns).create(
+  const labels = { [CLUSTER_NAME_LABEL]: cluster };
+  const machine = await scene.client.api(MachineResource, scene.ns).create(
     newMachine({
       metadata: { name, labels },
       spec: { clusterName: cluster, bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name } },
     }),
   );
-  return client.api(Metal3MachineResource, ns).create(
+  return scene.client.api(Metal3MachineResource, scene.ns).create(
     newMetal3Machine({
       metadata: { name, labels, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name, uid: machine.metadata.uid ?? '', controller: true }] },
       spec,
@@ -437,34 +409,34 @@ async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSp
 }
 
 test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster are gone still deprovisions and releases its host, then loses its finalizer', async () => {
-  await world.stop();
-  const deps = simulatorDeps(env().admin);
-  world = await startSimulators(deps, bmoSimulator(deps, { speed: 'bmoTestMode', timings: { inspectionMs: 0, provisioningMs: 200, deprovisioningMs: 1_500 } }));
+  await scene.world.stop();
+  const deps = simulatorDeps(scene.env.admin);
+  scene.world = await startSimulators(deps, bmoSimulator(deps, { speed: 'bmoTestMode', timings: { inspectionMs: 0, provisioningMs: 200, deprovisioningMs: 1_500 } }));
 
-  await client.api(Metal3ClusterResource, ns).create(newMetal3Cluster({ metadata: { name: 'e12', labels: { [CLUSTER_LABEL]: 'e12' } }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true } }));
-  await client.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }));
-  await client.api(ClusterResource, ns).mergePatchStatus('e12', { status: { infrastructureReady: true } });
+  await scene.client.api(Metal3ClusterResource, scene.ns).create(newMetal3Cluster({ metadata: { name: 'e12', labels: { [CLUSTER_NAME_LABEL]: 'e12' } }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true } }));
+  await scene.client.api(ClusterResource, scene.ns).create(newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }));
+  await scene.client.api(ClusterResource, scene.ns).mergePatchStatus('e12', { status: { infrastructureReady: true } });
   await availableHosts('e12', ['e12-h']);
   await ownedMachine('e12-0', 'e12', { image: IMAGE, ...selector('e12') });
   assert.is(await provisionedHost('e12-0'), 'e12-h');
-  assert.is((await client.api(SecretResource, ns).get('e12-h-bmc-secret')).metadata.labels?.[CLUSTER_LABEL], 'e12', 'M-26');
+  assert.is((await scene.client.api(SecretResource, scene.ns).get('e12-h-bmc-secret')).metadata.labels?.[CLUSTER_NAME_LABEL], 'e12', 'M-26');
 
-  await client.api(MachineResource, ns).delete('e12-0');
-  await client.api(ClusterResource, ns).delete('e12');
-  await client.api(Metal3ClusterResource, ns).delete('e12');
-  await gone(client, MachineResource, ns, 'e12-0', STEP_MS);
-  await gone(client, ClusterResource, ns, 'e12', STEP_MS);
-  await gone(client, Metal3ClusterResource, ns, 'e12', STEP_MS);
+  await scene.client.api(MachineResource, scene.ns).delete('e12-0');
+  await scene.client.api(ClusterResource, scene.ns).delete('e12');
+  await scene.client.api(Metal3ClusterResource, scene.ns).delete('e12');
+  await gone(scene.client, MachineResource, scene.ns, 'e12-0', EVENT_MS);
+  await gone(scene.client, ClusterResource, scene.ns, 'e12', EVENT_MS);
+  await gone(scene.client, Metal3ClusterResource, scene.ns, 'e12', EVENT_MS);
   await sleep(300); // the controller's informers see them go
 
   await deleteMachine('e12-0');
   const host = await releasedHost('e12-h');
   assert.is(host.spec?.image, undefined, 'X-5');
   assert.is(host.metadata.ownerReferences, undefined, 'X-13');
-  assert.is(host.metadata.labels?.[CLUSTER_LABEL], undefined, "X-14: the Metal3Machine's own cluster label names the cluster");
-  assert.is(host.metadata.labels?.[NODE_REUSE], undefined);
-  const bmc = await client.api(SecretResource, ns).get('e12-h-bmc-secret');
-  assert.is(bmc.metadata.labels?.[CLUSTER_LABEL], undefined, 'X-4');
+  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, "X-14: the Metal3Machine's own cluster label names the cluster");
+  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], undefined);
+  const bmc = await scene.client.api(SecretResource, scene.ns).get('e12-h-bmc-secret');
+  assert.is(bmc.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-4');
 });
 
 test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the claim holds; the end of deprovisioning wakes the controller (no 120 s safety net)', async () => {
@@ -473,29 +445,29 @@ test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the
   assert.is(await provisionedHost('x8-0'), 'x8-h');
 
   const start = performance.now();
-  await client.api(Metal3MachineResource, ns).delete('x8-0');
-  const deprovisioning = await hostWhen(client, ns, 'x8-h', 'x8-h deprovisioning', (h) => h.status?.provisioning?.state === 'deprovisioning', STEP_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).delete('x8-0');
+  const deprovisioning = await hostWhen(scene.client, scene.ns, 'x8-h', 'x8-h deprovisioning', (h) => h.status?.provisioning?.state === 'deprovisioning', EVENT_MS);
   assert.is(deprovisioning.spec?.image, undefined, 'X-5, X-7: the deployment is removed first');
   assert.is(deprovisioning.spec?.online, false, 'X-6: fast track unset');
   assert.is(deprovisioning.spec?.consumerRef?.name, 'x8-0', 'X-8: still claimed while deprovisioning');
-  const m3m = await metal3MachineWhen(client, ns, 'x8-0', 'x8-0 deleting', (m) => v1(m, 'KubernetesNodeReady') === 'False/Deleting/Info', STEP_MS);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'x8-0', 'x8-0 deleting', (m) => v1(m, 'KubernetesNodeReady') === 'False/Deleting/Info', EVENT_MS);
   assert.ok(m3m.metadata.deletionTimestamp);
-  assert.equal(m3m.metadata.finalizers, [FINALIZER], 'X-8: the finalizer stays while the host deprovisions');
+  assert.equal(m3m.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'X-8: the finalizer stays while the host deprovisions');
   assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'False/Deleting', 'X-1');
   const still: BareMetalHost = await hostApi().get('x8-h');
   if (still.status?.provisioning?.state === 'deprovisioning') {
-    const again = await client.api(Metal3MachineResource, ns).get('x8-0');
-    assert.equal(again.metadata.finalizers, [FINALIZER], 'X-8: still there later in deprovisioning');
+    const again = await scene.client.api(Metal3MachineResource, scene.ns).get('x8-0');
+    assert.equal(again.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'X-8: still there later in deprovisioning');
   }
 
-  await gone(client, Metal3MachineResource, ns, 'x8-0', STEP_MS);
+  await gone(scene.client, Metal3MachineResource, scene.ns, 'x8-0', EVENT_MS);
   const elapsed = performance.now() - start;
   assert.ok(elapsed >= 1_400, `deprovisioning took its 1.5 s (${Math.round(elapsed)} ms)`);
-  assert.ok(elapsed < STEP_MS, `released ${Math.round(elapsed)} ms after the delete: woken by the host's state change`);
+  assert.ok(elapsed < EVENT_MS, `released ${Math.round(elapsed)} ms after the delete: woken by the host's state change`);
   const host = await releasedHost('x8-h');
   assert.is(host.metadata.ownerReferences, undefined);
-  assert.is((await consumers(client, ns)).get('x8-0'), undefined);
-  assert.equal(controller.problems().filter((line) => /forbidden/i.test(line)), [], 'deploy/rbac.yaml covers deletion');
+  assert.is((await consumers(scene.client, scene.ns)).get('x8-0'), undefined);
+  assert.equal(scene.controller.problems().filter((line) => /forbidden/i.test(line)), [], 'deploy/rbac.yaml covers deletion');
 });
 
 test.run();

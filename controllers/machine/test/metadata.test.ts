@@ -7,7 +7,6 @@
 // in order; every machine gets its own host.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3DataClaimResource,
@@ -18,103 +17,70 @@ import {
   type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
-  adminClient,
   BOOTSTRAP_SECRET,
   consumers,
-  createClusterScene,
-  createHosts,
   createMachine,
+  EVENT_MS,
+  hostNamed,
   hostWhen,
   IMAGE,
+  machineTestScene,
   metal3MachineWhen,
   sleep,
-  startMachineController,
-  startWorld,
   v1,
+  v1Message,
   v2,
+  v2Message,
   when,
-  type RunningController,
 } from './support.ts';
 
 const test = suite('Metal3Machine metadata, user data and host spec');
-const env = withSharedEnv(test);
-
-const FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
-const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
-const HOSTS = ['host-0', 'host-1', 'host-2', 'host-3', 'host-4', 'host-5'];
-/** Far below the test controller's 120 s safety-net requeue: a step this fast was woken by an event. */
-const STEP_MS = 20_000;
-
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
-
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-metadata');
-  world = await startWorld(env(), ns, { workload: false });
-  await createClusterScene(client, ns);
-  await createHosts(client, ns, HOSTS);
-  for (const name of HOSTS) await hostWhen(client, ns, name, `${name} available`, (h) => h.status?.provisioning?.state === 'available', 30_000);
-  controller = await startMachineController(env(), ns);
+const scene = machineTestScene(test, {
+  prefix: 'machine-metadata',
+  world: { workload: false },
+  hosts: ['host-0', 'host-1', 'host-2', 'host-3', 'host-4', 'host-5'],
 });
-
-test.after(async () => {
-  await controller?.stop();
-  await world?.stop();
-  client?.transport.close();
-});
-
-/** The message of a v1beta1 / v1beta2 condition. */
-const v1Message = (m: Metal3Machine, type: string) => getCondition(m, type)?.message;
-const v2Message = (m: Metal3Machine, type: string) => getV1Beta2Condition(m, type)?.message;
 
 /** The host the Metal3Machine's annotation names (M-41), read from the apiserver. */
 async function hostOf(m3m: Metal3Machine): Promise<BareMetalHost> {
   const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
   const [namespace, name] = value.split('/');
-  assert.is(namespace, ns, `host annotation ${value}`);
-  return client.api(BareMetalHostResource, ns).get(name ?? '');
+  assert.is(namespace, scene.ns, `host annotation ${value}`);
+  return scene.client.api(BareMetalHostResource, scene.ns).get(name ?? '');
 }
 
-const hostNamed = (m3m: Metal3Machine) => (m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '').split('/')[1] ?? '';
-
 test('M-35 step 5, DC-1: a data template reference gets its namespace defaulted and a Metal3DataClaim named like the machine', async () => {
-  await createMachine(client, ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' } }, labels: { 'example.com/role': 'worker' } });
-  const claim = await when(client, Metal3DataClaimResource, ns, 'dt-0', 'the claim dt-0', () => true, STEP_MS);
-  const m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 with a host and a defaulted template namespace', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && m.spec?.dataTemplate?.namespace === ns, STEP_MS);
+  await createMachine(scene.client, scene.ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' } }, labels: { 'example.com/role': 'worker' } });
+  const claim = await when(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', 'the claim dt-0', () => true, EVENT_MS);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 with a host and a defaulted template namespace', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && m.spec?.dataTemplate?.namespace === scene.ns, EVENT_MS);
 
-  assert.equal(m3m.spec?.dataTemplate, { name: 'tmpl', namespace: ns }, 'M-35 step 5: namespace defaulted and persisted');
-  assert.is(claim.metadata.namespace, ns);
+  assert.equal(m3m.spec?.dataTemplate, { name: 'tmpl', namespace: scene.ns }, 'M-35 step 5: namespace defaulted and persisted');
+  assert.is(claim.metadata.namespace, scene.ns);
   assert.equal(claim.metadata.labels, m3m.metadata.labels, 'DC-1: labels copied from the Metal3Machine');
   assert.is(claim.metadata.labels?.['example.com/role'], 'worker');
-  assert.equal(claim.metadata.finalizers, [FINALIZER], 'DC-1: finalizer');
+  assert.equal(claim.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'DC-1: finalizer');
   assert.equal(
     claim.metadata.ownerReferences,
     [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', uid: m3m.metadata.uid ?? '', controller: true }],
     'DC-1: controller owner reference to the Metal3Machine',
   );
-  assert.equal(claim.spec?.template, { name: 'tmpl', namespace: ns }, 'DC-1: spec.template with the defaulted namespace');
+  assert.equal(claim.spec?.template, { name: 'tmpl', namespace: scene.ns }, 'DC-1: spec.template with the defaulted namespace');
 });
 
 test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the Metal3Data is ready; each step of the data flow wakes the machine', async () => {
   // Step 1: the claim has no renderedData yet.
-  let m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 waiting for its Metal3Data', (m) => v1(m, 'Metal3DataReady') === 'False/WaitingForMetal3Data/Info', STEP_MS);
+  let m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 waiting for its Metal3Data', (m) => v1(m, 'Metal3DataReady') === 'False/WaitingForMetal3Data/Info', EVENT_MS);
   assert.is(v2(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data');
   assert.is(v1Message(m3m, 'Metal3DataReady'), 'Waiting for Metal3DataTemplate to be available');
   assert.is(v2Message(m3m, 'Metal3DataReady'), 'Waiting for Metal3DataTemplate to be available');
   assert.is(v1(m3m, 'AssociateBMH'), 'True//');
   assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'True/AssociateMetal3MachineMetaDataSuccess');
   assert.is(m3m.status?.renderedData, undefined);
-  assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: ns }, 'M-23: user data resolved before the data is ready');
+  assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns }, 'M-23: user data resolved before the data is ready');
   let host = await hostOf(m3m);
-  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', namespace: ns }, 'the host is claimed');
+  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', namespace: scene.ns }, 'the host is claimed');
   assert.is(host.spec?.image, undefined, 'M-36: no deployment while the data is not ready');
   assert.is(host.spec?.customDeploy, undefined);
   assert.is(host.spec?.userData, undefined);
@@ -123,14 +89,14 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
   assert.is(host.spec?.online, true, 'power is kept while waiting');
 
   // The template controller allocates index 0 (DC-2, DT-14): the claim names its Metal3Data.
-  const claim: Metal3DataClaim = await client.api(Metal3DataClaimResource, ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
-  // M-5: the claim's status change wakes the machine (STEP_MS is far below the safety-net requeue).
-  m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 took the renderedData from the claim', (m) => m.status?.renderedData?.name === 'tmpl-0' && v1Message(m, 'Metal3DataReady') === 'Metal3Data is not found, requeuing', STEP_MS);
-  assert.equal(m3m.status?.renderedData, { name: 'tmpl-0', namespace: ns }, 'M-36 step 1: renderedData with the machine namespace');
+  const claim: Metal3DataClaim = await scene.client.api(Metal3DataClaimResource, scene.ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
+  // M-5: the claim's status change wakes the machine (EVENT_MS is far below the safety-net requeue).
+  m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 took the renderedData from the claim', (m) => m.status?.renderedData?.name === 'tmpl-0' && v1Message(m, 'Metal3DataReady') === 'Metal3Data is not found, requeuing', EVENT_MS);
+  assert.equal(m3m.status?.renderedData, { name: 'tmpl-0', namespace: scene.ns }, 'M-36 step 1: renderedData with the machine namespace');
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info');
 
   // ...and creates the Metal3Data (DT-13), not yet rendered: its creation wakes the machine (M-6).
-  const data = await client.api(Metal3DataResource, ns).create(
+  const data = await scene.client.api(Metal3DataResource, scene.ns).create(
     newMetal3Data({
       metadata: {
         name: 'tmpl-0',
@@ -142,14 +108,14 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
       },
       spec: {
         index: 0,
-        template: { name: 'tmpl', namespace: ns },
-        claim: { name: 'dt-0', namespace: ns },
-        metaData: { name: 'dt-0-metadata', namespace: ns },
-        networkData: { name: 'dt-0-networkdata', namespace: ns },
+        template: { name: 'tmpl', namespace: scene.ns },
+        claim: { name: 'dt-0', namespace: scene.ns },
+        metaData: { name: 'dt-0-metadata', namespace: scene.ns },
+        networkData: { name: 'dt-0-networkdata', namespace: scene.ns },
       },
     }),
   );
-  m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 waiting for the Metal3Data to become ready', (m) => v1Message(m, 'Metal3DataReady') === 'Waiting for Metal3Data to become ready', STEP_MS);
+  m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 waiting for the Metal3Data to become ready', (m) => v1Message(m, 'Metal3DataReady') === 'Waiting for Metal3Data to become ready', EVENT_MS);
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info', 'M-36 step 3');
   assert.is(v2(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data');
   assert.is(m3m.status?.metaData, undefined);
@@ -157,65 +123,65 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
   assert.is(host.spec?.image, undefined, 'still no deployment');
 
   // The data controller renders the Secrets (D-*): the Metal3Data becomes ready.
-  await client.api(Metal3DataResource, ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
-  m3m = await metal3MachineWhen(client, ns, 'dt-0', 'dt-0 with its data Secrets', (m) => v1(m, 'Metal3DataReady') === 'True//', STEP_MS);
+  await scene.client.api(Metal3DataResource, scene.ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
+  m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 with its data Secrets', (m) => v1(m, 'Metal3DataReady') === 'True//', EVENT_MS);
   assert.is(v2(m3m, 'Metal3DataReady'), 'True/Metal3DataSecretsReady', 'M-36 step 4');
-  assert.equal(m3m.status?.renderedData, { name: 'tmpl-0', namespace: ns });
-  assert.equal(m3m.status?.metaData, { name: 'dt-0-metadata', namespace: ns });
-  assert.equal(m3m.status?.networkData, { name: 'dt-0-networkdata', namespace: ns });
-  host = await hostWhen(client, ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, STEP_MS);
+  assert.equal(m3m.status?.renderedData, { name: 'tmpl-0', namespace: scene.ns });
+  assert.equal(m3m.status?.metaData, { name: 'dt-0-metadata', namespace: scene.ns });
+  assert.equal(m3m.status?.networkData, { name: 'dt-0-networkdata', namespace: scene.ns });
+  host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
   assert.equal(host.spec?.image, IMAGE, 'M-25');
-  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
-  assert.equal(host.spec?.metaData, { name: 'dt-0-metadata', namespace: ns });
-  assert.equal(host.spec?.networkData, { name: 'dt-0-networkdata', namespace: ns });
+  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
+  assert.equal(host.spec?.metaData, { name: 'dt-0-metadata', namespace: scene.ns });
+  assert.equal(host.spec?.networkData, { name: 'dt-0-networkdata', namespace: scene.ns });
   assert.is(host.spec?.consumerRef?.name, 'dt-0');
 
   // The simulated BMO provisions it.
-  await hostWhen(client, ns, hostNamed(m3m), 'the host provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
-  assert.is(controller.errors(), 0);
+  await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('M-35 steps 1-2, M-25: metaData and networkData Secrets named in the spec go to the status and to the host', async () => {
-  await createMachine(client, ns, 'sd-0', { spec: { image: IMAGE, metaData: { name: 'sd-0-md' }, networkData: { name: 'sd-0-nd', namespace: ns } } });
-  const m3m = await metal3MachineWhen(client, ns, 'sd-0', 'sd-0 with its Secrets in the status', (m) => !!m.status?.metaData && !!m.status.networkData && !!m.metadata.annotations?.[HOST_ANNOTATION], STEP_MS);
+  await createMachine(scene.client, scene.ns, 'sd-0', { spec: { image: IMAGE, metaData: { name: 'sd-0-md' }, networkData: { name: 'sd-0-nd', namespace: scene.ns } } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'sd-0', 'sd-0 with its Secrets in the status', (m) => !!m.status?.metaData && !!m.status.networkData && !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
   assert.equal(m3m.status?.metaData, { name: 'sd-0-md' }, 'M-35 step 1: status.metaData = spec.metaData');
-  assert.equal(m3m.status?.networkData, { name: 'sd-0-nd', namespace: ns }, 'M-35 step 2');
+  assert.equal(m3m.status?.networkData, { name: 'sd-0-nd', namespace: scene.ns }, 'M-35 step 2');
   assert.is(m3m.status?.renderedData, undefined);
-  const host = await hostWhen(client, ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, STEP_MS);
-  assert.equal(host.spec?.metaData, { name: 'sd-0-md', namespace: ns }, 'M-25: an empty namespace becomes the host namespace');
-  assert.equal(host.spec?.networkData, { name: 'sd-0-nd', namespace: ns });
-  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
-  const claims = await client.api(Metal3DataClaimResource, ns).list();
+  const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
+  assert.equal(host.spec?.metaData, { name: 'sd-0-md', namespace: scene.ns }, 'M-25: an empty namespace becomes the host namespace');
+  assert.equal(host.spec?.networkData, { name: 'sd-0-nd', namespace: scene.ns });
+  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
+  const claims = await scene.client.api(Metal3DataClaimResource, scene.ns).list();
   assert.ok(!claims.items.some((c) => c.metadata.name === 'sd-0'), 'no data template, no claim');
 });
 
 test('M-23, E-8: the Machine dataSecretName wins over spec.userData', async () => {
-  await createMachine(client, ns, 'ud-0', { spec: { image: IMAGE, userData: { name: 'my-user-data', namespace: ns }, automatedCleaningMode: 'metadata' } });
-  const m3m = await metal3MachineWhen(client, ns, 'ud-0', 'ud-0 with user data and a host', (m) => !!m.status?.userData && !!m.metadata.annotations?.[HOST_ANNOTATION], STEP_MS);
-  assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
-  const host = await hostWhen(client, ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, STEP_MS);
-  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
+  await createMachine(scene.client, scene.ns, 'ud-0', { spec: { image: IMAGE, userData: { name: 'my-user-data', namespace: scene.ns }, automatedCleaningMode: 'metadata' } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'ud-0', 'ud-0 with user data and a host', (m) => !!m.status?.userData && !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
+  assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
+  const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
+  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
 });
 
 test('M-20: a bootstrap configRef that is not ready blocks association: no host is claimed', async () => {
   const configRef = { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'kc-1' };
-  await createMachine(client, ns, 'cr-0', { spec: { image: IMAGE, userData: { name: 'my-user-data' } }, bootstrap: { configRef } });
-  const m3m = await metal3MachineWhen(client, ns, 'cr-0', 'cr-0 waiting for bootstrap data', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForBootstrapReady/Info', STEP_MS);
+  await createMachine(scene.client, scene.ns, 'cr-0', { spec: { image: IMAGE, userData: { name: 'my-user-data' } }, bootstrap: { configRef } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'cr-0', 'cr-0 waiting for bootstrap data', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForBootstrapReady/Info', EVENT_MS);
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForBootstrapData');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for bootstrap data to be ready before proceeding');
-  assert.ok(m3m.metadata.finalizers?.includes(FINALIZER), 'M-18 runs before the bootstrap guard');
+  assert.ok(m3m.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER), 'M-18 runs before the bootstrap guard');
   await sleep(500);
-  const again = await client.api(Metal3MachineResource, ns).get('cr-0');
+  const again = await scene.client.api(Metal3MachineResource, scene.ns).get('cr-0');
   assert.is(again.metadata.annotations?.[HOST_ANNOTATION], undefined);
   assert.is(again.status?.userData, undefined, 'user data is resolved only once bootstrap is ready');
-  assert.is((await consumers(client, ns)).get('cr-0'), undefined, 'no host claimed');
+  assert.is((await consumers(scene.client, scene.ns)).get('cr-0'), undefined, 'no host claimed');
 });
 
 test('M-23, E-8: with only a bootstrap configRef, the user data Secret is named like the config', async () => {
   // No bootstrap provider runs: its readiness is set on the Machine by hand, as CAPI would mirror it.
   // (The Machine simulator leaves bootstrapReady and the BootstrapReady condition alone while the
   // KubeadmConfig does not exist.)
-  const machines = client.api(MachineResource, ns);
+  const machines = scene.client.api(MachineResource, scene.ns);
   const machine = await machines.get('cr-0');
   assert.is(machine.spec?.bootstrap.dataSecretName, undefined);
   const conditions = (machine.status?.conditions ?? []).filter((c) => c.type !== 'BootstrapReady');
@@ -223,43 +189,43 @@ test('M-23, E-8: with only a bootstrap configRef, the user data Secret is named 
     status: { bootstrapReady: true, conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
   });
   // The annotation and the status are two writes (main resource, then status): wait for both.
-  const m3m = await metal3MachineWhen(client, ns, 'cr-0', 'cr-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && !!m.status?.userData, STEP_MS);
-  assert.equal(m3m.status?.userData, { name: 'kc-1', namespace: ns }, 'E-8: the configRef name, not spec.userData');
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'cr-0', 'cr-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && !!m.status?.userData, EVENT_MS);
+  assert.equal(m3m.status?.userData, { name: 'kc-1', namespace: scene.ns }, 'E-8: the configRef name, not spec.userData');
   assert.is(v1(m3m, 'AssociateBMH'), 'True//');
-  const host = await hostWhen(client, ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, STEP_MS);
-  assert.equal(host.spec?.userData, { name: 'kc-1', namespace: ns });
+  const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
+  assert.equal(host.spec?.userData, { name: 'kc-1', namespace: scene.ns });
   const after = await machines.get('cr-0');
   assert.is(after.status?.bootstrapReady, true, 'the Machine simulator kept the hand-set bootstrap status');
 });
 
 test('N-2, E-9: the cleaning mode follows the Metal3Machine after provisioning; power switched off by hand is switched on again', async () => {
-  let m3m = await client.api(Metal3MachineResource, ns).get('ud-0');
+  let m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('ud-0');
   const name = hostNamed(m3m);
-  let host = await hostWhen(client, ns, name, 'ud-0 host provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
+  let host = await hostWhen(scene.client, scene.ns, name, 'ud-0 host provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
   assert.is(host.spec?.automatedCleaningMode, 'metadata');
 
-  await client.api(Metal3MachineResource, ns).mergePatch('ud-0', { spec: { automatedCleaningMode: 'disabled' } });
-  host = await hostWhen(client, ns, name, 'the new cleaning mode on the host', (h) => h.spec?.automatedCleaningMode === 'disabled', STEP_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('ud-0', { spec: { automatedCleaningMode: 'disabled' } });
+  host = await hostWhen(scene.client, scene.ns, name, 'the new cleaning mode on the host', (h) => h.spec?.automatedCleaningMode === 'disabled', EVENT_MS);
   assert.is(host.spec?.online, true);
   assert.equal(host.spec?.image, IMAGE, 'N-2: nothing but the cleaning mode changes on a provisioned host');
 
-  await client.api(BareMetalHostResource, ns).mergePatch(name, { spec: { online: false } });
-  host = await hostWhen(client, ns, name, 'the host powered on again', (h) => h.spec?.online === true, STEP_MS);
+  await scene.client.api(BareMetalHostResource, scene.ns).mergePatch(name, { spec: { online: false } });
+  host = await hostWhen(scene.client, scene.ns, name, 'the host powered on again', (h) => h.spec?.online === true, EVENT_MS);
   assert.is(host.spec?.consumerRef?.name, 'ud-0');
-  m3m = await client.api(Metal3MachineResource, ns).get('ud-0');
+  m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('ud-0');
   assert.is(m3m.status?.failureReason, undefined);
 });
 
 test('M-25: spec.customDeploy without an image reaches the host as customDeploy', async () => {
-  await createMachine(client, ns, 'cd-0', { spec: { customDeploy: { method: 'install_coreos' } } });
-  const m3m = await metal3MachineWhen(client, ns, 'cd-0', 'cd-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], STEP_MS);
-  const host = await hostWhen(client, ns, hostNamed(m3m), 'the host with a custom deploy', (h) => h.spec?.customDeploy !== undefined, STEP_MS);
+  await createMachine(scene.client, scene.ns, 'cd-0', { spec: { customDeploy: { method: 'install_coreos' } } });
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'cd-0', 'cd-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
+  const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host with a custom deploy', (h) => h.spec?.customDeploy !== undefined, EVENT_MS);
   assert.equal(host.spec?.customDeploy, { method: 'install_coreos' });
   assert.is(host.spec?.image, undefined);
-  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: ns });
+  assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
   assert.is(host.spec?.online, true);
-  assert.is(controller.errors(), 0);
-  assert.equal(controller.problems(), []);
+  assert.is(scene.controller.errors(), 0);
+  assert.equal(scene.controller.problems(), []);
 });
 
 test.run();

@@ -14,7 +14,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { ControllerProcess, eventually, httpGet, sleep, type Runtime } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../../scripts/bundle.ts';
-import { RBAC_MANIFEST } from './support.ts';
+import { machineTestScene, RBAC_MANIFEST, type MachineTestScene, type SceneOptions } from './support.ts';
 
 export interface Bundle {
   readonly path: string;
@@ -31,6 +31,49 @@ export async function buildBundle(prefix: string): Promise<Bundle> {
   const start = performance.now();
   const { bytes } = await bundle(fileURLToPath(new URL('../src/main.ts', import.meta.url)), path, { minify: true });
   return { path, bytes, ms: performance.now() - start, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface ProcessSceneOptions extends Omit<SceneOptions, 'controller' | 'setup' | 'teardown'> {
+  /** With a label: a user bound to deploy/rbac.yaml for the processes, made in the `before` hook. */
+  readonly user?: string;
+}
+
+/** A machineTestScene without a controller in the test process, plus the bundle and the processes' kubeconfig. */
+export interface ProcessTestScene extends MachineTestScene {
+  readonly bundle: Bundle;
+  /** The kubeconfig of the `user` (read only when one was asked for). */
+  readonly kubeconfig: string;
+}
+
+/**
+ * machineTestScene for the tests of the bundled controller: the `before` hook also bundles src/main.ts
+ * (in a temporary directory named after `prefix`) and makes the user; the `after` hook first kills
+ * whatever process is still running, then removes the bundle.
+ */
+export function processTestScene(test: Parameters<typeof machineTestScene>[0], options: ProcessSceneOptions): ProcessTestScene {
+  const { user, ...sceneOptions } = options;
+  let built: Bundle | undefined;
+  let kubeconfig: string | undefined;
+  const scene = machineTestScene(test, {
+    ...sceneOptions,
+    controller: false,
+    async setup(s) {
+      built = await buildBundle(options.prefix);
+      if (user) kubeconfig = await rbacUser(s.env, s.ns, user);
+    },
+    async teardown() {
+      await killAll();
+      built?.remove();
+    },
+  });
+  const required = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`processTestScene(${options.prefix}): no ${what}`);
+    return value;
+  };
+  return Object.defineProperties(scene, {
+    bundle: { get: () => required(built, 'bundle') },
+    kubeconfig: { get: () => required(kubeconfig, 'kubeconfig (no user asked for)') },
+  }) as ProcessTestScene;
 }
 
 let users = 0;

@@ -7,88 +7,45 @@
 // annotation is changed by later tests, and the V-9 duplicates must be gone before the next adoption).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, newNode, type Node } from '@metal3-ts/generated/core/v1';
+import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newNode, type Node } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
 import { PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from '@metal3-ts/test/sim/workload/index';
 import {
-  adminClient,
   CLUSTER,
-  createClusterScene,
-  createHosts,
   createMachine,
   eventually,
-  hostWhen,
   IMAGE,
+  machineTestScene,
+  machineWithNode as withNode,
   metal3MachineWhen,
+  PROVISION_MS,
   sleep,
-  startMachineController,
-  startWorld,
+  SLOT_LABEL,
   v1,
   v2,
-  when,
-  type RunningController,
+  workloadNodeApi,
+  workloadNodeWhen,
 } from './support.ts';
 
-const test = suite('Metal3Machine providerID with a cloud provider (P-7, V-9)');
-const env = withSharedEnv(test);
-
 /** Each machine selects the one host carrying its slot, so which host it gets is known in advance. */
-const SLOT = 'test.metal3-ts.dev/slot';
 const SLOTS = ['p7', 'v9', 'p7legacy', 'nomatch'] as const;
 type Slot = (typeof SLOTS)[number];
-/** Well under the test controller's 120 s safety net: what happens within this was not the safety net. */
-const STEP_MS = 30_000;
 
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
-let workloadCache: ClusterCache;
-const hosts = new Map<Slot, BareMetalHost>();
-
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-pid-cloud');
-  world = await startWorld(env(), ns, { providerIdMode: 'cloud-provider' });
-  await createClusterScene(client, ns, { cloudProvider: true });
-  for (const slot of SLOTS) {
-    const [host] = await createHosts(client, ns, [`host-${slot}`], { labels: { [SLOT]: slot } });
-    hosts.set(slot, host!);
-  }
-  for (const slot of SLOTS) await hostWhen(client, ns, `host-${slot}`, `host-${slot} available`, (h) => h.status?.provisioning?.state === 'available', STEP_MS);
-  workloadCache = new ClusterCache(client, { closeGraceMs: 50 });
-  controller = await startMachineController(env(), ns);
-});
-
-test.after(async () => {
-  await controller?.stop();
-  workloadCache?.close();
-  await world?.stop();
-  client?.transport.close();
+const test = suite('Metal3Machine providerID with a cloud provider (P-7, V-9)');
+const scene = machineTestScene(test, {
+  prefix: 'machine-pid-cloud',
+  world: { providerIdMode: 'cloud-provider' },
+  cluster: { cloudProvider: true },
+  hosts: Object.fromEntries(SLOTS.map((slot) => [`host-${slot}`, { [SLOT_LABEL]: slot }])),
 });
 
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-/** The workload cluster's Node API (through a ClusterCache on the admin client, as support.ts workloadNodes). */
-async function nodes() {
-  const workload = await eventually('the workload cluster reachable', () => workloadCache.get({ namespace: ns, name: CLUSTER }), STEP_MS);
-  return workload.api(NodeResource);
-}
-
-async function nodeWhen(name: string, what: string, check: (n: Node) => boolean): Promise<Node> {
-  const api = await nodes();
-  return eventually(what, async () => {
-    const node = await api.get(name);
-    return check(node) ? node : undefined;
-  }, STEP_MS);
-}
+/** The workload cluster's Node API (through the scene's ClusterCache on the admin client). */
+const nodes = () => workloadNodeApi(scene.workloadCache, scene.ns, PROVISION_MS);
+const nodeWhen = (name: string, what: string, check: (n: Node) => boolean) => workloadNodeWhen(scene.workloadCache, scene.ns, name, what, check, PROVISION_MS);
 
 /** A Node nobody's kubelet runs: what a stale or hand-made Node looks like to CAPM3. */
 async function createNode(name: string, providerID: string): Promise<void> {
@@ -96,31 +53,31 @@ async function createNode(name: string, providerID: string): Promise<void> {
 }
 
 /** Requests of the controller (and its ClusterCache) to workload Nodes; the management cluster has none. */
-const nodeRequests = (verb: 'list' | 'patch' | 'update') => controller.counter.count({ resource: 'nodes', verb });
+const nodeRequests = (verb: 'list' | 'patch' | 'update') => scene.controller.counter.count({ resource: 'nodes', verb });
 
 /** Resolves once the controller listed the workload Nodes again, i.e. it looked at what is there now. */
 async function nextNodeLook(): Promise<void> {
   const seen = nodeRequests('list');
-  await eventually('the controller to list the workload Nodes again', () => (nodeRequests('list') > seen ? true : undefined), STEP_MS);
+  await eventually('the controller to list the workload Nodes again', () => (nodeRequests('list') > seen ? true : undefined), PROVISION_MS);
   await sleep(300); // its status write, if any
 }
 
 async function setMode(mode: ProviderIdMode): Promise<void> {
-  await client.api(ClusterResource, ns).mergePatch(CLUSTER, { metadata: { annotations: { [PROVIDER_ID_MODE_ANNOTATION]: mode } } });
+  await scene.client.api(ClusterResource, scene.ns).mergePatch(CLUSTER, { metadata: { annotations: { [PROVIDER_ID_MODE_ANNOTATION]: mode } } });
   await sleep(500); // the simulated kubelet reads it from its informer when the host provisions
 }
 
 async function machineFor(slot: Slot, name: string): Promise<void> {
-  await createMachine(client, ns, name, { spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT]: slot } } } });
+  await createMachine(scene.client, scene.ns, name, { spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT_LABEL]: slot } } } });
 }
 
-const newID = (slot: Slot, m3m: string) => `metal3://${ns}/host-${slot}/${m3m}`;
-const legacyID = (slot: Slot) => `metal3://${hosts.get(slot)?.metadata.uid ?? ''}`;
+const newID = (slot: Slot, m3m: string) => `metal3://${scene.ns}/host-${slot}/${m3m}`;
+const legacyID = (slot: Slot) => `metal3://${scene.host(`host-${slot}`).metadata.uid ?? ''}`;
 
 const readyWith = (name: string, providerID: string) =>
-  metal3MachineWhen(client, ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID, STEP_MS);
+  metal3MachineWhen(scene.client, scene.ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID, PROVISION_MS);
 
-const machineWithNode = (name: string) => when(client, MachineResource, ns, name, `Machine ${name} with a nodeRef`, (m: Machine) => !!m.status?.nodeRef, STEP_MS);
+const machineWithNode = (name: string) => withNode(scene.client, scene.ns, name, PROVISION_MS);
 
 function assertNotAdopted(m3m: Metal3Machine, what: string): void {
   assert.is.not(m3m.status?.ready, true, `${what}: not ready`);
@@ -153,7 +110,7 @@ test('P-7, P-14 row 2, seed 000 step 2: the cloud provider set the new-format ID
   const after = await (await nodes()).get('host-p7');
   assert.is(after.spec?.providerID, id);
   assert.is(after.metadata.resourceVersion, node.metadata.resourceVersion, 'the Node as the cloud provider left it');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('P-4, P-5 / V-9 row 2 then row 1, live: duplicate IDs in the workload cluster block adoption until they are gone', async () => {
@@ -169,13 +126,13 @@ test('P-4, P-5 / V-9 row 2 then row 1, live: duplicate IDs in the workload clust
 
   // row 2: providerID <id> is in use by multiple nodes (stale-twin, host-v9)
   await nextNodeLook();
-  assertNotAdopted(await client.api(Metal3MachineResource, ns).get('m-v9'), 'V-9 row 2');
+  assertNotAdopted(await scene.client.api(Metal3MachineResource, scene.ns).get('m-v9'), 'V-9 row 2');
 
   // row 1: both providerIDs (legacy and new) cannot be used at the same time (legacy-twin, host-v9)
   await (await nodes()).delete('stale-twin');
   await nextNodeLook();
-  assertNotAdopted(await client.api(Metal3MachineResource, ns).get('m-v9'), 'V-9 row 1');
-  const machine = await client.api(MachineResource, ns).get('m-v9');
+  assertNotAdopted(await scene.client.api(Metal3MachineResource, scene.ns).get('m-v9'), 'V-9 row 1');
+  const machine = await scene.client.api(MachineResource, scene.ns).get('m-v9');
   assert.is(machine.spec?.providerID, undefined, 'Cluster API got no providerID either');
 
   // V-9 row 4: only the new ID, on one Node ⇒ adopted (the Node poll, not an event, notices)
@@ -184,7 +141,7 @@ test('P-4, P-5 / V-9 row 2 then row 1, live: duplicate IDs in the workload clust
   assert.is(v1(m3m, 'KubernetesNodeReady'), 'True//');
   assert.is((await machineWithNode('m-v9')).status?.nodeRef?.name, 'host-v9');
   assert.is(nodeRequests('patch') + nodeRequests('update'), patchesBefore, 'P-7: no Node write');
-  assert.is(controller.errors(), 0, 'a duplicate is a wait, not an error loop');
+  assert.is(scene.controller.errors(), 0, 'a duplicate is a wait, not an error loop');
 });
 
 test('P-7, seed 000 step 2: a cloud provider that sets the legacy ID is copied verbatim', async () => {
@@ -199,7 +156,7 @@ test('P-7, seed 000 step 2: a cloud provider that sets the legacy ID is copied v
   assert.is(machine.spec?.providerID, id);
   assert.is(machine.status?.nodeRef?.name, 'host-p7legacy');
   assert.is(nodeRequests('patch') + nodeRequests('update'), 0, 'P-7: no Node write in this whole file so far');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('P-7, P-14 row 3: cloud provider enabled but no Node with our ID: not ready, the Node poll goes on without errors; a late cloud provider is picked up', async () => {
@@ -210,12 +167,12 @@ test('P-7, P-14 row 3: cloud provider enabled but no Node with our ID: not ready
 
   await nextNodeLook();
   await nextNodeLook(); // a second look with no event in between: it polls
-  const m3m = await client.api(Metal3MachineResource, ns).get('m-nomatch');
+  const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('m-nomatch');
   assertNotAdopted(m3m, 'no matching Node');
-  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${ns}/host-nomatch`, 'the host is provisioned for it all the same');
+  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${scene.ns}/host-nomatch`, 'the host is provisioned for it all the same');
   assert.is(nodeRequests('patch') + nodeRequests('update'), 0, 'CAPM3 does not fill the cloud provider in');
-  assert.is(controller.errors(), 0, 'a wait, not an error loop');
-  assert.equal(controller.problems(), []);
+  assert.is(scene.controller.errors(), 0, 'a wait, not an error loop');
+  assert.equal(scene.controller.problems(), []);
 
   // The cloud provider catches up (empty ⇒ a value is the one change Kubernetes allows, P-11).
   const id = newID('nomatch', 'm-nomatch');
@@ -223,7 +180,7 @@ test('P-7, P-14 row 3: cloud provider enabled but no Node with our ID: not ready
   const ready = await readyWith('m-nomatch', id);
   assert.is(v1(ready, 'KubernetesNodeReady'), 'True//');
   assert.is((await machineWithNode('m-nomatch')).status?.nodeRef?.name, 'host-nomatch');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test.run();

@@ -9,73 +9,39 @@
 // machines of the earlier tests settled.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client } from '@metal3-ts/generated';
-import { MachineResource, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, SecretResource, newNode, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { SecretResource, newNode, newSecret, type Node } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
 import {
-  adminClient,
   CLUSTER,
-  createClusterScene,
-  createHosts,
   createMachine,
   eventsFor,
   eventually,
   hostWhen,
   IMAGE,
   JOIN_CLOUD_CONFIG,
+  machineTestScene,
+  machineWithNode as withNode,
   metal3MachineWhen,
+  PROVISION_MS,
   settled,
   sleep,
-  startMachineController,
-  startWorld,
+  SLOT_LABEL,
   v1,
   v2,
-  when,
-  type RunningController,
+  workloadNodeApi,
+  workloadNodeWhen,
 } from './support.ts';
 
-const test = suite('Metal3Machine providerID without a cloud provider (P-6, P-8, P-10, P-12, E-11, E-29, E-37)');
-const env = withSharedEnv(test);
-
 /** Each machine selects the one host carrying its slot, so which host it gets is known in advance. */
-const SLOT = 'test.metal3-ts.dev/slot';
 const SLOTS = ['legacy', 'p6', 'hostname', 'e29', 'e11'] as const;
 type Slot = (typeof SLOTS)[number];
-/** Well under the test controller's 120 s safety net: what happens within this was not the safety net. */
-const STEP_MS = 30_000;
 
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
-let workloadCache: ClusterCache;
-const hosts = new Map<Slot, BareMetalHost>();
-
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-pid-node');
-  world = await startWorld(env(), ns);
-  await createClusterScene(client, ns, { cloudProvider: false });
-  for (const slot of SLOTS) {
-    const [host] = await createHosts(client, ns, [`host-${slot}`], { labels: { [SLOT]: slot } });
-    hosts.set(slot, host!);
-  }
-  for (const slot of SLOTS) await hostWhen(client, ns, `host-${slot}`, `host-${slot} available`, (h) => h.status?.provisioning?.state === 'available', STEP_MS);
-  workloadCache = new ClusterCache(client, { closeGraceMs: 50 });
-  controller = await startMachineController(env(), ns);
-});
-
-test.after(async () => {
-  await controller?.stop();
-  workloadCache?.close();
-  await world?.stop();
-  client?.transport.close();
+const test = suite('Metal3Machine providerID without a cloud provider (P-6, P-8, P-10, P-12, E-11, E-29, E-37)');
+const scene = machineTestScene(test, {
+  prefix: 'machine-pid-node',
+  cluster: { cloudProvider: false },
+  hosts: Object.fromEntries(SLOTS.map((slot) => [`host-${slot}`, { [SLOT_LABEL]: slot }])),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -93,45 +59,35 @@ function joinConfig(kubeletArgs: readonly string[], nodeName = '{{ ds.meta_data.
 
 /** A bootstrap data Secret of its own for one machine (`dataSecretName`, no configRef). */
 async function bootstrapSecret(name: string, cloudConfig: string): Promise<string> {
-  await client.api(SecretResource, ns).create(
+  await scene.client.api(SecretResource, scene.ns).create(
     newSecret({ metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: cloudConfig, format: 'cloud-config' } }),
   );
   return name;
 }
 
 async function machineFor(slot: Slot, name: string, options: { userData?: string; providerID?: string; annotations?: Record<string, string> } = {}): Promise<void> {
-  await createMachine(client, ns, name, {
+  await createMachine(scene.client, scene.ns, name, {
     ...(options.annotations ? { annotations: options.annotations } : {}),
-    spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT]: slot } }, ...(options.providerID ? { providerID: options.providerID } : {}) },
+    spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT_LABEL]: slot } }, ...(options.providerID ? { providerID: options.providerID } : {}) },
     ...(options.userData ? { bootstrap: { dataSecretName: options.userData } } : {}),
   });
 }
 
-/** The workload cluster's Node API (through a ClusterCache on the admin client, as support.ts workloadNodes). */
-async function nodes() {
-  const workload = await eventually('the workload cluster reachable', () => workloadCache.get({ namespace: ns, name: CLUSTER }), STEP_MS);
-  return workload.api(NodeResource);
-}
-
-async function nodeWhen(name: string, what: string, check: (n: Node) => boolean): Promise<Node> {
-  const api = await nodes();
-  return eventually(what, async () => {
-    const node = await api.get(name);
-    return check(node) ? node : undefined;
-  }, STEP_MS);
-}
+/** The workload cluster's Node API (through the scene's ClusterCache on the admin client). */
+const nodes = () => workloadNodeApi(scene.workloadCache, scene.ns, PROVISION_MS);
+const nodeWhen = (name: string, what: string, check: (n: Node) => boolean) => workloadNodeWhen(scene.workloadCache, scene.ns, name, what, check, PROVISION_MS);
 
 /** Requests of the controller (and its ClusterCache) to workload Nodes; the management cluster has none. */
-const nodeRequests = (verb: 'list' | 'patch' | 'update') => controller.counter.count({ resource: 'nodes', verb });
+const nodeRequests = (verb: 'list' | 'patch' | 'update') => scene.controller.counter.count({ resource: 'nodes', verb });
 const nodeWrites = () => nodeRequests('patch') + nodeRequests('update');
 
-const newID = (slot: Slot, m3m: string) => `metal3://${ns}/host-${slot}/${m3m}`;
-const uid = (slot: Slot) => hosts.get(slot)?.metadata.uid ?? '';
+const newID = (slot: Slot, m3m: string) => `metal3://${scene.ns}/host-${slot}/${m3m}`;
+const uid = (slot: Slot) => scene.host(`host-${slot}`).metadata.uid ?? '';
 
 const readyWith = (name: string, providerID: string, extra: (m: Metal3Machine) => boolean = () => true) =>
-  metal3MachineWhen(client, ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID && extra(m), STEP_MS);
+  metal3MachineWhen(scene.client, scene.ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID && extra(m), PROVISION_MS);
 
-const machineWithNode = (name: string) => when(client, MachineResource, ns, name, `Machine ${name} with a nodeRef`, (m: Machine) => !!m.status?.nodeRef, STEP_MS);
+const machineWithNode = (name: string) => withNode(scene.client, scene.ns, name, PROVISION_MS);
 
 const nodeReady = (m: Metal3Machine) => v1(m, 'KubernetesNodeReady') === 'True//';
 
@@ -154,21 +110,21 @@ test('P-8 legacy, seed 000 (pivot / legacy IDs): a labelled Node registered with
   assert.is(machine.status?.nodeRef?.name, 'host-legacy');
   assert.is(nodeWrites(), writes, 'the Node is not written');
   assert.is((await (await nodes()).get('host-legacy')).spec?.providerID, legacy);
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('E-37 / M-19: once the Machine has a nodeRef, a reconcile no longer looks at the workload Nodes', async () => {
   // m-legacy is ready and its Machine has a nodeRef (previous test); let that settle.
-  await settled(controller, 0, 1_000);
+  await settled(scene.controller, 0, 1_000);
   const lists = nodeRequests('list');
-  const reconciles = controller.reconciles();
-  const writes = controller.writes();
-  await client.api(Metal3MachineResource, ns).mergePatch('m-legacy', { metadata: { labels: { touched: 'yes' } } });
-  await settled(controller, reconciles, 1_000);
-  assert.ok(controller.reconciles() > reconciles, 'the label change was reconciled');
+  const reconciles = scene.controller.reconciles();
+  const writes = scene.controller.writes();
+  await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('m-legacy', { metadata: { labels: { touched: 'yes' } } });
+  await settled(scene.controller, reconciles, 1_000);
+  assert.ok(scene.controller.reconciles() > reconciles, 'the label change was reconciled');
   assert.is(nodeRequests('list'), lists, 'no workload Node list');
-  assert.is(controller.writes(), writes, 'nothing written either');
-  const m3m = await client.api(Metal3MachineResource, ns).get('m-legacy');
+  assert.is(scene.controller.writes(), writes, 'nothing written either');
+  const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('m-legacy');
   assert.is(m3m.status?.ready, true);
   assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'True/AssociateMetal3MachineMetaDataSuccess', 'M-19');
 });
@@ -192,7 +148,7 @@ test('P-6 step A: spec.providerID set at creation and a Node already carrying it
   assert.is(machine.spec?.providerID, id);
   assert.is(machine.status?.nodeRef?.name, 'kubelet-host-p6');
   assert.is(nodeWrites(), writes, 'the Node is not written');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('P-10, P-12, P-14 row 7, seed 000 step 4: no uuid label and no configRef â‡’ the default new-format ID, given to the Node found by kubernetes.io/hostname', async () => {
@@ -212,8 +168,8 @@ test('P-10, P-12, P-14 row 7, seed 000 step 4: no uuid label and no configRef â‡
   const machine = await machineWithNode('m-hostname');
   assert.is(machine.spec?.providerID, id);
   assert.is(machine.status?.nodeRef?.name, 'host-hostname');
-  await eventually('a ProviderIDSet event', async () => ((await eventsFor(client, ns, 'm-hostname', 'ProviderIDSet')).length > 0 ? true : undefined), STEP_MS);
-  assert.is(controller.errors(), 0);
+  await eventually('a ProviderIDSet event', async () => ((await eventsFor(scene.client, scene.ns, 'm-hostname', 'ProviderIDSet')).length > 0 ? true : undefined), PROVISION_MS);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('E-29, P-3: a host annotation naming the host under another namespace is rewritten to <ns>/<host>, so the providerID is computed instead of looping', async () => {
@@ -223,9 +179,9 @@ test('E-29, P-3: a host annotation naming the host under another namespace is re
   await machineFor('e29', 'm-e29', { annotations: { 'metal3.io/BareMetalHost': 'elsewhere/host-e29' } });
   const id = newID('e29', 'm-e29');
   const m3m = await readyWith('m-e29', id, nodeReady);
-  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${ns}/host-e29`);
+  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${scene.ns}/host-e29`);
   assert.is((await nodeWhen('host-e29', 'host-e29 given the providerID', (n) => !!n.spec?.providerID)).spec?.providerID, id);
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('E-11 (changed), P-8: two Nodes labelled with the host uid are a conflict: KubernetesNodeReady False/AssociateM3MetaDataFailed/Warning naming both, a ProviderIDConflict event, not ready, no Node patched, no error loop', async () => {
@@ -239,9 +195,9 @@ test('E-11 (changed), P-8: two Nodes labelled with the host uid are a conflict: 
   await api.create(newNode({ metadata: { name: 'intruder', labels: { ...label } } }));
   const writes = nodeWrites();
   await machineFor('e11', 'm-e11'); // support.ts's bootstrap data: the kubelet labels its Node metal3.io/uuid=<host uid>
-  await hostWhen(client, ns, 'host-e11', 'host-e11 provisioned', (h) => h.status?.provisioning?.state === 'provisioned', STEP_MS);
+  await hostWhen(scene.client, scene.ns, 'host-e11', 'host-e11 provisioned', (h) => h.status?.provisioning?.state === 'provisioned', PROVISION_MS);
 
-  const m3m = await metal3MachineWhen(client, ns, 'm-e11', 'm-e11 reporting the conflict', (m) => v1(m, 'KubernetesNodeReady') === 'False/AssociateM3MetaDataFailed/Warning', STEP_MS);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'm-e11', 'm-e11 reporting the conflict', (m) => v1(m, 'KubernetesNodeReady') === 'False/AssociateM3MetaDataFailed/Warning', PROVISION_MS);
   const message = getCondition(m3m, 'KubernetesNodeReady')?.message ?? '';
   assert.ok(message.includes('host-e11') && message.includes('intruder'), `the message names both Nodes: ${message}`);
   assert.ok(message.includes(`metal3.io/uuid=${uid('e11')}`), `and the label: ${message}`);
@@ -249,16 +205,16 @@ test('E-11 (changed), P-8: two Nodes labelled with the host uid are a conflict: 
   assert.is.not(m3m.status?.ready, true, 'not ready');
   assert.is(m3m.spec?.providerID, undefined, 'no providerID: no fall-through to the default ID and the hostname path (upstream E-11)');
   const events = await eventually('a ProviderIDConflict event', async () => {
-    const found = await eventsFor(client, ns, 'm-e11', 'ProviderIDConflict');
+    const found = await eventsFor(scene.client, scene.ns, 'm-e11', 'ProviderIDConflict');
     return found.length > 0 ? found : undefined;
-  }, STEP_MS);
+  }, PROVISION_MS);
   assert.is(events[0]?.type, 'Warning');
   assert.ok(events[0]?.message?.includes('intruder'), events[0]?.message);
   await sleep(500);
   assert.is(nodeWrites(), writes, 'no Node patched, not even the one found by hostname');
   assert.is((await api.get('host-e11')).spec?.providerID, undefined);
   assert.is((await api.get('intruder')).spec?.providerID, undefined);
-  assert.is(controller.errors(), 0, 'a conflict is reported, not retried as an error');
+  assert.is(scene.controller.errors(), 0, 'a conflict is reported, not retried as an error');
 });
 
 // Nothing in the management cluster changes when the Nodes are fixed: the conflict is looked at again
@@ -270,7 +226,7 @@ test('E-11 (changed): removing the extra Node heals the machine through the Node
   assert.is(v2(healed, 'AssociateMetal3MachineMetaData'), 'True/AssociateMetal3MachineMetaDataSuccess');
   assert.is((await nodeWhen('host-e11', 'host-e11 given the providerID', (n) => !!n.spec?.providerID)).spec?.providerID, id, 'P-11');
   assert.is((await machineWithNode('m-e11')).status?.nodeRef?.name, 'host-e11');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test.run();

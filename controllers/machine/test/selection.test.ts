@@ -6,43 +6,32 @@
 // E-32) and deleting hosts (H-6) are in selection-reuse.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Client, LabelSelector } from '@metal3-ts/generated';
-import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { LabelSelector } from '@metal3-ts/generated';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { cryptoRandomIndex, type RandomIndex } from '@metal3-ts/shared/host/selection';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import type { RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { HOST_ANNOTATION } from '../src/names.ts';
 import {
-  adminClient,
+  associatedHost,
+  consumerOf as hostConsumer,
   consumers,
-  createClusterScene,
+  createAvailableHosts,
   createHosts,
   createMachine,
   eventsFor,
   eventually,
   hostWhen,
   IMAGE,
+  machineTestScene,
   metal3MachineWhen,
   settled,
   sleep,
-  startMachineController,
-  startWorld,
   v1,
+  v1Message,
   v2,
-  type RunningController,
+  v2Message,
+  type HostList,
 } from './support.ts';
-
-const test = suite('Metal3Machine host selection with simulators');
-const env = withSharedEnv(test);
-
-const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
-
-let client: Client;
-let ns = '';
-let world: RunningSimulators;
-let controller: RunningController;
 
 // The random seam (H-12): the controller picks through `random`, which records how many candidates it
 // was offered and delegates to the current strategy (crypto by default, as in production).
@@ -56,61 +45,35 @@ const random: RandomIndex = (n) => {
 /** Every pick since `offered` was cleared chose among exactly `n` candidates. */
 const offeredOnly = (n: number): boolean => offered.length > 0 && offered.every((k) => k === n);
 
-test.before(async () => {
-  client = adminClient(env());
-  ns = await freshNamespace(env().admin.client, 'machine-selection');
-  world = await startWorld(env(), ns);
-  await createClusterScene(client, ns);
-  controller = await startMachineController(env(), ns, { random });
-});
-
-test.after(async () => {
-  await controller?.stop();
-  await world?.stop();
-  client?.transport.close();
-});
+const test = suite('Metal3Machine host selection with simulators');
+const scene = machineTestScene(test, { prefix: 'machine-selection', controller: { random } });
 
 test.before.each(() => {
   strategy = cryptoRandomIndex;
 });
 
 /** Creates one host per entry (name → labels) and waits until BMO made every one available. */
-async function availableHosts(hosts: Record<string, Record<string, string>>): Promise<void> {
-  for (const [name, labels] of Object.entries(hosts)) await createHosts(client, ns, [name], { labels });
-  await Promise.all(Object.keys(hosts).map((name) => hostWhen(client, ns, name, `${name} available`, (h) => h.status?.provisioning?.state === 'available', 30_000)));
-}
+const availableHosts = (hosts: HostList) => createAvailableHosts(scene.client, scene.ns, hosts);
+/** The host `name` ends up with (the name part of its host annotation). */
+const hostOf = (name: string, timeoutMs?: number) => associatedHost(scene.client, scene.ns, name, timeoutMs);
+const consumerOf = (host: string) => hostConsumer(scene.client, scene.ns, host);
 
 /** A worker Metal3Machine (and its Machine) with `selector`. */
 function machine(name: string, hostSelector: LabelSelector, extra: { failureDomain?: string } = {}) {
-  return createMachine(client, ns, name, { spec: { image: IMAGE, hostSelector }, ...extra });
+  return createMachine(scene.client, scene.ns, name, { spec: { image: IMAGE, hostSelector }, ...extra });
 }
-
-/** The host `name` ends up with (the name part of its host annotation). */
-async function hostOf(name: string, timeoutMs = 30_000): Promise<string> {
-  const m3m = await metal3MachineWhen(client, ns, name, `${name} associated`, (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], timeoutMs);
-  const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
-  assert.is(value.split('/')[0], ns, `${name}: the annotation is <namespace>/<host>`);
-  return value.split('/')[1] ?? '';
-}
-
-async function consumerOf(host: string): Promise<string | undefined> {
-  return (await client.api(BareMetalHostResource, ns).get(host)).spec?.consumerRef?.name;
-}
-
-const message = (m: Metal3Machine, type: string): string => getCondition(m, type)?.message ?? '';
-const message2 = (m: Metal3Machine, type: string): string => getV1Beta2Condition(m, type)?.message ?? '';
 
 test('H-11, V-10 (matchLabels boguskey ⇒ none), M-7: a selector matching nothing waits (Info, no error); a matching host added later is taken at once', async () => {
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
   await machine('waiter', { matchLabels: { boguskey: 'value' } });
-  const waiting = await metal3MachineWhen(client, ns, 'waiter', 'waiter waiting for a host', (m) => getCondition(m, 'AssociateBMH')?.reason === 'AssociateBMHFailed');
+  const waiting = await metal3MachineWhen(scene.client, scene.ns, 'waiter', 'waiter waiting for a host', (m) => getCondition(m, 'AssociateBMH')?.reason === 'AssociateBMHFailed');
   assert.is(v1(waiting, 'AssociateBMH'), 'False/AssociateBMHFailed/Info');
   assert.is(v2(waiting, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed');
-  assert.match(message(waiting, 'AssociateBMH'), /waiting for an available BareMetalHost matching boguskey=value/);
-  assert.is(message2(waiting, 'AssociateBareMetalHost'), message(waiting, 'AssociateBMH'));
+  assert.match(v1Message(waiting, 'AssociateBMH'), /waiting for an available BareMetalHost matching boguskey=value/);
+  assert.is(v2Message(waiting, 'AssociateBareMetalHost'), v1Message(waiting, 'AssociateBMH'));
   assert.is(waiting.status?.failureReason, undefined, 'a wait is not a failure');
   await sleep(1_000);
-  assert.is(controller.errors(), 0, 'waiting is not an error');
+  assert.is(scene.controller.errors(), 0, 'waiting is not an error');
 
   // The host's own events wake the machine: the safety-net requeue is 120 s, so seconds prove it.
   await availableHosts({ 'bogus-host': { boguskey: 'value' } });
@@ -118,52 +81,52 @@ test('H-11, V-10 (matchLabels boguskey ⇒ none), M-7: a selector matching nothi
   assert.is(await hostOf('waiter', 15_000), 'bogus-host');
   const ms = performance.now() - available;
   assert.ok(ms < 10_000, `associated ${Math.round(ms)} ms after the host became available`);
-  const m3m = await metal3MachineWhen(client, ns, 'waiter', 'waiter AssociateBMH True', (m) => v1(m, 'AssociateBMH') === 'True//');
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'waiter', 'waiter AssociateBMH True', (m) => v1(m, 'AssociateBMH') === 'True//');
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'True/AssociateBareMetalHostSuccess');
-  assert.is(controller.errors(), 0);
+  assert.is(scene.controller.errors(), 0);
 });
 
 test('H-3, seed 002: an invalid host selector (operator pancakes, gt with a non-integer) is InvalidConfiguration with a Warning event, and no retry loop', async () => {
-  const errors = controller.errors();
-  const reconciles = controller.reconciles();
+  const errors = scene.controller.errors();
+  const reconciles = scene.controller.reconciles();
   await machine('bad-op', { matchExpressions: [{ key: 'key1', operator: 'pancakes', values: ['value1'] }] });
   await machine('bad-gt', { matchExpressions: [{ key: 'num', operator: 'gt', values: ['five'] }] });
   for (const [name, problem] of [['bad-op', "operator 'pancakes' is not recognized"], ['bad-gt', 'the value must be an integer']] as const) {
-    const m3m = await metal3MachineWhen(client, ns, name, `${name} failed`, (m) => !!m.status?.failureReason);
+    const m3m = await metal3MachineWhen(scene.client, scene.ns, name, `${name} failed`, (m) => !!m.status?.failureReason);
     assert.is(m3m.status?.failureReason, 'InvalidConfiguration', name);
     assert.ok(m3m.status?.failureMessage?.includes(problem), `${name}: failureMessage names the problem: ${m3m.status?.failureMessage}`);
     assert.is(v1(m3m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error', name);
-    assert.is(message(m3m, 'AssociateBMH'), m3m.status?.failureMessage, name);
+    assert.is(v1Message(m3m, 'AssociateBMH'), m3m.status?.failureMessage, name);
     assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed', name);
-    assert.ok(message2(m3m, 'AssociateBareMetalHost').includes(problem), name);
+    assert.ok(v2Message(m3m, 'AssociateBareMetalHost').includes(problem), name);
     assert.is(m3m.metadata.annotations?.[HOST_ANNOTATION], undefined, `${name}: no host`);
     const events = await eventually(`${name} InvalidConfiguration event`, async () => {
-      const found = await eventsFor(client, ns, name, 'InvalidConfiguration');
+      const found = await eventsFor(scene.client, scene.ns, name, 'InvalidConfiguration');
       return found.length > 0 ? found : undefined;
     });
     assert.is(events[0]?.type, 'Warning', name);
     assert.is(events[0]?.message, m3m.status?.failureMessage, name);
   }
   // No retry loop: one terminal error each, then nothing more happens.
-  await settled(controller, reconciles, 1_000);
-  const quiet = controller.reconciles();
+  await settled(scene.controller, reconciles, 1_000);
+  const quiet = scene.controller.reconciles();
   await sleep(2_000);
-  assert.is(controller.reconciles(), quiet, 'no reconcile after the terminal error');
-  assert.is(controller.errors() - errors, 2, 'exactly one (terminal) error per invalid machine');
-  const held = await consumers(client, ns);
+  assert.is(scene.controller.reconciles(), quiet, 'no reconcile after the terminal error');
+  assert.is(scene.controller.errors() - errors, 2, 'exactly one (terminal) error per invalid machine');
+  const held = await consumers(scene.client, scene.ns);
   assert.ok(!held.has('bad-op') && !held.has('bad-gt'), 'no host claimed');
 });
 
 test('V-10, H-5, H-6, H-8: a worker skips the host in error, the paused, the unhealthy and the other machine\'s host, and takes the available one', async () => {
   strategy = () => 0; // the first candidate in name order: any skipped host would sort before the right one
   const group = { group: 'v10' };
-  await createHosts(client, ns, ['v10-b-errored'], { labels: group, annotations: { 'sim.metal3-ts.dev/fail': 'power' } });
+  await createHosts(scene.client, scene.ns, ['v10-b-errored'], { labels: group, annotations: { 'sim.metal3-ts.dev/fail': 'power' } });
   await availableHosts({ 'v10-a-consumed': group, 'v10-c-paused': group, 'v10-d-unhealthy': group, 'v10-e-available': group });
   // BMO reaches `available`, then fails to power the host on: available with an errorMessage.
-  const errored = await hostWhen(client, ns, 'v10-b-errored', 'v10-b-errored available with an error', (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage, 30_000);
+  const errored = await hostWhen(scene.client, scene.ns, 'v10-b-errored', 'v10-b-errored available with an error', (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage, 30_000);
   assert.match(errored.status?.errorMessage ?? '', /simulated power failure/);
-  const hosts = client.api(BareMetalHostResource, ns);
-  await hosts.mergePatch('v10-a-consumed', { spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'someothermachine', namespace: ns } } });
+  const hosts = scene.client.api(BareMetalHostResource, scene.ns);
+  await hosts.mergePatch('v10-a-consumed', { spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'someothermachine', namespace: scene.ns } } });
   await hosts.mergePatch('v10-c-paused', { metadata: { annotations: { 'baremetalhost.metal3.io/paused': 'user' } } });
   await hosts.mergePatch('v10-d-unhealthy', { metadata: { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } } });
 
@@ -171,26 +134,26 @@ test('V-10, H-5, H-6, H-8: a worker skips the host in error, the paused, the unh
   await machine('v10-worker', { matchLabels: group });
   assert.is(await hostOf('v10-worker'), 'v10-e-available');
   assert.ok(offeredOnly(1), `one candidate was left to pick from (${offered.join(',')})`);
-  await settled(controller, 0);
+  await settled(scene.controller, 0);
   for (const skipped of ['v10-b-errored', 'v10-c-paused', 'v10-d-unhealthy']) assert.is(await consumerOf(skipped), undefined, `${skipped} not taken`);
   assert.is(await consumerOf('v10-a-consumed'), 'someothermachine', 'H-5: another claim is never overwritten');
 });
 
 test('H-4, E-31: a host already naming the Metal3Machine (crash after the claim) is taken again though paused, unhealthy and off-selector; no second host', async () => {
   await availableHosts({ 'e31-held': { group: 'e31-other' }, 'e31-free': { group: 'e31' } });
-  await client.api(BareMetalHostResource, ns).mergePatch('e31-held', {
+  await scene.client.api(BareMetalHostResource, scene.ns).mergePatch('e31-held', {
     metadata: { annotations: { 'baremetalhost.metal3.io/paused': 'user', 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } },
-    spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'e31', namespace: ns } },
+    spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'e31', namespace: scene.ns } },
   });
   const { metal3Machine } = await machine('e31', { matchLabels: { group: 'e31' } });
   assert.is(await hostOf('e31'), 'e31-held');
   // The claim is completed on the held host: controller owner and cluster label (H-13).
-  const held = await hostWhen(client, ns, 'e31-held', 'e31-held owned', (h) => !!h.metadata.ownerReferences?.length);
+  const held = await hostWhen(scene.client, scene.ns, 'e31-held', 'e31-held owned', (h) => !!h.metadata.ownerReferences?.length);
   assert.equal(held.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [['Metal3Machine', 'e31', metal3Machine.metadata.uid, true]]);
   assert.is(held.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'test1');
-  await settled(controller, 0);
+  await settled(scene.controller, 0);
   assert.is(await consumerOf('e31-free'), undefined, 'the free host matching the selector is left alone');
-  assert.equal((await consumers(client, ns)).get('e31'), ['e31-held'], 'the machine holds exactly one host');
+  assert.equal((await consumers(scene.client, scene.ns)).get('e31'), ['e31-held'], 'the machine holds exactly one host');
 });
 
 test('H-12, M-10: the failure domain is copied from the Machine and its hosts are preferred; with none in the domain any host is taken', async () => {
@@ -204,7 +167,7 @@ test('H-12, M-10: the failure domain is copied from the Machine and its hosts ar
   await machine('fd-one', { matchLabels: { group: 'fd' } }, { failureDomain: 'fd-1' });
   assert.is(await hostOf('fd-one'), 'fd-z');
   assert.ok(offeredOnly(1), `only the host in fd-1 was offered (${offered.join(',')})`);
-  const m3m = await metal3MachineWhen(client, ns, 'fd-one', 'fd-one', () => true);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'fd-one', 'fd-one', () => true);
   assert.is(m3m.spec?.failureDomain, 'fd-1', 'M-10');
   offered.length = 0;
   await machine('fd-nine', { matchLabels: { group: 'fd' } }, { failureDomain: 'fd-9' });
@@ -219,7 +182,7 @@ test('H-12: machines on equal hosts end on distinct hosts; the pick is the index
   await Promise.all(names.map((name) => machine(name, { matchLabels: { group: 'rnd' } })));
   const got = await Promise.all(names.map((name) => hostOf(name)));
   assert.equal([...got].sort(), equal, `distinct hosts: ${got.join(', ')}`);
-  const held = await consumers(client, ns);
+  const held = await consumers(scene.client, scene.ns);
   for (const name of names) assert.is(held.get(name)?.length, 1, `${name} holds one host`);
 
   // Always the last candidate: seam-d, then seam-c, then seam-b (random would do so once in 24).
@@ -269,12 +232,12 @@ test('H-2, H-3, E-33 (DoesNotExist accepted), V-10: matchLabels and every matchE
     hosts[`sel-decoy-${decoy}`] = { ...labels, ...Object.fromEntries(ROWS.filter((r) => r.decoys.includes(decoy)).map((r) => [`r-${r.id}`, 'y'])) };
   }
   await availableHosts(hosts);
-  const errors = controller.errors();
+  const errors = scene.controller.errors();
   await Promise.all(ROWS.map((row) => machine(`sel-m-${row.id}`, { ...row.selector, matchLabels: { [`r-${row.id}`]: 'y', ...row.selector.matchLabels } })));
   const got = await Promise.all(ROWS.map((row) => hostOf(`sel-m-${row.id}`)));
   ROWS.forEach((row, i) => assert.is(got[i], `sel-${row.id}`, `row ${row.id}: ${JSON.stringify(row.selector)}`));
   for (const decoy of Object.keys(DECOYS)) assert.is(await consumerOf(`sel-decoy-${decoy}`), undefined, `decoy ${decoy} matches no row`);
-  assert.is(controller.errors(), errors, 'no selector of the table is an error');
+  assert.is(scene.controller.errors(), errors, 'no selector of the table is an error');
 });
 
 test.run();

@@ -2,12 +2,12 @@
 // exactly deploy/rbac.yaml (a missing permission fails with Forbidden), an exact request counter and
 // the reconcile counters; the simulated rest of the world (BMO, Cluster API Cluster and Machine,
 // bootstrap, workload clusters); and a scene builder (Cluster + Metal3Cluster, hosts with BMC
-// Secrets, Machine + Metal3Machine pairs) with pollers.
+// Secrets, Machine + Metal3Machine pairs); machineTestScene, the hooks every real-apiserver file shares;
+// and (re-exported from readers.ts) the pollers and readers of the cluster state.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, Transport, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
-import { EventResource, NodeResource, SecretResource, newSecret, type Event, type Node } from '@metal3-ts/generated/core/v1';
-import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { Client, Transport } from '@metal3-ts/generated';
+import { NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
 import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3ClusterResource,
@@ -23,23 +23,37 @@ import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
-import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { RandomIndex } from '@metal3-ts/shared/host/selection';
 import { newLogger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { bmoSimulator, simulatedHost, type BmoOptions } from '@metal3-ts/test/sim/bmo/index';
 import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
 import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
 import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/simulator';
 import { workloadSimulator, type ProviderIdMode } from '@metal3-ts/test/sim/workload/index';
-import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
 import { metal3MachineController, type MachineControllerConfig } from '../src/controller.ts';
 import { CONTROLLER_NAME } from '../src/names.ts';
+import { eventually, liveControllers } from './readers.ts';
+
+// The label and annotation strings the tests check are the ones the code uses: tests import them from
+// ../src/names.ts (METAL3_MACHINE_FINALIZER, HOST_ANNOTATION, CLUSTER_NAME_LABEL, …) and
+// @metal3-ts/shared/host/names (PAUSED_ANNOTATION, the host's, CAPM3_PAUSE_VALUE, STATUS_ANNOTATION,
+// NODE_REUSE_LABEL, …). Cluster API's own pause annotation is named apart from the host's:
+export { PAUSED_ANNOTATION as CAPI_PAUSED_ANNOTATION } from '@metal3-ts/shared/meta/paused';
+
+/** Far below the test controller's 120 s safety-net requeue: a step this fast was woken by an event. */
+export const EVENT_MS = 20_000;
+/** Long enough for a machine to get its host provisioned and its Node, still well under that safety net. */
+export const PROVISION_MS = 30_000;
+/** A finalizer of the tests' own, to hold an object in deletion. */
+export const HOLD_FINALIZER = 'test.metal3-ts.dev/hold';
+/** A host label a test gives each host so that each machine selects the one host meant for it. */
+export const SLOT_LABEL = 'test.metal3-ts.dev/slot';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 /** A kubeadm join cloud-config whose kubelet labels the Node `metal3.io/uuid={{ ds.meta_data.uuid }}` (seed 000). */
@@ -56,11 +70,11 @@ export interface RunningController {
   writes(resource?: string): number;
   /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
   problems(): readonly string[];
+  /** Stops it; a second call waits for the first. */
   stop(): Promise<void>;
 }
 
 let users = 0;
-const live = new Set<RunningController>();
 
 export interface StartOptions extends MachineControllerConfig {
   readonly random?: RandomIndex;
@@ -91,6 +105,7 @@ export async function startMachineController(env: TestEnv, namespace: string, op
     config: { concurrency: 4, requeueAfterMs: 120_000, nodePollMs: 200, ...config },
   });
   const stop = new AbortController();
+  let stopped: Promise<void> | undefined;
   const runs = Promise.all([informers.start(stop.signal), controller.start(stop.signal)]);
   await informers.waitForSync();
   const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
@@ -103,16 +118,19 @@ export async function startMachineController(env: TestEnv, namespace: string, op
     writes: (resource) =>
       counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
     problems: () => [...lines],
-    async stop() {
-      live.delete(running);
-      stop.abort();
-      await runs;
-      await events.flush();
-      clusterCache.close();
-      base.transport.close();
+    stop() {
+      stopped ??= (async () => {
+        liveControllers.delete(running);
+        stop.abort();
+        await runs;
+        await events.flush();
+        clusterCache.close();
+        base.transport.close();
+      })();
+      return stopped;
     },
   };
-  live.add(running);
+  liveControllers.add(running);
   return running;
 }
 
@@ -174,8 +192,14 @@ export async function createClusterScene(client: Client, namespace: string, opti
   return cluster;
 }
 
+export interface HostOptions {
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+  readonly spec?: Partial<BareMetalHostSpec>;
+}
+
 /** Hosts the simulated BMO registers, inspects and makes available, each with its BMC Secret. */
-export async function createHosts(client: Client, namespace: string, names: readonly string[], options: { labels?: Record<string, string>; annotations?: Record<string, string>; spec?: Partial<BareMetalHostSpec> } = {}): Promise<BareMetalHost[]> {
+export async function createHosts(client: Client, namespace: string, names: readonly string[], options: HostOptions = {}): Promise<BareMetalHost[]> {
   const hosts: BareMetalHost[] = [];
   for (const name of names) {
     const { host, secret } = simulatedHost(name, { namespace, ...options });
@@ -183,6 +207,29 @@ export async function createHosts(client: Client, namespace: string, names: read
     hosts.push(await client.api(BareMetalHostResource, namespace).create(host));
   }
   return hosts;
+}
+
+/** Host names, or host names with each host's own labels. */
+export type HostList = readonly string[] | Readonly<Record<string, Record<string, string>>>;
+
+/**
+ * Creates the hosts in order (`options` for every one, each host's own labels over `options.labels`)
+ * and waits, in one poll of the list, until BMO made every one available.
+ * Returns them as they are then, in the order given.
+ */
+export async function createAvailableHosts(client: Client, namespace: string, hosts: HostList, options: HostOptions = {}, timeoutMs = 30_000): Promise<BareMetalHost[]> {
+  const entries: [string, Record<string, string>][] = Array.isArray(hosts) ? (hosts as readonly string[]).map((name) => [name, {}]) : Object.entries(hosts);
+  for (const [name, own] of entries) {
+    const labels = { ...options.labels, ...own };
+    await createHosts(client, namespace, [name], { ...options, ...(Object.keys(labels).length > 0 ? { labels } : {}) });
+  }
+  const names = entries.map(([name]) => name);
+  return eventually(names.length === 1 ? `${names[0]} available` : `${names.length} hosts available (${names.join(', ')})`, async () => {
+    const byName = new Map((await client.api(BareMetalHostResource, namespace).list()).items.map((h) => [h.metadata.name ?? '', h]));
+    const waiting = names.filter((name) => byName.get(name)?.status?.provisioning?.state !== 'available');
+    if (waiting.length > 0) throw new Error(`not available yet: ${waiting.map((name) => `${name} (${byName.get(name)?.status?.provisioning?.state ?? 'missing'})`).join(', ')}`);
+    return names.map((name) => byName.get(name)!);
+  }, timeoutMs);
 }
 
 export interface MachineOptions {
@@ -218,49 +265,7 @@ export async function createMachine(client: Client, namespace: string, name: str
   return { machine, metal3Machine };
 }
 
-export { sleep } from '@metal3-ts/test/testing/eventually';
-
-/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, explain: () => [...live].flatMap((c) => c.problems()) });
-}
-
-/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
-export function settled(controller: { reconciles(): number }, after: number, quietMs = 500): Promise<void> {
-  return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
-}
-
-/** Polls the object until `check` accepts it. */
-export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs?: number): Promise<T> {
-  return eventually(what, async () => {
-    try {
-      const o = await client.api(descriptor, namespace).get(name);
-      return check(o) ? o : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }, timeoutMs);
-}
-
-export const metal3MachineWhen = (client: Client, namespace: string, name: string, what: string, check: (m: Metal3Machine) => boolean, timeoutMs?: number) =>
-  when(client, Metal3MachineResource, namespace, name, what, check, timeoutMs);
-
-export const hostWhen = (client: Client, namespace: string, name: string, what: string, check: (h: BareMetalHost) => boolean, timeoutMs?: number) =>
-  when(client, BareMetalHostResource, namespace, name, what, check, timeoutMs);
-
-/** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs?: number): Promise<true> {
-  return eventually(`${descriptor.kind} ${name} gone`, async () => {
-    try {
-      await client.api(descriptor, namespace).get(name);
-      return undefined;
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
-  }, timeoutMs);
-}
+export * from './readers.ts';
 
 /** The workload cluster's Nodes, through the same kind of client the controller uses. */
 export async function workloadNodes(client: Client, namespace: string, cluster = CLUSTER): Promise<Node[]> {
@@ -273,30 +278,131 @@ export async function workloadNodes(client: Client, namespace: string, cluster =
   }
 }
 
-/** `status/reason/severity` of a v1beta1 condition, `-` when absent. */
-export function v1(obj: Metal3Machine, type: string): string {
-  const c = getCondition(obj, type);
-  return c ? `${c.status}/${c.reason ?? ''}/${c.severity ?? ''}` : '-';
+/** The Node API of the workload cluster of `cluster` through `cache`, once the cluster is reachable. */
+export async function workloadNodeApi(cache: ClusterCache, namespace: string, timeoutMs?: number, cluster = CLUSTER) {
+  const workload = await eventually('the workload cluster reachable', () => cache.get({ namespace, name: cluster }), timeoutMs);
+  return workload.api(NodeResource);
 }
 
-/** `status/reason` of a v1beta2 condition, `-` when absent. */
-export function v2(obj: Metal3Machine, type: string): string {
-  const c = getV1Beta2Condition(obj, type);
-  return c ? `${c.status}/${c.reason}` : '-';
+/** Polls the workload Node `name` until `check` accepts it. */
+export async function workloadNodeWhen(cache: ClusterCache, namespace: string, name: string, what: string, check: (n: Node) => boolean, timeoutMs?: number): Promise<Node> {
+  const api = await workloadNodeApi(cache, namespace, timeoutMs);
+  return eventually(what, async () => {
+    const node = await api.get(name);
+    return check(node) ? node : undefined;
+  }, timeoutMs);
 }
 
-/** Events of `reason` about object `name`. */
-export async function eventsFor(client: Client, namespace: string, name: string, reason: string): Promise<Event[]> {
-  const list = await client.api(EventResource, namespace).list();
-  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
+/** The part of a uvu suite the scene needs. */
+interface SuiteHooks {
+  before(fn: () => unknown): void;
+  after(fn: () => unknown): void;
 }
 
-/** The hosts of `namespace` whose consumerRef names each Metal3Machine, by Metal3Machine name. */
-export async function consumers(client: Client, namespace: string): Promise<Map<string, string[]>> {
-  const map = new Map<string, string[]>();
-  for (const host of (await client.api(BareMetalHostResource, namespace).list()).items) {
-    const name = host.spec?.consumerRef?.name;
-    if (name) map.set(name, [...(map.get(name) ?? []), host.metadata.name ?? '']);
-  }
-  return map;
+export interface SceneOptions {
+  /** Prefix of the file's fresh namespace. */
+  readonly prefix: string;
+  /** Hosts made before the controller starts, which starts once every one is available. */
+  readonly hosts?: HostList;
+  /** Options of every host of `hosts`. */
+  readonly hostOptions?: HostOptions;
+  /** How long the hosts may take to become available (default 30 s). */
+  readonly hostsTimeoutMs?: number;
+  readonly world?: WorldOptions;
+  /** The Cluster and its Metal3Cluster (createClusterScene with these options); false: none. */
+  readonly cluster?: ClusterSceneOptions | false;
+  /** The options of the controller started for the namespace; false: none (the bundle tests run their own). */
+  readonly controller?: StartOptions | false;
+  /** Runs once the hosts are available, before the controller starts. */
+  readonly setup?: (scene: MachineTestScene) => Promise<void>;
+  /** Runs first at teardown, whatever the tests did. */
+  readonly teardown?: () => Promise<void>;
+}
+
+/** What the tests of a file share; read it inside tests and hooks, not at import time. */
+export interface MachineTestScene {
+  readonly env: TestEnv;
+  /** An admin client. */
+  readonly client: Client;
+  /** The file's namespace. */
+  readonly ns: string;
+  /** The simulators; a test may stop them and put others in their place (those are stopped at teardown). */
+  world: RunningSimulators;
+  /** The controller of the namespace (unless `controller: false`). */
+  readonly controller: RunningController;
+  /** A ClusterCache on the admin client for the workload clusters, made on first use. */
+  readonly workloadCache: ClusterCache;
+  /** A host of `hosts`, as it was once available. */
+  host(name: string): BareMetalHost;
+  /** One more controller (another namespace or configuration); stopped at teardown if still running. */
+  startController(namespace: string, options?: StartOptions): Promise<RunningController>;
+}
+
+/**
+ * Registers the file as a user of the shared environment and the `before` and `after` hooks every
+ * real-apiserver file needs: an admin client, a fresh namespace, the simulated world, the Cluster
+ * scene, the hosts (waited for until available, all at once) and the controller; at the end the
+ * controllers, the world and the client are stopped. Call at module top level, before any hook.
+ */
+export function machineTestScene(test: SuiteHooks, options: SceneOptions): MachineTestScene {
+  const env = withSharedEnv(test);
+  let client: Client | undefined;
+  let ns: string | undefined;
+  let world: RunningSimulators | undefined;
+  let controller: RunningController | undefined;
+  let workloadCache: ClusterCache | undefined;
+  const hosts = new Map<string, BareMetalHost>();
+  const controllers: RunningController[] = [];
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`machineTestScene(${options.prefix}): no ${what} (not asked for, or read before the before hook ran)`);
+    return value;
+  };
+  const scene: MachineTestScene = {
+    get env() {
+      return env();
+    },
+    get client() {
+      return started(client, 'client');
+    },
+    get ns() {
+      return started(ns, 'namespace');
+    },
+    get world() {
+      return started(world, 'world');
+    },
+    set world(next) {
+      world = next;
+    },
+    get controller() {
+      return started(controller, 'controller');
+    },
+    get workloadCache() {
+      return (workloadCache ??= new ClusterCache(scene.client, { closeGraceMs: 50 }));
+    },
+    host: (name) => started(hosts.get(name), `host ${name}`),
+    async startController(namespace, startOptions = {}) {
+      const running = await startMachineController(env(), namespace, startOptions);
+      controllers.push(running);
+      return running;
+    },
+  };
+  test.before(async () => {
+    client = adminClient(env());
+    ns = await freshNamespace(env().admin.client, options.prefix);
+    world = await startWorld(env(), ns, options.world);
+    if (options.cluster !== false) await createClusterScene(client, ns, options.cluster);
+    if (options.hosts) {
+      for (const host of await createAvailableHosts(client, ns, options.hosts, options.hostOptions, options.hostsTimeoutMs)) hosts.set(host.metadata.name ?? '', host);
+    }
+    await options.setup?.(scene);
+    if (options.controller !== false) controller = await scene.startController(ns, options.controller);
+  });
+  test.after(async () => {
+    await options.teardown?.();
+    for (const running of [...controllers].reverse()) await running.stop();
+    workloadCache?.close();
+    await world?.stop();
+    client?.transport.close();
+  });
+  return scene;
 }
