@@ -12,27 +12,20 @@ import {
   and,
   clusterUnpaused,
   hasWatchFilterLabel,
-  isPausedByAnnotation,
   or,
+  pausingUpdate,
   resourceNotExternallyManaged,
   resourceNotPaused,
   type Predicate,
 } from '@metal3-ts/shared/controller/predicates';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 
-/** An update that adds the pause annotation. */
-const annotationPaused: Predicate = {
-  create: () => false,
-  update: (old, obj) => !isPausedByAnnotation(old) && isPausedByAnnotation(obj),
-  delete: () => false,
-};
-
 /**
  * Every source (C-3, §0.6): not externally managed; the watch-filter label when `--watch-filter` is
  * set; not paused by annotation, except for the update that pauses.
  */
 export function metal3ClusterEventFilter(watchFilter: string): Predicate {
-  return and(resourceNotExternallyManaged, hasWatchFilterLabel(watchFilter), or(resourceNotPaused, annotationPaused));
+  return and(resourceNotExternallyManaged, hasWatchFilterLabel(watchFilter), or(resourceNotPaused, pausingUpdate));
 }
 
 function withoutStatus(obj: Readonly<KubeObject>): unknown {

@@ -16,26 +16,19 @@ import {
   and,
   clusterUnpaused,
   hasWatchFilterLabel,
-  isPausedByAnnotation,
   or,
+  pausingUpdate,
   resourceNotPaused,
   type Predicate,
 } from '@metal3-ts/shared/controller/predicates';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
-
-/** An update that adds the pause annotation. */
-const annotationPaused: Predicate = {
-  create: () => false,
-  update: (old, obj) => !isPausedByAnnotation(old) && isPausedByAnnotation(obj),
-  delete: () => false,
-};
 
 /**
  * Every source (§0.6, E-20: judged on the source object of mapped watches): the watch-filter label
  * when `--watch-filter` is set; not paused by annotation, except for the update that pauses.
  */
 export function metal3MachineEventFilter(watchFilter: string): Predicate {
-  return and(hasWatchFilterLabel(watchFilter), or(resourceNotPaused, annotationPaused));
+  return and(hasWatchFilterLabel(watchFilter), or(resourceNotPaused, pausingUpdate));
 }
 
 /** An update that sets Cluster spec.paused. */

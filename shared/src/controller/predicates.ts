@@ -78,6 +78,17 @@ export function isPausedByAnnotation(obj: Readonly<KubeObject>): boolean {
 export const resourceNotPaused: Predicate = onEventObject((obj) => !isPausedByAnnotation(obj));
 
 /**
+ * Passes only the update that adds `cluster.x-k8s.io/paused`. OR-ed with resourceNotPaused, it lets
+ * a controller write its Paused condition (and pause what it owns) when the pause happens, instead of
+ * at some later, unrelated event.
+ */
+export const pausingUpdate: Predicate = {
+  create: () => false,
+  update: (old, obj) => !isPausedByAnnotation(old) && isPausedByAnnotation(obj),
+  delete: () => false,
+};
+
+/**
  * With a non-empty `value`, passes only objects labelled `cluster.x-k8s.io/watch-filter=<value>`;
  * with an empty value, passes everything (no `--watch-filter`). Research 0.6.
  */
