@@ -75,7 +75,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     sims = await startSimulators(deps, [
       ...allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
-      ...garbageCollector(deps, { dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource] }),
+      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource] }),
     ]);
     log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
     await Promise.all(

@@ -20,9 +20,9 @@ test('dependents of deleted or replaced owners are deleted; live owners and owne
     await secrets.create(newSecret({ metadata: { name: 'child', ownerReferences: ref(owner.metadata.uid ?? '') } }));
     await secrets.create(newSecret({ metadata: { name: 'stale', ownerReferences: ref('not-the-owner') } }));
     await secrets.create(newSecret({ metadata: { name: 'lonely' } }));
-    assert.equal(await collectGarbage(client, [SecretResource]), [`Secret ${ns}/stale`]);
+    assert.equal(await collectGarbage(client, [SecretResource], ns), [`Secret ${ns}/stale`]);
     await secrets.delete('owner');
-    assert.equal(await collectGarbage(client, [SecretResource]), [`Secret ${ns}/child`]);
+    assert.equal(await collectGarbage(client, [SecretResource], ns), [`Secret ${ns}/child`]);
     assert.equal((await secrets.list()).items.map((s) => s.metadata.name), ['lonely']);
   } finally {
     client.transport.close();

@@ -14,6 +14,8 @@ export interface GarbageCollectorOptions {
   readonly dependents: readonly ResourceDescriptor[];
   /** Between two sweeps (default 500 ms). */
   readonly intervalMs?: number;
+  /** Only this namespace (default: all). */
+  readonly namespace?: string;
 }
 
 /** True while some owner still exists with the UID the reference names (an unknown kind counts as existing). */
@@ -29,11 +31,12 @@ async function ownerExists(client: Client, namespace: string | undefined, ref: O
   }
 }
 
-/** One sweep; returns the `Kind namespace/name` of every object it deleted. */
-export async function collectGarbage(client: Client, dependents: readonly ResourceDescriptor[]): Promise<string[]> {
+/** One sweep (of `namespace`, default all); returns the `Kind namespace/name` of every object it deleted. */
+export async function collectGarbage(client: Client, dependents: readonly ResourceDescriptor[], namespace?: string): Promise<string[]> {
   const deleted: string[] = [];
   for (const descriptor of dependents) {
-    for await (const obj of client.all(descriptor).listAll()) {
+    const api = namespace === undefined ? client.all(descriptor) : client.api(descriptor, namespace);
+    for await (const obj of api.listAll()) {
       const owners = (obj as KubeObject).metadata.ownerReferences ?? [];
       if (owners.length === 0 || obj.metadata.deletionTimestamp) continue;
       const alive = await Promise.all(owners.map((ref) => ownerExists(client, obj.metadata.namespace, ref)));
@@ -57,7 +60,7 @@ export function garbageCollector(deps: SimulatorDeps, options: GarbageCollectorO
       async start(signal: AbortSignal): Promise<void> {
         while (!signal.aborted) {
           try {
-            for (const what of await collectGarbage(deps.client, options.dependents)) deps.log.info('garbage collected', { object: what });
+            for (const what of await collectGarbage(deps.client, options.dependents, options.namespace)) deps.log.info('garbage collected', { object: what });
           } catch (error) {
             deps.log.warn('garbage collection sweep failed', { error: String(error) });
           }
