@@ -1,8 +1,9 @@
 // M-30/M-25/M-31: keeping the host as the Metal3Machine wants it once associated. One merge patch
-// re-asserts the claim (consumerRef, controller owner reference,
-// cluster label) and writes the deployment once its data is ready (image or customDeploy with the
-// user data, metadata and network data Secrets), the cleaning mode and power on every pass (N-2, E-9).
-// The machine's addresses are read back from the host's hardware details.
+// re-asserts the claim (consumerRef, controller owner reference, cluster label) and writes the
+// deployment once its data is ready (image or customDeploy with the user data, metadata and network
+// data Secrets), the cleaning mode and power on every pass (N-2, E-9). The machine's addresses are
+// read back from the host's hardware details. A record of a host the machine cannot have is found here
+// too (staleHostRecord), so the reconcile can forget it and choose again.
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -23,6 +24,12 @@ export class HostTakenError extends Error {
   override name = 'HostTakenError';
 }
 
+/** `Kind namespace/name` of the host's consumer, for messages. */
+function consumerText(host: Readonly<BareMetalHost>): string {
+  const ref = host.spec?.consumerRef;
+  return `${ref?.kind ?? ''} ${ref?.namespace ?? ''}/${ref?.name ?? ''}`;
+}
+
 /**
  * The machine records a host it cannot have: the host is gone, or another consumer holds it. Returns
  * what to forget and why, or undefined when the record stands.
@@ -37,10 +44,7 @@ export function staleHostRecord(
   if (!recorded) return undefined;
   if (!host) return { recorded, message: `BareMetalHost ${recorded} not found for machine ${machine.metadata.name ?? ''}; choosing again` };
   const consumer = consumerOf(deps, m3m, machine);
-  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
-    const ref = host.spec?.consumerRef;
-    return { recorded, message: `BareMetalHost ${recorded} is consumed by ${ref?.kind ?? ''} ${ref?.namespace ?? ''}/${ref?.name ?? ''}; choosing again` };
-  }
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) return { recorded, message: `BareMetalHost ${recorded} is consumed by ${consumerText(host)}; choosing again` };
   return undefined;
 }
 
@@ -59,10 +63,7 @@ export async function reconcileHost(
   deploy: boolean,
 ): Promise<BareMetalHost> {
   const consumer = consumerOf(deps, m3m, machine);
-  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
-    const ref = host.spec?.consumerRef;
-    throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${ref?.kind ?? ''} ${ref?.namespace ?? ''}/${ref?.name ?? ''}, not by this Metal3Machine`);
-  }
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
   const clusterName = machine.spec?.clusterName || cluster.metadata.name || '';
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
   const provisioning = metal3MachineProvisioning(m3m);
