@@ -1,56 +1,45 @@
-// Deletion of a Metal3Machine (research section 4, X-1…X-16, section 6 node reuse N-3…N-6, seeds 001
-// and 002) against a real apiserver, without a workload cluster: machines are associated and their
-// hosts provisioned, never ready, which deletion does not need. Changed from upstream and checked
-// here: deletion needs neither the owner Machine nor the Cluster (E-12), the user-data Secret is
-// never deleted (X-12), data-template Secrets are removed from the host (E-25), a host whose
-// consumerRef names the machine is released without the host annotation (X-3), a stale owner
-// reference on a host held by someone else is removed (E-19). Every test selects hosts by its own
-// `group` label. The first tests run with the simulated BMO (instant) and Cluster API core; the last
-// two replace that world by a BMO alone in BMO test-mode timings (deprovisioning 1.5 s), with the
-// Machines made by hand, so that a Machine and its Cluster can disappear without cascading.
+// Deletion of a Metal3Machine releasing its host (research section 4, X-1…X-16, seed 002) against a
+// real apiserver, without a workload cluster: machines are associated and their hosts provisioned,
+// never ready, which deletion does not need. Changed from upstream and checked here: deletion needs
+// neither the owner Machine nor the Cluster (E-12), the user-data Secret is never deleted (X-12),
+// data-template Secrets are removed from the host (E-25), a host whose consumerRef names the machine
+// is released without the host annotation (X-3), a stale owner reference on a host held by someone
+// else is removed (E-19). The reuse label a released host may get (X-10, N-3…N-7) is checked in
+// deletion-reuse.test.ts. Every test selects hosts by its own `group` label. The first tests run with
+// the simulated BMO (instant) and Cluster API core; the last two replace that world by a BMO alone in
+// BMO test-mode timings (deprovisioning 1.5 s), with the Machines made by hand, so that a Machine and
+// its Cluster can disappear without cascading.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  ClusterResource,
-  MachineResource,
-  MachineSetResource,
-  newCluster,
-  newMachine,
-  newMachineSet,
-  type Machine,
-} from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3ClusterResource,
   Metal3DataClaimResource,
   Metal3DataResource,
   Metal3MachineResource,
-  Metal3MachineTemplateResource,
   newMetal3Cluster,
   newMetal3Data,
   newMetal3Machine,
-  newMetal3MachineTemplate,
   type Metal3Machine,
   type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { CONTROL_PLANE_LABEL, NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator } from '@metal3-ts/test/sim/bmo/index';
 import { simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
-import { CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
+import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
+import { availableHosts, deleteMachine, hostApi, provisionedHost, releasedHost, selector } from './scene-helpers.ts';
 import {
   BOOTSTRAP_SECRET,
   CAPI_PAUSED_ANNOTATION,
   CLUSTER,
   consumers,
-  createAvailableHosts,
   createClusterScene,
   createMachine,
   EVENT_MS,
-  eventually,
   gone,
-  HOLD_FINALIZER,
   hostWhen,
   IMAGE,
   machineTestScene,
@@ -59,67 +48,12 @@ import {
   v1,
   v2,
   when,
-  type MachineOptions,
 } from './support.ts';
 
-const CONTROL_PLANE = { [CONTROL_PLANE_LABEL]: '' };
 const M3M_API = 'infrastructure.cluster.x-k8s.io/v1beta1';
 
-const test = suite('Metal3Machine deletion (X-1…X-16, N-3…N-6)');
-const scene = machineTestScene(test, {
-  prefix: 'machine-deletion',
-  world: { workload: false },
-  async setup({ client, ns }) {
-    const templates = client.api(Metal3MachineTemplateResource, ns);
-    for (const [name, nodeReuse] of [['cp-tmpl', true], ['md-tmpl', true], ['plain-tmpl', false]] as const) {
-      await templates.create(newMetal3MachineTemplate({ metadata: { name }, spec: { nodeReuse, template: { spec: { image: IMAGE } } } }));
-    }
-  },
-});
-
-const hostApi = (namespace = scene.ns) => scene.client.api(BareMetalHostResource, namespace);
-const selector = (group: string): Pick<Metal3MachineSpec, 'hostSelector'> => ({ hostSelector: { matchLabels: { group } } });
-
-/** Hosts labelled `group`, available. */
-async function availableHosts(group: string, names: readonly string[], options: { namespace?: string; spec?: Partial<BareMetalHostSpec> } = {}): Promise<void> {
-  await createAvailableHosts(scene.client, options.namespace ?? scene.ns, names, { labels: { group }, ...(options.spec ? { spec: options.spec } : {}) });
-}
-
-/**
- * The name of the host `machine` holds once BMO has provisioned it. The annotation alone is not
- * enough: the controller records its choice before claiming, and a lost claim changes the record.
- */
-function provisionedHost(machine: string, namespace = scene.ns): Promise<string> {
-  return eventually(`${machine} on a host provisioned for it`, async () => {
-    const m3m = await scene.client.api(Metal3MachineResource, namespace).get(machine);
-    const name = (m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '').split('/')[1];
-    if (!name) return undefined;
-    const host = await hostApi(namespace).get(name);
-    return host.spec?.consumerRef?.name === machine && host.status?.provisioning?.state === 'provisioned' ? name : undefined;
-  }, 30_000);
-}
-
-/** Deletes the Metal3Machine, waits until it is gone and checks no host still names it (issue: "never leaves a host with a consumerRef to a deleted machine"). */
-async function deleteMachine(name: string, namespace = scene.ns, timeoutMs = 30_000): Promise<void> {
-  await scene.client.api(Metal3MachineResource, namespace).delete(name);
-  await gone(scene.client, Metal3MachineResource, namespace, name, timeoutMs);
-  assert.is((await consumers(scene.client, namespace)).get(name), undefined, `no host names the deleted ${name}`);
-}
-
-/** The host once released by a deletion: free again and back in `available`. */
-const releasedHost = (name: string, namespace = scene.ns) =>
-  hostWhen(scene.client, namespace, name, `${name} released and available`, (h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available', EVENT_MS);
-
-/** A control-plane Machine owned by KubeadmControlPlane `kcp` (N-3), its Metal3Machine cloned from `template`. */
-function controlPlaneMachine(name: string, kcp: string, group: string, template: string | undefined, extra: Partial<MachineOptions> = {}) {
-  return createMachine(scene.client, scene.ns, name, {
-    spec: { image: IMAGE, ...selector(group) },
-    labels: CONTROL_PLANE,
-    ...(template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: template } } : {}),
-    machineOwners: [{ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane', name: kcp, uid: `uid-of-${kcp}`, controller: true }],
-    ...extra,
-  });
-}
+const test = suite('Metal3Machine deletion (X-1…X-16)');
+const scene = machineTestScene(test, { prefix: 'machine-deletion', world: { workload: false } });
 
 test('X-6 table: fast track "true" keeps a released host with cleaning metadata powered on; automatedCleaningMode disabled powers it off, with fast track "true" or not', async () => {
   const nsFT = await freshNamespace(scene.env.admin.client, 'machine-fasttrack');
@@ -131,18 +65,18 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
     { namespace: scene.ns, name: 'x6-off', cleaning: 'disabled', online: false },
     { namespace: scene.ns, name: 'x6-meta', cleaning: 'metadata', online: false },
   ] as const;
-  await Promise.all(rows.map((row) => availableHosts(row.name, [`${row.name}-h`], { namespace: row.namespace })));
+  await Promise.all(rows.map((row) => availableHosts(scene, row.name, [`${row.name}-h`], { namespace: row.namespace })));
   await Promise.all(rows.map((row) => createMachine(scene.client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })));
-  await Promise.all(rows.map((row) => provisionedHost(row.name, row.namespace)));
+  await Promise.all(rows.map((row) => provisionedHost(scene, row.name, row.namespace)));
   for (const row of rows) {
-    const host = await hostApi(row.namespace).get(`${row.name}-h`);
+    const host = await hostApi(scene, row.namespace).get(`${row.name}-h`);
     assert.is(host.spec?.automatedCleaningMode, row.cleaning, `${row.name}: M-25 cleaning mode on the host`);
     assert.is(host.spec?.online, true);
   }
 
-  await Promise.all(rows.map((row) => deleteMachine(row.name, row.namespace)));
+  await Promise.all(rows.map((row) => deleteMachine(scene, row.name, row.namespace)));
   for (const row of rows) {
-    const host = await releasedHost(`${row.name}-h`, row.namespace);
+    const host = await releasedHost(scene, `${row.name}-h`, row.namespace);
     const fast = row.namespace === nsFT ? '"true"' : 'unset';
     assert.is(host.spec?.online, row.online, `X-6: cleaning ${row.cleaning}, fast track ${fast} ⇒ online ${row.online}`);
     assert.is(host.status?.poweredOn, row.online, `${row.name}: BMO followed spec.online`);
@@ -155,7 +89,7 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
 });
 
 test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our finalizer and is deleted; data-template Secrets leave the host with the deployment; the user-data Secret stays', async () => {
-  await availableHosts('dt', ['dt-h']);
+  await availableHosts(scene, 'dt', ['dt-h']);
   await createMachine(scene.client, scene.ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' }, ...selector('dt') } });
   const claim = await when(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', 'the claim dt-0', () => true, EVENT_MS);
   assert.equal(claim.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'DC-1');
@@ -177,15 +111,15 @@ test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our f
     }),
   );
   await scene.client.api(Metal3DataResource, scene.ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
-  const hostName = await provisionedHost('dt-0');
-  let host = await hostApi().get(hostName);
+  const hostName = await provisionedHost(scene, 'dt-0');
+  let host = await hostApi(scene).get(hostName);
   assert.equal(host.spec?.metaData, { name: 'dt-0-metadata', namespace: scene.ns });
   assert.equal(host.spec?.networkData, { name: 'dt-0-networkdata', namespace: scene.ns });
   assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
 
-  await deleteMachine('dt-0');
+  await deleteMachine(scene, 'dt-0');
   await gone(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', EVENT_MS);
-  host = await releasedHost(hostName);
+  host = await releasedHost(scene, hostName);
   assert.is(host.spec?.image, undefined, 'X-5');
   assert.is(host.spec?.userData, undefined, 'X-5: status.userData was set');
   assert.is(host.spec?.metaData, undefined, 'E-25 (changed): metaData from the data template is cleared');
@@ -195,7 +129,7 @@ test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our f
 });
 
 test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the user-data Secret named like the config is neither emptied of finalizers nor deleted', async () => {
-  await availableHosts('x12', ['x12-h']);
+  await availableHosts(scene, 'x12', ['x12-h']);
   await scene.client.api(SecretResource, scene.ns).create(
     newSecret({ metadata: { name: 'kc-x12', finalizers: ['example.com/keep'], labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: '#cloud-config\n', format: 'cloud-config' } }),
   );
@@ -207,13 +141,13 @@ test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the u
   await scene.client.api(MachineResource, scene.ns).mergePatchStatus('x12-0', {
     status: { bootstrapReady: true, conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
   });
-  const hostName = await provisionedHost('x12-0');
+  const hostName = await provisionedHost(scene, 'x12-0');
   const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('x12-0');
   assert.equal(m3m.status?.userData, { name: 'kc-x12', namespace: scene.ns }, 'E-8');
   assert.is((await scene.client.api(MachineResource, scene.ns).get('x12-0')).spec?.bootstrap.dataSecretName, undefined, 'the case where upstream deletes the Secret');
 
-  await deleteMachine('x12-0');
-  const host = await releasedHost(hostName);
+  await deleteMachine(scene, 'x12-0');
+  const host = await releasedHost(scene, hostName);
   assert.is(host.spec?.userData, undefined, 'X-5');
   const secret = await scene.client.api(SecretResource, scene.ns).get('kc-x12');
   assert.is(secret.metadata.deletionTimestamp, undefined, 'X-12 (changed): not deleted');
@@ -221,92 +155,14 @@ test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the u
   await scene.client.api(SecretResource, scene.ns).mergePatch('kc-x12', { metadata: { finalizers: null } });
 });
 
-test('X-10, N-3, N-6, H-7, H-10, M-24 (seed 001): a control-plane machine cloned from a nodeReuse template leaves its host reserved as cp-<KCP>; the next machine of that KCP takes exactly that host and the label goes', async () => {
-  await availableHosts('cp', ['cp-h0']);
-  await controlPlaneMachine('cp-0', 'kcp-1', 'cp', 'cp-tmpl');
-  assert.is(await provisionedHost('cp-0'), 'cp-h0');
-  // A free host too: the reserved one must win over it (H-10).
-  await availableHosts('cp', ['cp-h1']);
-
-  await deleteMachine('cp-0');
-  let host = await releasedHost('cp-h0');
-  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], 'cp-kcp-1', 'X-10, N-3: reserved for KubeadmControlPlane kcp-1');
-  assert.is(host.spec?.consumerRef, undefined, 'X-11');
-  assert.is(host.metadata.ownerReferences, undefined, 'X-13');
-  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
-  assert.is(host.spec?.image, undefined);
-  assert.is(host.metadata.labels?.group, 'cp', 'other labels stay');
-
-  await controlPlaneMachine('cp-1', 'kcp-1', 'cp', 'cp-tmpl');
-  assert.is(await provisionedHost('cp-1'), 'cp-h0', 'H-7, H-10: the host reserved for kcp-1, not the free cp-h1');
-  host = await hostApi().get('cp-h0');
-  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], undefined, 'M-24: the reuse label is removed on claim');
-  assert.is((await hostApi().get('cp-h1')).spec?.consumerRef, undefined);
-});
-
-test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leaves its host labelled md-md-1 when its template has nodeReuse; nodeReuse false or no cloned-from-name ⇒ no label', async () => {
-  const machineSet = await scene.client.api(MachineSetResource, scene.ns).create(
-    newMachineSet({
-      metadata: { name: 'ms-1', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }] },
-      spec: { clusterName: CLUSTER, selector: { matchLabels: { set: 'ms-1' } } },
-    }),
-  );
-  const owners: Machine['metadata']['ownerReferences'] = [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'ms-1', uid: machineSet.metadata.uid ?? '', controller: true }];
-  const rows = [
-    { name: 'w-reuse', template: 'md-tmpl', label: 'md-md-1' },
-    { name: 'w-plain', template: 'plain-tmpl', label: undefined },
-    { name: 'w-none', template: undefined, label: undefined },
-  ] as const;
-  await availableHosts('md', ['md-h0', 'md-h1', 'md-h2']);
-  await Promise.all(
-    rows.map((row) =>
-      createMachine(scene.client, scene.ns, row.name, { spec: { image: IMAGE, ...selector('md') }, machineOwners: owners, ...(row.template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: row.template } } : {}) }),
-    ),
-  );
-  const hostOf = new Map<string, string>();
-  for (const row of rows) hostOf.set(row.name, await provisionedHost(row.name));
-  assert.is(new Set(hostOf.values()).size, 3);
-
-  await Promise.all(rows.map((row) => deleteMachine(row.name)));
-  for (const row of rows) {
-    const host = await releasedHost(hostOf.get(row.name) ?? '');
-    const why = row.template ? `template ${row.template}` : 'no cloned-from-name';
-    assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], row.label, `${row.name} (${why})`);
-  }
-});
-
-test('N-6: no reuse label when the Cluster is being deleted, though the template has nodeReuse', async () => {
-  await createClusterScene(scene.client, scene.ns, { name: 'doomed' });
-  await scene.client.api(ClusterResource, scene.ns).mergePatch('doomed', { metadata: { finalizers: [HOLD_FINALIZER] } });
-  await availableHosts('n6', ['n6-h']);
-  await controlPlaneMachine('n6-0', 'kcp-n6', 'n6', 'cp-tmpl', { cluster: 'doomed' });
-  assert.is(await provisionedHost('n6-0'), 'n6-h');
-
-  // The Cluster simulator's finalizer is there too; ours holds the Cluster in deletion whatever it does.
-  const cluster = await scene.client.api(ClusterResource, scene.ns).get('doomed');
-  assert.ok(cluster.metadata.finalizers?.includes(HOLD_FINALIZER));
-  await scene.client.api(ClusterResource, scene.ns).delete('doomed');
-  await when(scene.client, ClusterResource, scene.ns, 'doomed', 'the Cluster being deleted', (c) => !!c.metadata.deletionTimestamp, EVENT_MS);
-  await sleep(300); // the controller's Cluster informer sees the deletion (another watch than the Metal3Machine's)
-
-  await deleteMachine('n6-0');
-  const host = await releasedHost('n6-h');
-  assert.is(host.metadata.labels?.[NODE_REUSE_LABEL], undefined, 'N-6: the cluster is going away, nothing to reuse the host for');
-  assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
-
-  await scene.client.api(MachineResource, scene.ns).delete('n6-0');
-  const left = (await scene.client.api(ClusterResource, scene.ns).get('doomed')).metadata.finalizers?.filter((f) => f !== HOLD_FINALIZER) ?? [];
-  await scene.client.api(ClusterResource, scene.ns).mergePatch('doomed', { metadata: { finalizers: left } });
-});
-
 test('X-3 (changed, crash safety): a host whose consumerRef names the machine, with no host annotation on the machine, is deprovisioned and released on deletion', async () => {
-  await availableHosts('cs', ['cs-h']);
+  await availableHosts(scene, 'cs', ['cs-h']);
   // A machine that crashed between claiming its host and recording it: paused here so the controller
   // does not finish the association meanwhile, with our finalizer as the claim would have added it.
   const m3m = await scene.client.api(Metal3MachineResource, scene.ns).create(
     newMetal3Machine({ metadata: { name: 'cs-0', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' }, finalizers: [METAL3_MACHINE_FINALIZER] }, spec: { image: IMAGE, ...selector('cs') } }),
   );
-  await hostApi().mergePatch('cs-h', {
+  await hostApi(scene).mergePatch('cs-h', {
     metadata: { labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', uid: m3m.metadata.uid ?? '', controller: true }] },
     spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', namespace: scene.ns }, image: IMAGE, online: true },
   });
@@ -317,11 +173,11 @@ test('X-3 (changed, crash safety): a host whose consumerRef names the machine, w
   const held = await scene.client.api(Metal3MachineResource, scene.ns).get('cs-0');
   assert.ok(held.metadata.deletionTimestamp && held.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER), 'M-16: paused, so the deletion waits');
   assert.is(held.metadata.annotations?.[HOST_ANNOTATION], undefined, 'the machine does not know its host');
-  assert.is((await hostApi().get('cs-h')).spec?.consumerRef?.name, 'cs-0');
+  assert.is((await hostApi(scene).get('cs-h')).spec?.consumerRef?.name, 'cs-0');
 
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('cs-0', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
   await gone(scene.client, Metal3MachineResource, scene.ns, 'cs-0', EVENT_MS);
-  const host = await releasedHost('cs-h');
+  const host = await releasedHost(scene, 'cs-h');
   assert.is(host.spec?.image, undefined, 'X-5: deprovisioned first');
   assert.is(host.metadata.ownerReferences, undefined, 'X-13');
   assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, 'X-14');
@@ -331,14 +187,14 @@ test('X-3 (changed, crash safety): a host whose consumerRef names the machine, w
 /** A host provisioned for `machine`, then given to `other` by someone else (a restore, a hand edit), our owner reference left behind. */
 async function hostTakenFrom(machine: string, group: string, other: string, before?: () => Promise<void>) {
   const hostName = `${group}-h`;
-  await availableHosts(group, [hostName]);
+  await availableHosts(scene, group, [hostName]);
   await createMachine(scene.client, scene.ns, machine, { spec: { image: IMAGE, ...selector(group) } });
-  assert.is(await provisionedHost(machine), hostName);
+  assert.is(await provisionedHost(scene, machine), hostName);
   await before?.();
-  const ours = (await hostApi().get(hostName)).metadata.ownerReferences ?? [];
+  const ours = (await hostApi(scene).get(hostName)).metadata.ownerReferences ?? [];
   assert.equal(ours.map((r) => [r.name, r.controller]), [[machine, true]]);
   const theirs = { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, uid: `uid-of-${other}` };
-  await hostApi().mergePatch(hostName, {
+  await hostApi(scene).mergePatch(hostName, {
     metadata: { ownerReferences: [...ours, theirs] },
     spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: other, namespace: scene.ns } },
   });
@@ -378,9 +234,9 @@ test('E-19 (changed): a machine that found its host taken by another machine, th
   const { hostName, theirs } = await hostTakenFrom('e19s-a', 'e19s', 'e19s-b');
   // The running machine sees the host taken (M-40 record of a taken host: forgotten, choose again).
   await metal3MachineWhen(scene.client, scene.ns, 'e19s-a', 'e19s-a forgot the taken host', (m) => !m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
-  await deleteMachine('e19s-a');
+  await deleteMachine(scene, 'e19s-a');
   await sleep(500);
-  const host = await hostApi().get(hostName);
+  const host = await hostApi(scene).get(hostName);
   assert.equal(
     (host.metadata.ownerReferences ?? []).map((r) => r.name),
     ['e19s-b'],
@@ -416,9 +272,9 @@ test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster a
   await scene.client.api(Metal3ClusterResource, scene.ns).create(newMetal3Cluster({ metadata: { name: 'e12', labels: { [CLUSTER_NAME_LABEL]: 'e12' } }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true } }));
   await scene.client.api(ClusterResource, scene.ns).create(newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }));
   await scene.client.api(ClusterResource, scene.ns).mergePatchStatus('e12', { status: { infrastructureReady: true } });
-  await availableHosts('e12', ['e12-h']);
+  await availableHosts(scene, 'e12', ['e12-h']);
   await ownedMachine('e12-0', 'e12', { image: IMAGE, ...selector('e12') });
-  assert.is(await provisionedHost('e12-0'), 'e12-h');
+  assert.is(await provisionedHost(scene, 'e12-0'), 'e12-h');
   assert.is((await scene.client.api(SecretResource, scene.ns).get('e12-h-bmc-secret')).metadata.labels?.[CLUSTER_NAME_LABEL], 'e12', 'M-26');
 
   await scene.client.api(MachineResource, scene.ns).delete('e12-0');
@@ -429,8 +285,8 @@ test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster a
   await gone(scene.client, Metal3ClusterResource, scene.ns, 'e12', EVENT_MS);
   await sleep(300); // the controller's informers see them go
 
-  await deleteMachine('e12-0');
-  const host = await releasedHost('e12-h');
+  await deleteMachine(scene, 'e12-0');
+  const host = await releasedHost(scene, 'e12-h');
   assert.is(host.spec?.image, undefined, 'X-5');
   assert.is(host.metadata.ownerReferences, undefined, 'X-13');
   assert.is(host.metadata.labels?.[CLUSTER_NAME_LABEL], undefined, "X-14: the Metal3Machine's own cluster label names the cluster");
@@ -440,9 +296,9 @@ test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster a
 });
 
 test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the claim holds; the end of deprovisioning wakes the controller (no 120 s safety net)', async () => {
-  await availableHosts('x8', ['x8-h']);
+  await availableHosts(scene, 'x8', ['x8-h']);
   await ownedMachine('x8-0', CLUSTER, { image: IMAGE, ...selector('x8') });
-  assert.is(await provisionedHost('x8-0'), 'x8-h');
+  assert.is(await provisionedHost(scene, 'x8-0'), 'x8-h');
 
   const start = performance.now();
   await scene.client.api(Metal3MachineResource, scene.ns).delete('x8-0');
@@ -454,7 +310,7 @@ test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the
   assert.ok(m3m.metadata.deletionTimestamp);
   assert.equal(m3m.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'X-8: the finalizer stays while the host deprovisions');
   assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'False/Deleting', 'X-1');
-  const still: BareMetalHost = await hostApi().get('x8-h');
+  const still: BareMetalHost = await hostApi(scene).get('x8-h');
   if (still.status?.provisioning?.state === 'deprovisioning') {
     const again = await scene.client.api(Metal3MachineResource, scene.ns).get('x8-0');
     assert.equal(again.metadata.finalizers, [METAL3_MACHINE_FINALIZER], 'X-8: still there later in deprovisioning');
@@ -464,7 +320,7 @@ test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the
   const elapsed = performance.now() - start;
   assert.ok(elapsed >= 1_400, `deprovisioning took its 1.5 s (${Math.round(elapsed)} ms)`);
   assert.ok(elapsed < EVENT_MS, `released ${Math.round(elapsed)} ms after the delete: woken by the host's state change`);
-  const host = await releasedHost('x8-h');
+  const host = await releasedHost(scene, 'x8-h');
   assert.is(host.metadata.ownerReferences, undefined);
   assert.is((await consumers(scene.client, scene.ns)).get('x8-0'), undefined);
   assert.equal(scene.controller.problems().filter((line) => /forbidden/i.test(line)), [], 'deploy/rbac.yaml covers deletion');
