@@ -9,6 +9,7 @@ import { Client, Transport } from '@metal3-ts/generated';
 import { NamespaceResource, SecretResource, newNamespace } from '@metal3-ts/generated/core/v1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
+import { registerDirectory } from '@metal3-ts/test/envtest/processes';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
@@ -54,6 +55,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const log = options.log ?? (() => {});
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-lab-'));
+  // Removed by the test environment's exit and signal hooks too, should stop() never run (Ctrl-C).
+  registerDirectory(dir);
   const env = await startEnv({ log: () => {} });
   log(`apiserver ${env.admin.server} with ${env.crds.length} CRDs (${Math.round(performance.now() - started)} ms)`);
   const client = new Client(Transport.fromConnection(env.admin));

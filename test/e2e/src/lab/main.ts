@@ -64,6 +64,9 @@ for (const name of values.deno) {
 }
 
 const t0 = performance.now();
+let stopping = false;
+/** Never settles: parks the progress loop while the signal handlers shut everything down. */
+const parked = () => new Promise<never>(() => {});
 const at = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
 try {
   const lab = await startLab({
@@ -75,8 +78,15 @@ try {
     ...(values.manifests ? { manifests: values.manifests } : {}),
     log: (m) => console.log(`${at()} ${m}`),
   });
-  // Controllers get SIGTERM first; the test environment's own handler stops the apiserver and exits.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => lab.controllers.forEach((c) => c.process.kill('SIGTERM')));
+  // Controllers get SIGTERM first; the test environment's own handler stops the apiserver, removes
+  // the lab's files and exits. Until then the progress loop only waits.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopping = true;
+      console.log(`${at()} stopping`);
+      lab.controllers.forEach((c) => c.process.kill('SIGTERM'));
+    });
+  }
   // Warnings and errors of the controllers, as they come.
   const seen = new Map<string, number>();
   const controllerProblems = () => {
@@ -93,8 +103,9 @@ try {
   let running = false;
   const deadline = performance.now() + timeoutS * 1000;
   for (;;) {
+    if (stopping) await parked();
     controllerProblems();
-    const s = await snapshot(lab.client, lab.namespace);
+    const s = await snapshot(lab.client, lab.namespace).catch((error: unknown) => (stopping ? parked() : Promise.reject(error)));
     const text = describe(s).join('\n');
     if (text !== last) console.log(`${at()} ${text.split('\n').join(`\n${' '.repeat(8)}`)}`);
     last = text;
@@ -116,6 +127,7 @@ try {
     await new Promise((r) => setTimeout(r, 500));
   }
 } catch (error) {
+  if (stopping) await parked();
   console.error(error instanceof EnvtestError || error instanceof ManifestError ? `lab: ${error.message}` : error);
   process.exit(1);
 }
