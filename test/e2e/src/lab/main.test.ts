@@ -7,12 +7,13 @@ import { runtimes } from '@metal3-ts/test/harness/controller-process';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
-test('bad flags exit 2 with the flag named and the usage', () => {
+test('bad flags exit 2 with the flag named and the usage, before anything starts', () => {
   for (const [args, named] of [
     [['--hosts', 'many'], '--hosts must be a whole number'],
     [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
     [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
     [['--color'], "Unknown option '--color'"],
+    [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],
   ] as const) {
     const run = spawnSync(runtimes.node, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
     assert.is(run.status, 2, args.join(' '));

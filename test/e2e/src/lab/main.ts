@@ -2,14 +2,16 @@
 // creates N hosts, applies the example cluster (or --manifests), prints progress as it happens until
 // the cluster is Running, then prints a kubeconfig and keeps running until Ctrl-C (or exits with
 // --exit-when-running, for scripts and CI).
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
 import { startLab } from './lab.ts';
-import { ManifestError } from './manifests.ts';
+import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
-const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--exit-when-running]
+const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
@@ -63,6 +65,17 @@ for (const name of values.deno) {
   runtimes[name as (typeof names)[number]] = 'deno';
 }
 
+// npm runs the script from test/e2e; a relative path means the directory npm was started in.
+const manifests = values.manifests ? resolve(process.env['INIT_CWD'] ?? process.cwd(), values.manifests) : undefined;
+if (manifests !== undefined) {
+  if (!existsSync(manifests)) fail(`--manifests: no such file or directory: ${manifests}`);
+  try {
+    readManifests(manifests);
+  } catch (error) {
+    fail(`--manifests: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 const t0 = performance.now();
 let stopping = false;
 /** Never settles: parks the progress loop while the signal handlers shut everything down. */
@@ -75,7 +88,7 @@ try {
     speed: values.speed,
     joinDelayMs,
     runtimes,
-    ...(values.manifests ? { manifests: values.manifests } : {}),
+    ...(manifests ? { manifests } : {}),
     log: (m) => console.log(`${at()} ${m}`),
   });
   // Controllers get SIGTERM first; the test environment's own handler stops the apiserver, removes
