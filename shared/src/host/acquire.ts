@@ -1,7 +1,9 @@
 // Acquiring a host: choose, claim, and when another claimer wins the race, choose again from what
-// the lost claim learned, until the consumer holds a host or there is none to take. The loop is what
-// a machine controller runs on association (M-22); concurrency safety comes from the locked claim,
-// not from a process-wide mutex, so any number of workers and replicas may run it at once.
+// the lost claim learned, until the consumer holds a host or there is none to take. Concurrency
+// safety comes from the locked claim, not from a process-wide mutex: a host never gets two consumers.
+// It does not stop two replicas reconciling the *same* consumer at once from each claiming a different
+// host; the Metal3Machine controller therefore records its choice on the consumer first, locked on the
+// consumer's resourceVersion, and claims only after that (controllers/machine/src/phases/host-record.ts).
 import type { Client } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimHost, type ClaimOptions, type HostClaim } from './claim.ts';
