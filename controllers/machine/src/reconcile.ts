@@ -17,7 +17,7 @@ import { guard, isBootstrapReady, type Guard } from './guards.ts';
 import { userDataFor } from './host-spec.ts';
 import { FailureReason, HOST_ANNOTATION, KUBERNETES_NODE_READY, METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
 import { NodeWaits } from './node-waits.ts';
-import { consumerOf, reconcileAssociate } from './phases/associate.ts';
+import { claimantOf, reconcileAssociate, type Claimant } from './phases/associate.ts';
 import { releaseHost } from '@metal3-ts/shared/host/release';
 import { dissociateMetadata, releaseHosts } from './phases/delete.ts';
 import { HostTakenError, reconcileHost, staleHostRecord } from './phases/host.ts';
@@ -133,17 +133,19 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
   }
 
   async function reconcileNormal(scope: MachineScope, decision: ReconcileGuard, m3m: Metal3Machine): Promise<Result> {
-    const { machine, cluster, metal3Cluster } = decision;
+    const { machine, cluster } = decision;
     const spec = (m3m.spec ??= {});
     if (machine.spec?.failureDomain && spec.failureDomain !== machine.spec.failureDomain) spec.failureDomain = machine.spec.failureDomain;
+    // After M-10: host selection prefers the failure domain just copied.
+    const claimant = claimantOf(deps, m3m, machine, cluster);
 
     // M-19: provisioned, adopted and with a Node: only keep the host as it should be.
     if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
       markAssociated(m3m);
       markMetadataAssociated(m3m);
       if (!spec.dataTemplate) markSecretsSetExternally(m3m);
-      const kept = await updateHost(scope, m3m, scope.host, decision, true);
-      await releaseStrayHosts(deps, m3m, kept, machine, cluster);
+      const kept = await updateHost(scope, m3m, scope.host, claimant, true);
+      await releaseStrayHosts(deps, kept, claimant);
       return {};
     }
     if (!isBootstrapReady(machine)) {
@@ -159,7 +161,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         if (userData) status.userData = userData;
       }
       if (!m3m.metadata.annotations?.[HOST_ANNOTATION]) {
-        const outcome = await reconcileAssociate(deps, m3m, machine, cluster);
+        const outcome = await reconcileAssociate(deps, m3m, claimant);
         if (outcome.kind === 'waiting') {
           markAssociateWaiting(m3m, { kind: 'Host', message: outcome.message });
           return outcome.retrySoon ? { requeueAfterMs: 200 } : safetyNet;
@@ -179,10 +181,10 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     }
     // A record of a host that is gone, or that another machine took before our claim (a crash between
     // record and claim, a hand edit): forget it and choose again.
-    const stale = staleHostRecord(deps, m3m, host, machine);
+    const stale = staleHostRecord(m3m, host, claimant.consumer);
     if (stale) {
       // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
-      if (host) await releaseHost(deps.client, host, { consumer: consumerOf(deps, m3m, machine).ref }, { onWrite: (h) => deps.inventory.noteWrite(h) });
+      if (host) await releaseHost(deps.client, host, { consumer: claimant.consumer.ref }, { onWrite: (h) => deps.inventory.noteWrite(h) });
       const written = await forgetHost(scope.api, m3m, stale.recorded);
       if (written) Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
       markAssociateWaiting(m3m, { kind: 'Host', message: stale.message });
@@ -190,7 +192,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     }
     if (!host) return safetyNet;
     markAssociated(m3m);
-    const strays = await releaseStrayHosts(deps, m3m, host, machine, cluster);
+    const strays = await releaseStrayHosts(deps, host, claimant);
     if (strays.length > 0) scope.log.info(`Releasing hosts this machine holds besides ${hostKey(host)}: ${strays.join(', ')}`);
 
     try {
@@ -203,14 +205,14 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     const data = waitForMetadata(deps, m3m);
     if (data.ready && spec.dataTemplate) markDataReady(m3m);
     if (!data.ready) markDataWaiting(m3m, data.message);
-    host = await updateHost(scope, m3m, host, decision, data.ready);
+    host = await updateHost(scope, m3m, host, claimant, data.ready);
     if (!data.ready || !isProvisioned(host)) return safetyNet;
     return reconcileNode(scope, decision, m3m, host);
   }
 
-  async function updateHost(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, decision: ReconcileGuard, deploy: boolean): Promise<Readonly<BareMetalHost>> {
+  async function updateHost(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, claimant: Claimant, deploy: boolean): Promise<Readonly<BareMetalHost>> {
     try {
-      return await reconcileHost(deps, m3m, host, decision.machine, decision.cluster, deploy);
+      return await reconcileHost(deps, m3m, host, claimant, deploy);
     } catch (error) {
       if (error instanceof HostTakenError || isInvalidConfiguration(error)) markAssociateFailed(m3m, error.message);
       if (error instanceof HostTakenError) scope.log.error(error.message);
@@ -228,9 +230,11 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       scope.log.info(`Workload cluster not usable yet: ${messageOf(error)}`);
       return { requeueAfterMs: nodeWaits.next(scope.key) };
     }
+    // P-9, M-19: a ready machine without a data template got its Secrets from elsewhere. Said as soon
+    // as it is ready (also while the hostname fallback still looks for the Node), so Ready follows.
+    if (m3m.status?.ready && !m3m.spec?.dataTemplate) markSecretsSetExternally(m3m);
     switch (outcome.kind) {
       case 'ready':
-        if (!m3m.spec?.dataTemplate || outcome.secretsExternal) markSecretsSetExternally(m3m);
         if (outcome.node) {
           markNodeReady(m3m);
           nodeWaits.forget(scope.key);

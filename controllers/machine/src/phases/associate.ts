@@ -47,6 +47,17 @@ export function consumerOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: 
   return metal3MachineConsumer(m3m, machine ? reuseNameOf(deps, machine) : undefined);
 }
 
+/** Who holds hosts in one reconcile: the consumer (with its reuse name) and the cluster its hosts are labelled with. */
+export interface Claimant {
+  readonly consumer: HostConsumer;
+  readonly clusterName: string;
+}
+
+/** Computed once per reconcile and handed to every phase that claims, keeps or releases a host. */
+export function claimantOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine>, cluster: Readonly<Cluster>): Claimant {
+  return { consumer: consumerOf(deps, m3m, machine), clusterName: machine.spec?.clusterName || cluster.metadata.name || '' };
+}
+
 function describeSelector(m3m: Readonly<Metal3Machine>): string {
   const selector = m3m.spec?.hostSelector;
   const parts = [
@@ -61,9 +72,7 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
  * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
  * to choose again soon. Throws InvalidConfigurationError for an invalid host selector (H-3).
  */
-export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, machine: Readonly<Machine>, cluster: Readonly<Cluster>): Promise<AssociateOutcome> {
-  const consumer = consumerOf(deps, m3m, machine);
-  const clusterName = machine.spec?.clusterName || cluster.metadata.name || '';
+export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, { consumer, clusterName }: Claimant): Promise<AssociateOutcome> {
   let choice: HostChoice;
   try {
     choice = chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {});

@@ -4,11 +4,10 @@
 // data Secrets), the cleaning mode and power on every pass (N-2, E-9). The machine's addresses are
 // read back from the host's hardware details. A record of a host the machine cannot have is found here
 // too (staleHostRecord), so the reconcile can forget it and choose again.
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimedHost } from '@metal3-ts/shared/host/claim';
-import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
+import { isClaimedBy, type HostConsumer } from '@metal3-ts/shared/host/consumer';
 import { hostKey, patchHost } from '@metal3-ts/shared/host/host-patch';
 import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/shared/host/provision';
 import { isClaimed } from '@metal3-ts/shared/host/states';
@@ -17,7 +16,7 @@ import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { addressesOf } from '../host-spec.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import { consumerOf } from './associate.ts';
+import type { Claimant } from './associate.ts';
 
 /** The host is held by another consumer: we never overwrite a claim (a hand edit, or a restore). */
 export class HostTakenError extends Error {
@@ -35,15 +34,13 @@ function consumerText(host: Readonly<BareMetalHost>): string {
  * what to forget and why, or undefined when the record stands.
  */
 export function staleHostRecord(
-  deps: Pick<MachineReconcilerDeps, 'informers'>,
   m3m: Readonly<Metal3Machine>,
   host: Readonly<BareMetalHost> | undefined,
-  machine: Readonly<Machine>,
+  consumer: HostConsumer,
 ): { readonly recorded: string; readonly message: string } | undefined {
   const recorded = m3m.metadata.annotations?.[HOST_ANNOTATION];
   if (!recorded) return undefined;
-  if (!host) return { recorded, message: `BareMetalHost ${recorded} not found for machine ${machine.metadata.name ?? ''}; choosing again` };
-  const consumer = consumerOf(deps, m3m, machine);
+  if (!host) return { recorded, message: `BareMetalHost ${recorded} not found for machine ${m3m.metadata.name ?? ''}; choosing again` };
   if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) return { recorded, message: `BareMetalHost ${recorded} is consumed by ${consumerText(host)}; choosing again` };
   return undefined;
 }
@@ -58,13 +55,10 @@ export async function reconcileHost(
   deps: MachineReconcilerDeps,
   m3m: Metal3Machine,
   host: Readonly<BareMetalHost>,
-  machine: Readonly<Machine>,
-  cluster: Readonly<Cluster>,
+  { consumer, clusterName }: Claimant,
   deploy: boolean,
 ): Promise<BareMetalHost> {
-  const consumer = consumerOf(deps, m3m, machine);
   if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
-  const clusterName = machine.spec?.clusterName || cluster.metadata.name || '';
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
   const provisioning = metal3MachineProvisioning(m3m);
   let desired: BareMetalHost;

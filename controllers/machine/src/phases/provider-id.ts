@@ -24,7 +24,7 @@ import {
 
 export type ProviderIDOutcome =
   /** `status.ready` is true and `spec.providerID` set; `node` names the Node when one was found. */
-  | { readonly kind: 'ready'; readonly providerID: string; readonly node?: string | undefined; readonly patchedNode?: string | undefined; readonly secretsExternal: boolean }
+  | { readonly kind: 'ready'; readonly providerID: string; readonly node?: string | undefined; readonly patchedNode?: string | undefined }
   /** Not yet: the Node has not registered (or not with what we need). Look again soon. */
   | { readonly kind: 'waiting'; readonly message: string }
   /** The workload cluster contradicts itself (E-11 fixed, duplicates of P-5): a human must fix the Nodes. */
@@ -65,10 +65,10 @@ export async function reconcileProviderID(
   const nodes = await listNodes(workload);
   const spec = (m3m.spec ??= {});
   const status = (m3m.status ??= {});
-  const ready = (providerID: string, extra: { node?: string; patchedNode?: string; secretsExternal?: boolean } = {}): ProviderIDOutcome => {
+  const ready = (providerID: string, extra: { node?: string; patchedNode?: string } = {}): ProviderIDOutcome => {
     spec.providerID = providerID;
     status.ready = true;
-    return { kind: 'ready', providerID, node: extra.node, patchedNode: extra.patchedNode, secretsExternal: extra.secretsExternal ?? false };
+    return { kind: 'ready', providerID, node: extra.node, patchedNode: extra.patchedNode };
   };
 
   // A (P-6): a Node already carries one of our IDs.
@@ -76,7 +76,7 @@ export async function reconcileProviderID(
     const found = findNodeByProviderID(nodes, candidates);
     if ('node' in found) {
       status.ready = true;
-      return { kind: 'ready', providerID: spec.providerID, node: found.node.name, secretsExternal: false };
+      return { kind: 'ready', providerID: spec.providerID, node: found.node.name };
     }
   }
   // B (P-7): the cloud provider sets the Node's ID; we adopt it.
@@ -96,7 +96,7 @@ export async function reconcileProviderID(
       return { kind: 'conflict', message: decision.message };
     case 'set':
       if (decision.patchNode) await patchNodeProviderID(workload, decision.patchNode, decision.providerID);
-      return ready(decision.providerID, { node: decision.node, secretsExternal: true, ...(decision.patchNode ? { patchedNode: decision.patchNode } : {}) });
+      return ready(decision.providerID, { node: decision.node, ...(decision.patchNode ? { patchedNode: decision.patchNode } : {}) });
     case 'fallthrough':
       break;
   }
@@ -109,5 +109,5 @@ export async function reconcileProviderID(
   if (byHostname.kind === 'wait') return { kind: 'waiting', message: byHostname.message };
   const target = nodes.find((node) => node.name === byHostname.node);
   if (target && target.providerID !== providerID) await patchNodeProviderID(workload, byHostname.node, providerID);
-  return { kind: 'ready', providerID, node: byHostname.node, patchedNode: target?.providerID !== providerID ? byHostname.node : undefined, secretsExternal: false };
+  return { kind: 'ready', providerID, node: byHostname.node, patchedNode: target?.providerID !== providerID ? byHostname.node : undefined };
 }
