@@ -4,7 +4,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { EventResource, type Event } from '@metal3-ts/generated/core/v1';
-import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { ClusterResource, newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource, newMetal3Cluster, type Metal3Cluster, type Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
@@ -19,6 +18,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { CONTROLLER_NAME, metal3ClusterController, type ClusterControllerConfig } from '../src/controller.ts';
 import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
+import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
@@ -118,24 +118,13 @@ export function settled(controller: { reconciles(): number }, after: number, qui
 }
 
 /** Polls the Metal3Cluster until `check` accepts it. */
-export function metal3ClusterWhen(client: Client, namespace: string, name: string, what: string, check: (m: Metal3Cluster) => boolean, timeoutMs?: number): Promise<Metal3Cluster> {
-  return eventually(what, async () => {
-    const m = await client.api(Metal3ClusterResource, namespace).get(name);
-    return check(m) ? m : undefined;
-  }, timeoutMs);
+export function metal3ClusterWhen(client: Client, namespace: string, name: string, what: string, check: (m: Metal3Cluster) => boolean, timeoutMs = 10_000): Promise<Metal3Cluster> {
+  return objectWhen(client, Metal3ClusterResource, namespace, name, what, check, timeoutMs);
 }
 
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs?: number): Promise<true> {
-  return eventually(`${name} gone`, async () => {
-    try {
-      await client.api(descriptor, namespace).get(name);
-      return undefined;
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
-  }, timeoutMs);
+export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 10_000): Promise<true> {
+  return objectGone(client, descriptor, namespace, name, timeoutMs);
 }
 
 /** Events of `reason` about object `name` in `namespace`. */

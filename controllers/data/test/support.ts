@@ -38,6 +38,7 @@ import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { dataControllers, type DataControllersConfig } from '../src/controller.ts';
 import { DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME } from '../src/names.ts';
 import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
+import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
@@ -108,25 +109,16 @@ export function settled(controller: { reconciles(): number }, after: number, qui
   return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
 }
 
+const explain = () => [...live].flatMap((c) => c.problems());
+
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs?: number): Promise<true> {
-  return eventually(`${descriptor.kind} ${name} gone`, async () => {
-    try {
-      await client.api(descriptor, namespace).get(name);
-      return undefined;
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
-  }, timeoutMs);
+export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 10_000): Promise<true> {
+  return objectGone(client, descriptor, namespace, name, { timeoutMs, explain });
 }
 
 /** Polls the object until `check` accepts it. */
-export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs?: number): Promise<T> {
-  return eventually(what, async () => {
-    const o = await client.api(descriptor, namespace).get(name);
-    return check(o) ? o : undefined;
-  }, timeoutMs);
+export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  return objectWhen(client, descriptor, namespace, name, what, check, { timeoutMs, explain });
 }
 
 export const dataWhen = (client: Client, namespace: string, name: string, what: string, check: (d: Metal3Data) => boolean, timeoutMs?: number) =>

@@ -6,10 +6,10 @@ import { MachineResource, type Machine } from '@metal3-ts/generated/cluster.x-k8
 import { EventResource, type Event } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
+import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 import { HOST_ANNOTATION } from '../src/names.ts';
 
 /** The in-process controllers running now: what they logged explains a poll that timed out. */
@@ -28,17 +28,11 @@ export function settled(controller: { reconciles(): number }, after: number, qui
   return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
 }
 
+const explain = () => [...live].flatMap((c) => c.problems());
+
 /** Polls the object until `check` accepts it. */
-export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs?: number): Promise<T> {
-  return eventually(what, async () => {
-    try {
-      const o = await client.api(descriptor, namespace).get(name);
-      return check(o) ? o : undefined;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  }, timeoutMs);
+export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  return objectWhen(client, descriptor, namespace, name, what, check, { timeoutMs, explain });
 }
 
 export const metal3MachineWhen = (client: Client, namespace: string, name: string, what: string, check: (m: Metal3Machine) => boolean, timeoutMs?: number) =>
@@ -48,16 +42,8 @@ export const hostWhen = (client: Client, namespace: string, name: string, what: 
   when(client, BareMetalHostResource, namespace, name, what, check, timeoutMs);
 
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs?: number): Promise<true> {
-  return eventually(`${descriptor.kind} ${name} gone`, async () => {
-    try {
-      await client.api(descriptor, namespace).get(name);
-      return undefined;
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      throw error;
-    }
-  }, timeoutMs);
+export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 20_000): Promise<true> {
+  return objectGone(client, descriptor, namespace, name, { timeoutMs, explain });
 }
 
 /** `status/reason/severity` of a v1beta1 condition, `-` when absent. */
