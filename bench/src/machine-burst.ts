@@ -1,0 +1,157 @@
+// Performance S1, S2 and S6 for the Metal3Machine controller (research A10, A12, C5).
+//
+// S1, burst provisioning: N Machine + Metal3Machine pairs created at once over N available hosts, at
+// instant BMO and kubelet speed; time until every Metal3Machine is ready with a providerID, per
+// machine p50/p99, requests and reconciles per machine, conflicts; once without a client limit and
+// once under CAPM3's 20/30. S6: the same machines deleted, until every host is available again.
+// S2, large inventory: the same N machines over M hosts in the namespace, for a small and a large M:
+// the association time, ours and the reference model's (reference-association.ts), and host bytes
+// listed per association. The reference figures come from that model of CAPM3's association step
+// (global lock, uncached LIST, patch) against the same apiserver and hosts, not from running CAPM3.
+import type { Client } from '@metal3-ts/generated';
+import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newClient } from '@metal3-ts/shared/client/client';
+import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import { startBenchController, type Limit } from './machine-controller.ts';
+import { createMachines, machineScene, type MachineScene, type Stamps } from './machine-scene.ts';
+import { referenceAssociate, releaseReferenceClaims } from './reference-association.ts';
+import { percentile, type Row } from './report.ts';
+
+const CAPM3_LIMIT: Limit = { qps: 20, burst: 30 };
+
+interface Burst {
+  /** Seconds from the first create until every machine is claimed / ready / gone again. */
+  readonly claimedSeconds: number;
+  readonly readySeconds: number;
+  readonly deletedSeconds: number;
+  /** Per machine: seconds from its creation to its host claimed / to ready. */
+  readonly claimLatencies: readonly number[];
+  readonly readyLatencies: readonly number[];
+  /** Per machine: seconds from its host claimed to provisioned, and from provisioned to ready (the Node). */
+  readonly provisionLatencies: readonly number[];
+  readonly nodeLatencies: readonly number[];
+  readonly reads: number;
+  readonly writes: number;
+  readonly hostLists: number;
+  readonly conflicts: number;
+  readonly reconciles: number;
+}
+
+/**
+ * How the machines meet the controller: `running`, created while it runs (S1: creation → ready is
+ * what a user waits); `queued`, created and adopted by their Machines before it starts, so that all
+ * are waiting together, as in the reference model (the association comparison).
+ */
+type Arrival = 'running' | 'queued';
+
+/** Provisions `machines` machines in `scene` with our controller, then deletes them; hosts end available again. */
+async function burst(env: TestEnv, admin: Client, scene: MachineScene, prefix: string, machines: number, limit: Limit, arrival: Arrival): Promise<Burst> {
+  const timeout = 120_000 + machines * 1_000;
+  const allAvailable = () => scene.availableHosts() === scene.hosts;
+  await scene.until(`all ${scene.hosts} hosts available`, allAvailable, timeout);
+  let createdAt = new Map<string, number>();
+  if (arrival === 'queued') {
+    createdAt = await createMachines(admin, scene, prefix, machines);
+    await scene.until(`${machines} machines adopted`, () => scene.adoptedMachines() === machines, timeout);
+  }
+  const controller = await startBenchController(env.admin, scene.namespace, limit);
+  controller.counter.reset(); // the cache sync's one list per resource is not part of any machine's cost
+  try {
+    const t0 = scene.now();
+    if (arrival === 'running') createdAt = await createMachines(admin, scene, prefix, machines);
+    const names = [...createdAt.keys()];
+    const since = (name: string) => (arrival === 'queued' ? t0 : (createdAt.get(name) ?? t0));
+    await scene.until(`${machines} machines ready`, () => names.every((name) => scene.readyAt.has(name)), timeout);
+    const between = (from: (name: string) => number, to: Stamps) => names.map((name) => ((to.get(name) ?? 0) - from(name)) / 1000);
+    const latencies = (stamps: Stamps) => between(since, stamps);
+    const last = (stamps: Stamps) => (Math.max(...names.map((name) => stamps.get(name) ?? 0)) - t0) / 1000;
+    const counter = controller.counter;
+    const reads = counter.count({ verb: 'get' }) + counter.count({ verb: 'list' });
+    const result = {
+      claimedSeconds: last(scene.claimedAt),
+      readySeconds: last(scene.readyAt),
+      claimLatencies: latencies(scene.claimedAt),
+      readyLatencies: latencies(scene.readyAt),
+      provisionLatencies: between((name) => scene.claimedAt.get(name) ?? 0, scene.provisionedAt),
+      nodeLatencies: between((name) => scene.provisionedAt.get(name) ?? 0, scene.readyAt),
+      reads,
+      writes: counter.count() - reads - counter.count({ verb: 'watch' }),
+      hostLists: counter.count({ verb: 'list', resource: 'baremetalhosts' }),
+      conflicts: counter.count({ code: 409 }),
+      reconciles: controller.reconciles(),
+    };
+    const d0 = scene.now();
+    const machinesApi = admin.api(MachineResource, scene.namespace);
+    await Promise.all(names.map((name) => machinesApi.delete(name)));
+    await scene.until(`${machines} machines deleted`, () => scene.metal3Machines() === 0 && allAvailable(), timeout).catch((error: Error) => {
+      throw new Error(`${error.message} (${scene.metal3Machines()} Metal3Machines left, ${scene.availableHosts()} of ${scene.hosts} hosts available)`);
+    });
+    return { ...result, deletedSeconds: (scene.now() - d0) / 1000 };
+  } finally {
+    await controller.stop();
+  }
+}
+
+/** S1 and S6: `machines` machines over as many hosts, without a client limit and under CAPM3's. */
+export async function benchMachineBurst(env: TestEnv, admin: Client, machines: number): Promise<Row[]> {
+  const scene = await machineScene(env, admin, 'bench-burst', machines);
+  try {
+    const free = await burst(env, admin, scene, 'free', machines, undefined, 'running');
+    const limited = await burst(env, admin, scene, 'cap', machines, CAPM3_LIMIT, 'running');
+    const perMachine = (n: number) => n / machines;
+    const requests = limited.reads + limited.writes;
+    return [
+      { what: 'no limit: time until all ready with a providerID', ours: free.readySeconds, unit: 's', ...(machines === 100 ? { reference: { label: 'S1 target at N=100', value: 30 } } : {}), better: 'lower' },
+      { what: 'no limit: create → ready per machine, p50', ours: percentile(free.readyLatencies, 50), unit: 's', better: 'lower' },
+      { what: 'no limit: create → ready per machine, p99', ours: percentile(free.readyLatencies, 99), unit: 's', reference: { label: 'one CAPM3 requeue (A12)', value: 30 }, better: 'lower' },
+      { what: 'no limit, its parts (p50): create → host claimed', ours: percentile(free.claimLatencies, 50), unit: 's', better: 'lower' },
+      { what: 'no limit, its parts (p50): claimed → host provisioned (BMO)', ours: percentile(free.provisionLatencies, 50), unit: 's', better: 'lower' },
+      { what: 'no limit, its parts (p50): provisioned → ready (Node, providerID)', ours: percentile(free.nodeLatencies, 50), unit: 's', better: 'lower' },
+      { what: 'no limit: deletion until every host is available again (S6)', ours: free.deletedSeconds, unit: 's', reference: { label: 'T_create, the S6 bound', value: free.readySeconds }, better: 'lower' },
+      { what: 'no limit: reads per machine (get, list; workload Nodes included)', ours: perMachine(free.reads), unit: 'requests', better: 'lower' },
+      { what: 'no limit: writes per machine', ours: perMachine(free.writes), unit: 'requests', reference: { label: 'S1 aim', value: 20 }, better: 'lower' },
+      { what: 'no limit: host LISTs per machine', ours: perMachine(free.hostLists), unit: 'lists', reference: { label: 'S1 aim; CAPM3 lists per association', value: 1 }, better: 'lower' },
+      { what: 'no limit: conflicts (409) per machine', ours: perMachine(free.conflicts), unit: 'requests', better: 'lower' },
+      { what: 'no limit: reconciles per machine', ours: perMachine(free.reconciles), unit: 'reconciles', better: 'lower' },
+      { what: '20/30 limit: time until all ready', ours: limited.readySeconds, unit: 's', reference: { label: 'S1 target 1.1 × requests / 20 qps', value: (1.1 * requests) / 20 }, better: 'lower' },
+      { what: '20/30 limit: create → ready per machine, p99', ours: percentile(limited.readyLatencies, 99), unit: 's', better: 'lower' },
+      { what: '20/30 limit: deletion until every host is available again', ours: limited.deletedSeconds, unit: 's', reference: { label: 'T_create', value: limited.readySeconds }, better: 'lower' },
+      { what: '20/30 limit: requests per machine', ours: perMachine(requests), unit: 'requests', better: 'lower' },
+    ];
+  } finally {
+    await scene.stop();
+  }
+}
+
+/**
+ * S2: `machines` machines all waiting for a host, over a small and a large inventory: the time until
+ * all are claimed, ours beside the reference model's, without a client limit so that the figures show
+ * what the inventory size costs. (Under a client limit the model's two requests per association say
+ * nothing: the rest of CAPM3's reconcile, which it leaves out, shares that limit.)
+ */
+export async function benchMachineInventory(env: TestEnv, admin: Client, machines: number, small: number, large: number): Promise<Row[]> {
+  const measure = async (hosts: number) => {
+    const scene = await machineScene(env, admin, `bench-inv${hosts}`, hosts);
+    try {
+      const reference = await referenceAssociate(admin, scene.namespace, 'ref', machines);
+      await releaseReferenceClaims(admin, scene.namespace, 'ref');
+      return { ours: await burst(env, admin, scene, 'inv', machines, undefined, 'queued'), reference };
+    } finally {
+      await scene.stop();
+    }
+  };
+  const s = await measure(small);
+  const l = await measure(large);
+  const model = (value: number) => ({ label: 'CAPM3 association model', value });
+  return [
+    { what: `all ${machines} claimed, ${small} hosts`, ours: s.ours.claimedSeconds, unit: 's', reference: model(s.reference.seconds), better: 'lower' },
+    { what: `all ${machines} claimed, ${large} hosts`, ours: l.ours.claimedSeconds, unit: 's', reference: model(l.reference.seconds), better: 'lower' },
+    { what: `claimed per machine p50, ${large} hosts`, ours: percentile(l.ours.claimLatencies, 50), unit: 's', reference: model(percentile(l.reference.perMachineSeconds, 50)), better: 'lower' },
+    { what: `T(${large} hosts) / T(${small} hosts), ours`, ours: l.ours.claimedSeconds / s.ours.claimedSeconds, unit: '', reference: { label: 'S2 target', value: 1.2 }, better: 'lower' },
+    { what: `T(${large} hosts) / T(${small} hosts), CAPM3 association model`, ours: l.reference.seconds / s.reference.seconds, unit: '', reference: { label: 'S2 target', value: 1.2 }, better: 'lower' },
+    // A host list of ours after the cache sync (a watch relist would show here) costs about what one of the model's does.
+    { what: `host bytes listed per association, ${large} hosts`, ours: (l.ours.hostLists * l.reference.listBytesPerAssociation) / machines, unit: 'B', reference: model(l.reference.listBytesPerAssociation), better: 'lower' },
+    { what: 'host LISTs per association after the cache sync', ours: l.ours.hostLists / machines, unit: 'lists', reference: model(1), better: 'lower' },
+    { what: `requests per machine until ready, ${large} hosts`, ours: (l.ours.reads + l.ours.writes) / machines, unit: 'requests', better: 'lower' },
+  ];
+}

@@ -1,0 +1,214 @@
+// The world a Metal3Machine benchmark runs in: a fresh namespace with a ready Cluster and
+// Metal3Cluster, the bootstrap data Secret, M hosts the simulated BMO made available (with their BMC
+// Secrets), the simulators of the rest of the world at instant speed, and an observer that stamps
+// when each host is claimed and each Metal3Machine is ready, from watch events rather than polls.
+import type { Client } from '@metal3-ts/generated';
+import { SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
+import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3ClusterResource, Metal3MachineResource, newMetal3Cluster, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
+import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
+import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
+import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
+import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { workloadSimulator } from '@metal3-ts/test/sim/workload/index';
+
+export const CLUSTER = 'bench';
+const BOOTSTRAP_SECRET = 'bench-bootstrap';
+const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
+const IMAGE = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', checksumType: 'sha256' as const, format: 'raw' as const };
+/** A kubeadm join whose kubelet labels its Node with the host's uuid (seed 000), so the label path runs. */
+const CLOUD_CONFIG = [
+  '## template: jinja',
+  '#cloud-config',
+  'write_files:',
+  '-   path: /run/kubeadm/kubeadm-join-config.yaml',
+  '    content: |',
+  '      apiVersion: kubeadm.k8s.io/v1beta3',
+  '      kind: JoinConfiguration',
+  '      discovery:',
+  '        bootstrapToken: {apiServerEndpoint: "192.168.111.249:6443", token: abcdef.0123456789abcdef, unsafeSkipCAVerification: true}',
+  '      nodeRegistration:',
+  "        name: '{{ ds.meta_data.name }}'",
+  '        kubeletExtraArgs:',
+  '          node-labels: metal3.io/uuid={{ ds.meta_data.uuid }}',
+  'runcmd:',
+  '  - kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml',
+  '',
+].join('\n');
+/** The label every benchmark host carries and every benchmark machine selects. */
+export const POOL_LABEL = 'bench.metal3-ts.dev/pool';
+
+/** Milliseconds since the observer started, per object name. */
+export type Stamps = ReadonlyMap<string, number>;
+
+export interface MachineScene {
+  readonly namespace: string;
+  /** How many hosts the scene has. */
+  readonly hosts: number;
+  /** When each machine (by name) was first named as a host's consumer. */
+  readonly claimedAt: Stamps;
+  /** When each machine's host was first seen provisioned. */
+  readonly provisionedAt: Stamps;
+  /** When each Metal3Machine was first ready with a providerID. */
+  readonly readyAt: Stamps;
+  /** The observer's clock: milliseconds since it started. */
+  now(): number;
+  /** Hosts available and unclaimed, now. */
+  availableHosts(): number;
+  metal3Machines(): number;
+  /** Metal3Machines the Machine simulator made its Machine the owner of (ready to be associated). */
+  adoptedMachines(): number;
+  /** Resolves once `done()` holds, checking on every watch event (and every 250 ms). */
+  until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The scene with `hosts` available hosts; the hosts are created 16 at a time. */
+export async function machineScene(env: TestEnv, admin: Client, prefix: string, hosts: number): Promise<MachineScene> {
+  const namespace = await freshNamespace(env.admin.client, prefix);
+  const deps = simulatorDeps(env.admin);
+  const world: RunningSimulators = await startSimulators(deps, [
+    ...bmoSimulator(deps, { maxConcurrentReconciles: 8 }),
+    ...clusterSimulator(deps),
+    ...machineSimulator(deps),
+    ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100 }),
+  ]);
+  const observer = await observe(admin, namespace);
+  try {
+    await createCluster(admin, namespace);
+    await observer.until('the Cluster infrastructure ready', async () => (await admin.api(ClusterResource, namespace).get(CLUSTER)).status?.infrastructureReady === true, 30_000);
+    await forEach(hosts, 16, async (i) => {
+      const { host, secret } = simulatedHost(`host-${String(i).padStart(4, '0')}`, { namespace, labels: { [POOL_LABEL]: 'bench' } });
+      await admin.api(SecretResource, namespace).create(secret);
+      await admin.api(BareMetalHostResource, namespace).create(host);
+    });
+    await observer.until(`${hosts} hosts available`, () => observer.available() === hosts, 60_000 + hosts * 100);
+  } catch (error) {
+    await Promise.all([observer.stop(), world.stop()]);
+    throw error;
+  }
+  return {
+    namespace,
+    hosts,
+    claimedAt: observer.claimedAt,
+    provisionedAt: observer.provisionedAt,
+    readyAt: observer.readyAt,
+    now: observer.now,
+    availableHosts: observer.available,
+    metal3Machines: observer.metal3Machines,
+    adoptedMachines: observer.adopted,
+    until: observer.until,
+    stop: async () => {
+      await Promise.all([observer.stop(), world.stop()]);
+    },
+  };
+}
+
+/** `count` Machine + Metal3Machine pairs selecting the benchmark pool, created 25 at a time; returns each name's creation time. */
+export async function createMachines(admin: Client, scene: MachineScene, prefix: string, count: number): Promise<Map<string, number>> {
+  const createdAt = new Map<string, number>();
+  const labels = { [CLUSTER_LABEL]: CLUSTER };
+  await forEach(count, 25, async (i) => {
+    const name = `${prefix}-${String(i).padStart(4, '0')}`;
+    createdAt.set(name, scene.now());
+    await admin.api(Metal3MachineResource, scene.namespace).create(newMetal3Machine({ metadata: { name, labels }, spec: { image: IMAGE, hostSelector: { matchLabels: { [POOL_LABEL]: 'bench' } } } }));
+    await admin.api(MachineResource, scene.namespace).create(
+      newMachine({
+        metadata: { name, labels },
+        spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name } },
+      }),
+    );
+  });
+  return createdAt;
+}
+
+/** Runs `work(0 … count-1)` with `width` at a time. */
+export async function forEach(count: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      for (let i = next++; i < count; i = next++) await work(i);
+    }),
+  );
+}
+
+async function createCluster(admin: Client, namespace: string): Promise<void> {
+  const labels = { [CLUSTER_LABEL]: CLUSTER };
+  await admin.api(Metal3ClusterResource, namespace).create(
+    newMetal3Cluster({ metadata: { name: CLUSTER, labels }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false } }),
+  );
+  await admin.api(Metal3ClusterResource, namespace).mergePatchStatus(CLUSTER, { status: { ready: true } });
+  await admin.api(SecretResource, namespace).create(newSecret({ metadata: { name: BOOTSTRAP_SECRET, labels }, type: 'cluster.x-k8s.io/secret', stringData: { value: CLOUD_CONFIG, format: 'cloud-config' } }));
+  await admin.api(ClusterResource, namespace).create(
+    newCluster({ metadata: { name: CLUSTER }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: CLUSTER } } }),
+  );
+}
+
+const isAvailable = (h: Readonly<BareMetalHost>) => h.status?.provisioning?.state === 'available' && !h.spec?.consumerRef && !h.metadata.deletionTimestamp;
+const isReady = (m: Readonly<Metal3Machine>) => m.status?.ready === true && !!m.spec?.providerID;
+
+async function observe(admin: Client, namespace: string) {
+  const t0 = performance.now();
+  const now = () => performance.now() - t0;
+  const informers = new InformerFactory(admin, { namespace });
+  const hosts = informers.informerFor(BareMetalHostResource);
+  const machines = informers.informerFor(Metal3MachineResource);
+  const claimedAt = new Map<string, number>();
+  const provisionedAt = new Map<string, number>();
+  const readyAt = new Map<string, number>();
+  const available = new Set<string>();
+  const wakers = new Set<() => void>();
+  const wake = () => wakers.forEach((w) => w());
+  hosts.subscribe((event) => {
+    const name = event.object.metadata.name ?? '';
+    if (event.type !== 'delete' && isAvailable(event.object)) available.add(name);
+    else available.delete(name);
+    const consumer = event.type === 'delete' ? undefined : event.object.spec?.consumerRef?.name;
+    if (consumer && !claimedAt.has(consumer)) claimedAt.set(consumer, now());
+    if (consumer && event.object.status?.provisioning?.state === 'provisioned' && !provisionedAt.has(consumer)) provisionedAt.set(consumer, now());
+    wake();
+  });
+  machines.subscribe((event) => {
+    const name = event.object.metadata.name ?? '';
+    if (event.type !== 'delete' && isReady(event.object) && !readyAt.has(name)) readyAt.set(name, now());
+    wake();
+  });
+  const stop = new AbortController();
+  const running = informers.start(stop.signal);
+  await informers.waitForSync();
+
+  /** Waits until `done()` holds, asking again on every watch event and every 250 ms. */
+  async function until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (!(await done())) {
+      if (performance.now() > deadline) throw new Error(`bench: ${what}: not after ${(timeoutMs / 1000).toFixed(0)} s`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(finish, 250);
+        function finish() {
+          clearTimeout(timer);
+          wakers.delete(finish);
+          resolve();
+        }
+        wakers.add(finish);
+      });
+    }
+  }
+  return {
+    claimedAt,
+    provisionedAt,
+    readyAt,
+    now,
+    available: () => available.size,
+    metal3Machines: () => machines.store.list().length,
+    adopted: () => machines.store.list().filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'Machine')).length,
+    until,
+    stop: async () => {
+      stop.abort();
+      await running;
+    },
+  };
+}
