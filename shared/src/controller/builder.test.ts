@@ -223,6 +223,42 @@ test('an object with a reconcile method works as the reconciler; enqueue adds a 
   await running;
 });
 
+test('watchesRawSource: requests a raw source delivers are reconciled, waited for before workers start, and it is unsubscribed at stop', async () => {
+  const informers = new FakeInformerSource();
+  const seen: string[] = [];
+  let deliver: ((r: Request) => void) | undefined;
+  let synced!: () => void;
+  const sync = new Promise<void>((resolve) => (synced = resolve));
+  let unsubscribed = 0;
+  const controller = controllerFor('m3m', Metal3MachineResource, { informers })
+    .withEventFilter({ create: () => false, update: () => false, delete: () => false }) // for informer sources only: the raw source decides alone
+    .watchesRawSource({
+      kind: 'Node',
+      waitForSync: () => sync,
+      subscribe(enqueue) {
+        deliver = enqueue;
+        return () => unsubscribed++;
+      },
+    })
+    .build(async (r) => {
+      seen.push(requestKey(r));
+      return {};
+    });
+  const stop = new AbortController();
+  const running = controller.start(stop.signal);
+  deliver!({ namespace: 'ns', name: 'early' });
+  await settle();
+  assert.equal(seen, [], 'no worker before the raw source synced');
+  synced();
+  await settle();
+  deliver!({ namespace: 'ns', name: 'late' });
+  await settle();
+  assert.equal(seen, ['ns/early', 'ns/late']);
+  stop.abort();
+  await running;
+  assert.is(unsubscribed, 1);
+});
+
 test('build reports every wiring problem at once', () => {
   const informers = new FakeInformerSource();
   try {

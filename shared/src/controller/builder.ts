@@ -85,6 +85,17 @@ export class ControllerBuilder<T extends KubeObject> {
     return this;
   }
 
+  /**
+   * Requests from a source that is not an informer of the management cluster (controller-runtime's
+   * WatchesRawSource), e.g. watches of workload clusters. Event filters do not apply: the source
+   * decides what it delivers.
+   */
+  watchesRawSource(source: EventSource): this {
+    if (typeof source?.subscribe !== 'function') this.#problems.push('watchesRawSource: the source has no subscribe()');
+    this.#watches.push(() => source);
+    return this;
+  }
+
   /** A predicate every event of every source must pass (research 0.6: applied to mapped sources too, E-20). */
   withEventFilter(predicate: Predicate<KubeObject>): this {
     this.#filters.push(predicate);

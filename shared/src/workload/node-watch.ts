@@ -1,0 +1,115 @@
+// Watches of workload-cluster Nodes, kept only while somebody waits for a Node there. A kubelet
+// registering in a workload cluster raises no event in the management cluster, so without this a
+// controller waiting for a Node can only poll. Each watch lists and watches the cluster's Nodes
+// (through the harness watcher: reconnects, relists after 410, backoff) and hands every Node it
+// sees, added, changed or deleted, to `onNode`; nothing is cached. A watch runs through the client it was started with: when
+// the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401, failed probe), the next
+// ensure() with the new client restarts it. A cluster nobody waits for is unwatched after `idleMs`,
+// so an idle controller holds no connection to any workload cluster.
+import type { Client } from '@metal3-ts/generated';
+import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import { watcher, type WatcherOptions } from '../cache/watcher.ts';
+import { silentLogger, type Logger } from '../log/logger.ts';
+import { clusterKeyString, type ClusterKey } from './errors.ts';
+
+export type NodeHandler = (cluster: ClusterKey, node: Readonly<Node>) => void;
+
+export interface NodeWatchesOptions {
+  readonly log?: Logger;
+  /** How long a cluster nobody waits for stays watched (default 60 s: Nodes of one wave arrive together). */
+  readonly idleMs?: number;
+  /** Passed to the watcher (tests shorten timeouts and backoff). */
+  readonly watcher?: Omit<WatcherOptions, 'log' | 'labelSelector' | 'fieldSelector'>;
+}
+
+interface Watch {
+  readonly client: Client;
+  readonly stop: AbortController;
+  readonly done: Promise<void>;
+  idle?: ReturnType<typeof setTimeout> | undefined;
+}
+
+export class NodeWatches {
+  readonly #onNode: NodeHandler;
+  readonly #options: NodeWatchesOptions;
+  readonly #log: Logger;
+  readonly #watches = new Map<string, Watch>();
+  #closed = false;
+
+  constructor(onNode: NodeHandler, options: NodeWatchesOptions = {}) {
+    this.#onNode = onNode;
+    this.#options = options;
+    this.#log = (options.log ?? silentLogger).with({ component: 'node-watch' });
+  }
+
+  /** Keeps the cluster's Nodes watched through `client`; a different client than the running watch's restarts it. */
+  ensure(cluster: ClusterKey, client: Client): void {
+    if (this.#closed) return;
+    const key = clusterKeyString(cluster);
+    const running = this.#watches.get(key);
+    if (running?.client === client) {
+      clearTimeout(running.idle);
+      running.idle = undefined;
+      return;
+    }
+    if (running) this.#stop(key, running, 'the cluster client was rebuilt');
+    const stop = new AbortController();
+    const done = this.#run(cluster, client, stop.signal);
+    this.#watches.set(key, { client, stop, done });
+    this.#log.info('watching workload Nodes', { cluster: key });
+  }
+
+  /** Nobody waits for a Node in the cluster any more: stop watching it after `idleMs` unless ensured again. */
+  release(cluster: ClusterKey): void {
+    const key = clusterKeyString(cluster);
+    const watch = this.#watches.get(key);
+    if (!watch || watch.idle) return;
+    watch.idle = setTimeout(() => this.#stop(key, watch, 'idle'), this.#options.idleMs ?? 60_000);
+    (watch.idle as { unref?: () => void }).unref?.();
+  }
+
+  /** Clusters watched now. */
+  get size(): number {
+    return this.#watches.size;
+  }
+
+  /** Stops every watch; resolves once they have ended. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const watches = [...this.#watches.entries()];
+    for (const [key, watch] of watches) this.#stop(key, watch, 'closed');
+    await Promise.all(watches.map(([, watch]) => watch.done));
+  }
+
+  #stop(key: string, watch: Watch, reason: string): void {
+    clearTimeout(watch.idle);
+    watch.stop.abort();
+    if (this.#watches.get(key) === watch) this.#watches.delete(key);
+    this.#log.info('stopped watching workload Nodes', { cluster: key, reason });
+  }
+
+  async #run(cluster: ClusterKey, client: Client, signal: AbortSignal): Promise<void> {
+    const deliver = (node: Readonly<Node>) => {
+      try {
+        this.#onNode(cluster, node);
+      } catch (error) {
+        this.#log.error('node handler failed', { cluster: clusterKeyString(cluster), node: node.metadata.name, error });
+      }
+    };
+    try {
+      for await (const event of watcher(client.api(NodeResource), signal, { ...this.#options.watcher, log: this.#log })) {
+        // A deleted Node matters too: it may end a conflict (two Nodes claiming one host).
+        if (event.type === 'replace') event.objects.forEach(deliver);
+        else if (event.type === 'apply' || event.type === 'delete') deliver(event.object);
+      }
+    } catch (error) {
+      // The watcher retries apiserver trouble itself; anything else ends this watch, and the next
+      // ensure() for the cluster starts a new one (the waiting controller still polls meanwhile).
+      if (!signal.aborted) this.#log.error('workload Node watch failed', { cluster: clusterKeyString(cluster), error });
+    } finally {
+      const key = clusterKeyString(cluster);
+      const watch = this.#watches.get(key);
+      if (watch?.stop.signal === signal) this.#watches.delete(key);
+    }
+  }
+}
