@@ -33,6 +33,7 @@ import {
   ownerMetal3Machines,
 } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
+import { nodeWaitSource } from './node-source.ts';
 import { clusterPauseTransitions, hostChanged, machineChanged, metal3MachineChanged, metal3MachineEventFilter } from './predicates.ts';
 import { metal3MachineReconciler } from './reconcile.ts';
 
@@ -73,6 +74,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
   const machines = informers.informerFor(MachineResource);
   machines.addIndex(MACHINE_BY_CLUSTER_INDEX, machineByCluster);
   const hosts = informers.informerFor(BareMetalHostResource);
+  const nodes = nodeWaitSource({ log: deps.log });
   const reconcile = metal3MachineReconciler({
     client: deps.client,
     informers: {
@@ -93,6 +95,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     random: deps.random,
     requeueAfterMs: config.requeueAfterMs,
     nodePollMs: config.nodePollMs,
+    nodeWaiters: nodes.registry,
     fastTrack: config.fastTrack,
   });
   return controllerFor(CONTROLLER_NAME, Metal3MachineResource, {
@@ -109,6 +112,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     .watches(Metal3DataClaimResource, ownerMetal3Machines)
     .watches(Metal3DataResource, ownerMetal3Machines)
     .watches(BareMetalHostResource, hostToMetal3Machines(metal3Machines.store), { predicates: [hostChanged] })
+    .watchesRawSource(nodes.source)
     .withOptions({ maxConcurrentReconciles: config.concurrency ?? 10 })
     .build(reconcile);
 }

@@ -51,12 +51,17 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
   const now = deps.now ?? (() => new Date());
   const safetyNet: Result = { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
   const nodeWaits = new NodeWaits(deps.nodePollMs ?? 1_000, deps.requeueAfterMs ?? REQUEUE_AFTER_MS);
+  /** The Node was found, or the machine is gone: no more polls, no more Node events for it. */
+  const stopAwaitingNode = (key: string) => {
+    nodeWaits.forget(key);
+    deps.nodeWaiters?.forget(key);
+  };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
     const key = requestKey(request);
     const scope = readScope(deps.informers, request, deps.client.api(Metal3MachineResource, request.namespace), ctx.log);
     if (!scope) {
-      nodeWaits.forget(key);
+      stopAwaitingNode(key);
       return {};
     }
     const decision = guard(scope);
@@ -85,7 +90,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     await patch.patch(m3m, { ownedConditions: OWNED_CONDITIONS });
     if (decision.kind === 'Delete' && failure === undefined && result === RELEASED) {
       await removeFinalizerGuarded(scope.api, m3m, METAL3_MACHINE_FINALIZER);
-      nodeWaits.forget(key);
+      stopAwaitingNode(key);
       return {};
     }
     if (isInvalidConfiguration(failure)) throw new TerminalError(failure.message, { cause: failure });
@@ -237,7 +242,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       case 'ready':
         if (outcome.node) {
           markNodeReady(m3m);
-          nodeWaits.forget(scope.key);
+          stopAwaitingNode(scope.key);
         }
         if (outcome.patchedNode) deps.events?.normal(m3m, 'ProviderIDSet', `Node ${outcome.patchedNode} given providerID ${outcome.providerID}`);
         return outcome.node ? {} : { requeueAfterMs: nodeWaits.next(scope.key) };

@@ -135,7 +135,7 @@ test('P-4, P-5 / V-9 row 2 then row 1, live: duplicate IDs in the workload clust
   const machine = await scene.client.api(MachineResource, scene.ns).get('m-v9');
   assert.is(machine.spec?.providerID, undefined, 'Cluster API got no providerID either');
 
-  // V-9 row 4: only the new ID, on one Node ⇒ adopted (the Node poll, not an event, notices)
+  // V-9 row 4: only the new ID, on one Node ⇒ adopted (the workload Node watch or the poll notices)
   await (await nodes()).delete('legacy-twin');
   const m3m = await readyWith('m-v9', id);
   assert.is(v1(m3m, 'KubernetesNodeReady'), 'True//');
@@ -159,7 +159,7 @@ test('P-7, seed 000 step 2: a cloud provider that sets the legacy ID is copied v
   assert.is(scene.controller.errors(), 0);
 });
 
-test('P-7, P-14 row 3: cloud provider enabled but no Node with our ID: not ready, the Node poll goes on without errors; a late cloud provider is picked up', async () => {
+test('P-7, P-14 row 3: cloud provider enabled but no Node with our ID: not ready, the Node wait goes on without errors; a late cloud provider is picked up', async () => {
   await setMode('default');
   await machineFor('nomatch', 'm-nomatch');
   const node = await nodeWhen('host-nomatch', 'the Node of host-nomatch', () => true);

@@ -218,8 +218,8 @@ test('E-11 (changed), P-8: two Nodes labelled with the host uid are a conflict: 
 });
 
 // Nothing in the management cluster changes when the Nodes are fixed: the conflict is looked at again
-// by the Node poll (200 ms doubling here), well before the 120 s safety net of these tests.
-test('E-11 (changed): removing the extra Node heals the machine through the Node poll', async () => {
+// by the Node watch (the deletion is an event) or the Node poll (200 ms doubling here), well before the 120 s safety net of these tests.
+test('E-11 (changed): removing the extra Node heals the machine (Node watch or poll)', async () => {
   await (await nodes()).delete('intruder');
   const id = newID('e11', 'm-e11');
   const healed = await readyWith('m-e11', id, nodeReady);

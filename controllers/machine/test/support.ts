@@ -140,6 +140,8 @@ export interface WorldOptions {
   readonly providerIdMode?: ProviderIdMode;
   /** Run the workload-cluster simulator (default true). */
   readonly workload?: boolean;
+  /** Time from a host provisioned to its kubelet's Node registering (default 0). */
+  readonly joinDelayMs?: number;
 }
 
 /** The simulated world around the controller: BMO, Cluster API Cluster and Machine, workload clusters. */
@@ -149,7 +151,15 @@ export async function startWorld(env: TestEnv, namespace: string, options: World
     ...bmoSimulator(deps, options.bmo ?? {}),
     ...clusterSimulator(deps),
     ...machineSimulator(deps),
-    ...(options.workload === false ? [] : workloadSimulator(deps, { env, namespace, retryAfterMs: 100, ...(options.providerIdMode ? { mode: options.providerIdMode } : {}) })),
+    ...(options.workload === false
+      ? []
+      : workloadSimulator(deps, {
+          env,
+          namespace,
+          retryAfterMs: 100,
+          ...(options.providerIdMode ? { mode: options.providerIdMode } : {}),
+          ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}),
+        })),
   ]);
 }
 

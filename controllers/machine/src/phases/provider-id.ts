@@ -48,7 +48,7 @@ async function patchNodeProviderID(workload: Client, node: string, providerID: s
  * Errors: workload-cluster access errors and a refused Node patch are thrown (retried with backoff).
  */
 export async function reconcileProviderID(
-  deps: Pick<MachineReconcilerDeps, 'workloadClient'>,
+  deps: Pick<MachineReconcilerDeps, 'workloadClient' | 'nodeWaiters'>,
   m3m: Metal3Machine,
   host: Readonly<BareMetalHost>,
   machine: Readonly<Machine>,
@@ -61,10 +61,19 @@ export async function reconcileProviderID(
     hostAnnotation: m3m.metadata.annotations?.[HOST_ANNOTATION],
   };
   const candidates = providerIDCandidates({ metal3Machine: machineView, hostUid: host.metadata.uid, hostFound: true });
-  const workload = await deps.workloadClient({ namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' });
-  const nodes = await listNodes(workload);
+  const clusterKey = { namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' };
+  const workload = await deps.workloadClient(clusterKey);
   const spec = (m3m.spec ??= {});
   const status = (m3m.status ??= {});
+  const hostnames = (status.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
+  // Recorded before the list, so a Node registering in between still wakes this machine; the
+  // reconcile forgets it once the Node is found.
+  deps.nodeWaiters?.await(`${machineView.namespace}/${machineView.name}`, clusterKey, workload, {
+    providerIDs: [candidates.legacy, candidates.new, spec.providerID ?? ''],
+    hostUid: host.metadata.uid,
+    hostnames,
+  });
+  const nodes = await listNodes(workload);
   const ready = (providerID: string, extra: { node?: string; patchedNode?: string } = {}): ProviderIDOutcome => {
     spec.providerID = providerID;
     status.ready = true;
@@ -104,7 +113,6 @@ export async function reconcileProviderID(
   const providerID = spec.providerID || newProviderID(machineView.namespace, hostNameFromAnnotation(machineView), machineView.name);
   spec.providerID = providerID;
   status.ready = true;
-  const hostnames = (status.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
   const byHostname = nodeByHostname(nodes, hostnames);
   if (byHostname.kind === 'wait') return { kind: 'waiting', message: byHostname.message };
   const target = nodes.find((node) => node.name === byHostname.node);

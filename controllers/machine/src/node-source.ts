@@ -1,0 +1,61 @@
+// The workload Nodes as a source of Metal3Machine requests: a machine waiting for its Node is
+// recorded with the identities that Node may show (node-waiters.ts), its workload cluster's Nodes
+// are watched while anyone waits there (NodeWatches), and a Node event wakes exactly the machines it
+// can concern. The reconcile still looks again on its doubling backoff: a watch that cannot be
+// opened, or an event lost between the reconcile's Node list and its registration, costs latency,
+// never the Node.
+import type { Client } from '@metal3-ts/generated';
+import type { EventSource } from '@metal3-ts/shared/controller/source';
+import type { Logger } from '@metal3-ts/shared/log/logger';
+import { requestFromKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
+import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { NodeWatches, type NodeWatchesOptions } from '@metal3-ts/shared/workload/node-watch';
+import { NodeWaiters, type AwaitedNode } from './node-waiters.ts';
+
+/** What the reconcile tells about the machines waiting for a Node. */
+export interface NodeWaitRegistry {
+  /** `machine` (a request key) waits in `cluster`, reached through `client`, for a Node showing `awaited`. */
+  await(machine: string, cluster: ClusterKey, client: Client, awaited: AwaitedNode): void;
+  /** `machine` waits for no Node any more (found, deleted, gone). */
+  forget(machine: string): void;
+}
+
+export interface NodeWaitSource {
+  readonly registry: NodeWaitRegistry;
+  /** For the controller builder's watchesRawSource; its unsubscribe stops every watch. */
+  readonly source: EventSource;
+}
+
+export function nodeWaitSource(options: Omit<NodeWatchesOptions, 'log'> & { readonly log?: Logger | undefined } = {}): NodeWaitSource {
+  const waiters = new NodeWaiters();
+  let enqueue: ((request: Request) => void) | undefined;
+  const watches = new NodeWatches(
+    (cluster, node) => {
+      for (const machine of waiters.waitingFor(cluster, node)) enqueue?.(requestFromKey(machine));
+    },
+    { ...options, ...(options.log ? { log: options.log } : {}) },
+  );
+  return {
+    registry: {
+      await(machine, cluster, client, awaited) {
+        waiters.await(machine, cluster, awaited);
+        watches.ensure(cluster, client);
+      },
+      forget(machine) {
+        const idle = waiters.forget(machine);
+        if (idle) watches.release(idle);
+      },
+    },
+    source: {
+      kind: 'Node',
+      waitForSync: async () => {},
+      subscribe(deliver) {
+        enqueue = deliver;
+        return () => {
+          enqueue = undefined;
+          void watches.close();
+        };
+      },
+    },
+  };
+}
