@@ -1,13 +1,16 @@
 // The world a Metal3Machine benchmark runs in: a fresh namespace with a ready Cluster and
 // Metal3Cluster, the bootstrap data Secret, M hosts the simulated BMO made available (with their BMC
-// Secrets), the simulators of the rest of the world at instant speed, and an observer that stamps
-// when each host is claimed and each Metal3Machine is ready, from watch events rather than polls.
+// Secrets), the simulators of the rest of the world at instant speed (kubelets may be told to join
+// late), and an observer that stamps when each host is claimed and provisioned, each Metal3Machine
+// is ready and each Node first seen and given its machine's provider ID, from watch events.
 import type { Client } from '@metal3-ts/generated';
 import { SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
 import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource, Metal3MachineResource, newMetal3Cluster, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { NodeWatches } from '@metal3-ts/shared/workload/node-watch';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
@@ -55,6 +58,10 @@ export interface MachineScene {
   readonly provisionedAt: Stamps;
   /** When each Metal3Machine was first ready with a providerID. */
   readonly readyAt: Stamps;
+  /** When the Node of each machine (by machine name) first carried the machine's new-format provider ID. */
+  readonly nodeIdAt: Stamps;
+  /** Per machine: milliseconds from its Node first seen to that Node carrying the provider ID. */
+  readonly nodeIdLatency: Stamps;
   /** The observer's clock: milliseconds since it started. */
   now(): number;
   /** Hosts available and unclaimed, now. */
@@ -67,20 +74,26 @@ export interface MachineScene {
   stop(): Promise<void>;
 }
 
+export interface SceneOptions {
+  /** Time from a host provisioned to its kubelet's Node registering (default 0). */
+  readonly joinDelayMs?: number;
+}
+
 /** The scene with `hosts` available hosts; the hosts are created 16 at a time. */
-export async function machineScene(env: TestEnv, admin: Client, prefix: string, hosts: number): Promise<MachineScene> {
+export async function machineScene(env: TestEnv, admin: Client, prefix: string, hosts: number, options: SceneOptions = {}): Promise<MachineScene> {
   const namespace = await freshNamespace(env.admin.client, prefix);
   const deps = simulatorDeps(env.admin);
   const world: RunningSimulators = await startSimulators(deps, [
     ...bmoSimulator(deps, { maxConcurrentReconciles: 8 }),
     ...clusterSimulator(deps),
     ...machineSimulator(deps),
-    ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100 }),
+    ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100, ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}) }),
   ]);
   const observer = await observe(admin, namespace);
   try {
     await createCluster(admin, namespace);
     await observer.until('the Cluster infrastructure ready', async () => (await admin.api(ClusterResource, namespace).get(CLUSTER)).status?.infrastructureReady === true, 30_000);
+    await observer.watchNodes({ namespace, name: CLUSTER });
     await forEach(hosts, 16, async (i) => {
       const { host, secret } = simulatedHost(`host-${String(i).padStart(4, '0')}`, { namespace, labels: { [POOL_LABEL]: 'bench' } });
       await admin.api(SecretResource, namespace).create(secret);
@@ -97,6 +110,8 @@ export async function machineScene(env: TestEnv, admin: Client, prefix: string, 
     claimedAt: observer.claimedAt,
     provisionedAt: observer.provisionedAt,
     readyAt: observer.readyAt,
+    nodeIdAt: observer.nodeIdAt,
+    nodeIdLatency: observer.nodeIdLatency,
     now: observer.now,
     availableHosts: observer.available,
     metal3Machines: observer.metal3Machines,
@@ -160,9 +175,25 @@ async function observe(admin: Client, namespace: string) {
   const claimedAt = new Map<string, number>();
   const provisionedAt = new Map<string, number>();
   const readyAt = new Map<string, number>();
+  const nodeSeenAt = new Map<string, number>();
+  const nodeIdAt = new Map<string, number>();
+  const nodeIdLatency = new Map<string, number>();
   const available = new Set<string>();
   const wakers = new Set<() => void>();
   const wake = () => wakers.forEach((w) => w());
+  const ownPrefix = `metal3://${namespace}/`;
+  const clusterCache = new ClusterCache(admin, { closeGraceMs: 50 });
+  const nodes = new NodeWatches((_, node) => {
+    const name = node.metadata.name ?? '';
+    if (!nodeSeenAt.has(name)) nodeSeenAt.set(name, now());
+    const id = node.spec?.providerID ?? '';
+    const machine = id.startsWith(ownPrefix) ? id.split('/').pop() : undefined;
+    if (machine && !nodeIdAt.has(machine)) {
+      nodeIdAt.set(machine, now());
+      nodeIdLatency.set(machine, now() - (nodeSeenAt.get(name) ?? now()));
+    }
+    wake();
+  }, { idleMs: 24 * 3600_000 });
   hosts.subscribe((event) => {
     const name = event.object.metadata.name ?? '';
     if (event.type !== 'delete' && isAvailable(event.object)) available.add(name);
@@ -197,10 +228,26 @@ async function observe(admin: Client, namespace: string) {
       });
     }
   }
+  /** Watches the cluster's Nodes once its workload apiserver answers. */
+  async function watchNodes(cluster: { namespace: string; name: string }): Promise<void> {
+    const deadline = performance.now() + 60_000;
+    for (;;) {
+      try {
+        nodes.ensure(cluster, await clusterCache.get(cluster));
+        return;
+      } catch (error) {
+        if (performance.now() > deadline) throw new Error(`bench: workload cluster not reachable: ${String(error)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  }
   return {
     claimedAt,
     provisionedAt,
     readyAt,
+    nodeIdAt,
+    nodeIdLatency,
+    watchNodes,
     now,
     available: () => available.size,
     metal3Machines: () => machines.store.list().length,
@@ -208,7 +255,8 @@ async function observe(admin: Client, namespace: string) {
     until,
     stop: async () => {
       stop.abort();
-      await running;
+      await Promise.all([running, nodes.close()]);
+      clusterCache.close();
     },
   };
 }

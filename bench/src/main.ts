@@ -11,19 +11,19 @@ import { benchClientThroughput } from './client-throughput.ts';
 import { benchDataStorm } from './data-storm.ts';
 import { canCollect } from './gc.ts';
 import { benchIdleRss } from './idle-rss.ts';
-import { benchMachineBurst, benchMachineInventory } from './machine-burst.ts';
+import { benchMachineBurst, benchMachineInventory, benchNodeLateness } from './machine-burst.ts';
 import { benchNoopReconcile } from './noop-reconcile.ts';
 import { populateHosts } from './populate.ts';
 import { printSection } from './report.ts';
 
 const quick = process.argv.includes('--quick');
-// `--only cache,client,reconcile,rss,storm,machines,inventory` runs a subset (handy while working on one part).
+// `--only cache,client,reconcile,rss,storm,machines,join,inventory` runs a subset (handy while working on one part).
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
 const wanted = (section: string) => !only || only.has(section);
 const sizes = quick
-  ? { hosts: 100, rounds: 3, requests: 300, claims: 50, machines: 10, inventory: [20, 200] as const }
-  : { hosts: 2000, rounds: 10, requests: 5000, claims: 500, machines: 100, inventory: [150, 1500] as const };
+  ? { hosts: 100, rounds: 3, requests: 300, claims: 50, machines: 10, inventory: [20, 200] as const, joins: 5, joinDelayMs: 5_000 }
+  : { hosts: 2000, rounds: 10, requests: 5000, claims: 500, machines: 100, inventory: [150, 1500] as const, joins: 20, joinDelayMs: 45_000 };
 if (!canCollect()) {
   console.error('bench: run with --expose-gc (npm run bench does) so heap figures are measured after a collection');
   process.exit(2);
@@ -45,6 +45,10 @@ try {
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
   if (wanted('rss')) printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
   if (wanted('machines')) printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));
+  if (wanted('join')) {
+    const title = `Kubelets joining ${sizes.joinDelayMs / 1000} s after provisioning: ${sizes.joins} machines (E-36, A12)`;
+    printSection(title, await benchNodeLateness(env, client, sizes.joins, sizes.joinDelayMs));
+  }
   if (wanted('inventory')) {
     const [small, large] = sizes.inventory;
     printSection(`Metal3Machine association against the inventory size: ${sizes.machines} machines (S2; A10)`, await benchMachineInventory(env, client, sizes.machines, small, large));
