@@ -91,7 +91,9 @@ test('T-2: a Metal3Machine cloned after the template changed, or edited away fro
   await admin.api(Metal3MachineResource, ns).mergePatch('late', { spec: { automatedCleaningMode: 'metadata' } });
   await modesBecome(admin, ns, { late: 'disabled' });
 
-  // A status-only change of a machine does not reconcile the template (the watch's predicate).
+  // A status-only change of a machine does not reconcile the template (the watch's predicate). First
+  // let the reconciles of the steps above end: our own write of the mode comes back as a machine event.
+  await settled(controller!, 0);
   const before = controller!.reconciles();
   await admin.api(Metal3MachineResource, ns).mergePatchStatus('late', { status: { ready: false } });
   await sleep(500);
