@@ -111,7 +111,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     .watches(Metal3ClusterResource, metal3ClusterToMetal3Machines(machines.store))
     .watches(Metal3DataClaimResource, ownerMetal3Machines)
     .watches(Metal3DataResource, ownerMetal3Machines)
-    .watches(BareMetalHostResource, hostToMetal3Machines(metal3Machines.store), { predicates: [hostChanged] })
+    .watchesEvents(BareMetalHostResource, hostToMetal3Machines(metal3Machines.store), { predicates: [hostChanged] })
     .watchesRawSource(nodes.source)
     .withOptions({ maxConcurrentReconciles: config.concurrency ?? 10 })
     .build(reconcile);

@@ -5,9 +5,9 @@ import * as assert from 'uvu/assert';
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
 import { newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newMetal3Cluster, newMetal3Data, newMetal3DataClaim, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import type { IndexFn } from '@metal3-ts/shared/cache/types';
-import { enqueueFromMap } from '@metal3-ts/shared/controller/handlers';
 import { machineRef, testHost } from '@metal3-ts/shared/host/testing';
 import {
   clusterToMetal3Machines,
@@ -133,14 +133,18 @@ const awaiting = () =>
     { [METAL3MACHINE_AWAITING_HOST_INDEX]: metal3MachineAwaitingHost },
   );
 
+/** The host handler for a host seen for the first time (an add event). */
+const hostAdded = (host: BareMetalHost) => hostToMetal3Machines(awaiting())({ type: 'add', object: host });
+const hostUpdated = (old: BareMetalHost, object: BareMetalHost) => hostToMetal3Machines(awaiting())({ type: 'update', old, object });
+
 test('M-7: a host consumed by a Metal3Machine maps to it (the consumerRef namespace, any version)', () => {
-  const map = hostToMetal3Machines(awaiting());
+  const map = hostAdded;
   assert.equal(map(testHost('h', { consumer: machineRef('m3m') })), [req('m3m')]);
   assert.equal(map(testHost('h', { consumer: { ...machineRef('m3m', 'other'), apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2' } })), [req('m3m', 'other')]);
 });
 
 test('M-7: a consumerRef of another kind or group, or with an unparsable apiVersion, maps to nothing and wakes no one', () => {
-  const map = hostToMetal3Machines(awaiting());
+  const map = hostAdded;
   const consumers = [
     { ...machineRef('m3m'), kind: 'Machine' },
     { ...machineRef('m3m'), apiVersion: 'example.com/v1' },
@@ -150,7 +154,7 @@ test('M-7: a consumerRef of another kind or group, or with an unparsable apiVers
 });
 
 test('M-7 (beyond upstream, H-11): a selectable unclaimed host wakes the Metal3Machines of its namespace awaiting a host', () => {
-  const map = hostToMetal3Machines(awaiting());
+  const map = hostAdded;
   assert.equal(byName(map(testHost('h'))), ['waiting-1', 'waiting-2']);
   assert.equal(byName(map(testHost('h', { state: 'ready' }))), ['waiting-1', 'waiting-2'], 'ready counts as available (H-8)');
   const reserved = testHost('h', { state: 'provisioning', labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'md-x' } });
@@ -160,7 +164,7 @@ test('M-7 (beyond upstream, H-11): a selectable unclaimed host wakes the Metal3M
 });
 
 test('M-7 (beyond upstream): claimed, unavailable, paused, unhealthy, failed or deleting hosts wake no waiting machine', () => {
-  const map = hostToMetal3Machines(awaiting());
+  const map = hostAdded;
   const hosts = {
     claimed: testHost('h', { consumer: { ...machineRef('x'), kind: 'Other' } }),
     provisioning: testHost('h', { state: 'provisioning' }),
@@ -173,12 +177,21 @@ test('M-7 (beyond upstream): claimed, unavailable, paused, unhealthy, failed or 
   for (const [what, host] of Object.entries(hosts)) assert.equal(map(host), [], what);
 });
 
-test('M-7 (beyond upstream): an update claiming a host wakes its new consumer, and through the old object the waiting machines', () => {
-  const handler = enqueueFromMap(hostToMetal3Machines(awaiting()));
-  const old = testHost('h');
+test('M-7 (beyond upstream): an update wakes the waiting machines only if the host is selectable after it', () => {
+  const free = testHost('h');
   const claimed = testHost('h', { consumer: machineRef('waiting-1') });
-  assert.equal(byName(handler({ type: 'update', old, object: claimed })), ['waiting-1', 'waiting-2']);
-  assert.equal(handler({ type: 'update', old: claimed, object: claimed }), [req('waiting-1')]);
+  assert.equal(hostUpdated(free, claimed), [req('waiting-1')], 'a claim wakes its new consumer only');
+  assert.equal(hostUpdated(claimed, claimed), [req('waiting-1')]);
+  assert.equal(byName(hostUpdated(claimed, free)), ['waiting-1', 'waiting-2'], 'a release wakes the old consumer and the waiting machines');
+  assert.equal(byName(hostUpdated(free, testHost('h', { labels: { pool: 'gpu' } }))), ['waiting-1', 'waiting-2'], 'a label may make it match a selector');
+  assert.equal(byName(hostUpdated(testHost('h', { state: 'inspecting' }), free)), ['waiting-1', 'waiting-2'], 'it became available');
+  const unpaused = hostUpdated(testHost('h', { annotations: { 'baremetalhost.metal3.io/paused': '' } }), free);
+  assert.equal(byName(unpaused), ['waiting-1', 'waiting-2'], 'it was unpaused');
+  const reserved = (state: string) => testHost('h', { state, labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'cp-x' } });
+  assert.equal(byName(hostUpdated(reserved('externally provisioned'), reserved('available'))), ['waiting-1', 'waiting-2'], 'a reserved host changing state (H-10)');
+  assert.equal(hostUpdated(free, testHost('h', { state: 'provisioning' })), [], 'it stopped being selectable');
+  assert.equal(hostToMetal3Machines(awaiting())({ type: 'delete', object: free }), [], 'a deleted free host wakes no one');
+  assert.equal(hostToMetal3Machines(awaiting())({ type: 'delete', object: claimed }), [req('waiting-1')]);
 });
 
 test('the awaiting-host index: no host annotation (or an empty one), not deleting, not paused, not failed', () => {

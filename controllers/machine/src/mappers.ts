@@ -7,7 +7,7 @@ import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1b
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
-import type { MapFn } from '@metal3-ts/shared/controller/handlers';
+import { distinctRequests, type EventHandler, type MapFn } from '@metal3-ts/shared/controller/handlers';
 import { isPausedByAnnotation } from '@metal3-ts/shared/controller/predicates';
 import { apiGroupOf } from '@metal3-ts/shared/host/consumer';
 import { isSelectable } from '@metal3-ts/shared/host/inventory';
@@ -90,19 +90,22 @@ export const ownerMetal3Machines: MapFn<KubeObject> = (obj) =>
     .map((ref) => ({ namespace: obj.metadata.namespace ?? '', name: ref.name }));
 
 /**
- * M-7: a host wakes the Metal3Machine in its consumerRef. Beyond upstream: an unclaimed host that
- * is selectable (free, and available or reserved for node reuse) wakes every Metal3Machine of its
- * namespace waiting for a host. An update maps both objects, so the claim of a host also wakes the
- * machines that were waiting (they find nothing left and keep waiting): one extra reconcile each.
+ * M-7: a host wakes the Metal3Machine in its consumerRef (before and after an update, so a consumer
+ * that lost the host hears of it too). Beyond upstream: a host that is selectable after the event
+ * (free, and available or reserved for node reuse) wakes every Metal3Machine of its namespace
+ * waiting for a host. Only the new object counts for that: a claimed host (selectable only before)
+ * wakes no waiting machine, which with N machines arriving together would cost N reconciles per claim.
  */
-export function hostToMetal3Machines(awaiting: Store<Metal3Machine>): MapFn<BareMetalHost> {
-  return (host) => {
+export function hostToMetal3Machines(awaiting: Store<Metal3Machine>): EventHandler<BareMetalHost> {
+  const consumerOf = (host: Readonly<BareMetalHost>): Request[] => {
     const ref = host.spec?.consumerRef;
-    if (ref) return ref.name && ref.namespace && namesMetal3Machine(ref) ? [{ namespace: ref.namespace, name: ref.name }] : [];
-    if (!isSelectable(host)) return [];
-    return awaiting.byIndex(METAL3MACHINE_AWAITING_HOST_INDEX, host.metadata.namespace ?? '').map((m3m) => ({
-      namespace: m3m.metadata.namespace ?? '',
-      name: m3m.metadata.name ?? '',
-    }));
+    return ref?.name && ref.namespace && namesMetal3Machine(ref) ? [{ namespace: ref.namespace, name: ref.name }] : [];
+  };
+  const waiting = (host: Readonly<BareMetalHost>): Request[] =>
+    awaiting.byIndex(METAL3MACHINE_AWAITING_HOST_INDEX, host.metadata.namespace ?? '').map((m3m) => ({ namespace: m3m.metadata.namespace ?? '', name: m3m.metadata.name ?? '' }));
+  return (event) => {
+    const consumers = event.type === 'update' ? [...consumerOf(event.old), ...consumerOf(event.object)] : consumerOf(event.object);
+    const wakesWaiting = event.type !== 'delete' && isSelectable(event.object);
+    return distinctRequests([...consumers, ...(wakesWaiting ? waiting(event.object) : [])]);
   };
 }

@@ -18,6 +18,8 @@ export interface NodeWaitRegistry {
   await(machine: string, cluster: ClusterKey, client: Client, awaited: AwaitedNode): void;
   /** `machine` waits for no Node any more (found, deleted, gone). */
   forget(machine: string): void;
+  /** The cluster is being deleted: stop watching its Nodes now rather than after the idle time. */
+  clusterDeleting(cluster: ClusterKey): void;
 }
 
 export interface NodeWaitSource {
@@ -44,6 +46,9 @@ export function nodeWaitSource(options: Omit<NodeWatchesOptions, 'log'> & { read
       forget(machine) {
         const idle = waiters.forget(machine);
         if (idle) watches.release(idle);
+      },
+      clusterDeleting(cluster) {
+        watches.stop(cluster);
       },
     },
     source: {

@@ -64,6 +64,8 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       stopAwaitingNode(key);
       return {};
     }
+    // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
+    if (scope.cluster?.metadata.deletionTimestamp) deps.nodeWaiters?.clusterDeleting({ namespace: request.namespace ?? '', name: scope.cluster.metadata.name ?? '' });
     const decision = guard(scope);
     if (decision.kind === 'NotOurs') return {};
     let m3m = copy(scope.cached);

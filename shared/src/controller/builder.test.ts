@@ -223,6 +223,22 @@ test('an object with a reconcile method works as the reconciler; enqueue adds a 
   await running;
 });
 
+test('watchesEvents: the handler sees whole events (an update with its old object) and what it answers is reconciled', async () => {
+  const types: string[] = [];
+  const h = harness((b) =>
+    b.watchesEvents(BareMetalHostResource, (event) => {
+      types.push(event.type === 'update' ? `update:${event.old.spec?.consumerRef?.name ?? '-'}>${event.object.spec?.consumerRef?.name ?? '-'}` : event.type);
+      return event.type === 'update' && !event.old.spec?.consumerRef ? hostToMachine(event.object) : [];
+    }),
+  );
+  h.hosts.create(host('h1', undefined));
+  h.hosts.update(host('h1', 'm1'));
+  h.hosts.update(host('h1', 'm2'));
+  assert.equal(await h.take(), ['ns/m1'], 'only the claim of a free host, as the handler decided');
+  assert.equal(types, ['add', 'update:->m1', 'update:m1>m2']);
+  await h.shutdown();
+});
+
 test('watchesRawSource: requests a raw source delivers are reconciled, waited for before workers start, and it is unsubscribed at stop', async () => {
   const informers = new FakeInformerSource();
   const seen: string[] = [];

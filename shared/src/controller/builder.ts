@@ -13,7 +13,7 @@ import type { Logger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
 import type { ReconcileFn, Reconciler } from '../reconcile/reconcile.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
-import { enqueueFromMap, enqueueOwner, enqueueSelf, type MapFn } from './handlers.ts';
+import { enqueueFromMap, enqueueOwner, enqueueSelf, type EventHandler, type MapFn } from './handlers.ts';
 import type { Predicate } from './predicates.ts';
 import { informerSource, type EventSource } from './source.ts';
 
@@ -82,6 +82,17 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#watches.push((informers, filters) =>
       informerSource(informers.informerFor(descriptor), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])]),
     );
+    return this;
+  }
+
+  /**
+   * Reconciles what `handler` answers for each event of `descriptor`'s kind: for mappings that
+   * depend on the event itself (an update's old and new object together), where `watches` maps
+   * each object alone.
+   */
+  watchesEvents<O extends KubeObject>(descriptor: ResourceDescriptor<O>, handler: EventHandler<O>, options: { predicates?: Predicate<O>[] } = {}): this {
+    if (typeof handler !== 'function') this.#problems.push(`watchesEvents(${descriptor.kind}): the event handler is missing`);
+    this.#watches.push((informers, filters) => informerSource(informers.informerFor(descriptor), handler, [...filters, ...(options.predicates ?? [])]));
     return this;
   }
 

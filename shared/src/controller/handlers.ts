@@ -22,7 +22,8 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
-function distinct(requests: Iterable<Request>): Request[] {
+/** The requests without repeats or empty names, in first-seen order. */
+export function distinctRequests(requests: Iterable<Request>): Request[] {
   const byKey = new Map<string, Request>();
   for (const r of requests) if (r.name !== '' && !byKey.has(requestKey(r))) byKey.set(requestKey(r), r);
   return [...byKey.values()];
@@ -63,10 +64,10 @@ export function enqueueOwner<T extends KubeObject>(
   options: { onlyController?: boolean } = {},
 ): EventHandler<T> {
   const onlyController = options.onlyController ?? true;
-  return (event) => distinct(objectsOf(event).flatMap((obj) => ownerRequests(obj, owner, onlyController)));
+  return (event) => distinctRequests(objectsOf(event).flatMap((obj) => ownerRequests(obj, owner, onlyController)));
 }
 
 /** Enqueues whatever `map` answers for the event object (old and new objects for an update). */
 export function enqueueFromMap<T extends KubeObject>(map: MapFn<T>): EventHandler<T> {
-  return (event) => distinct(objectsOf(event).flatMap((obj) => map(obj)));
+  return (event) => distinctRequests(objectsOf(event).flatMap((obj) => map(obj)));
 }

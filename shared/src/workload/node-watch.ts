@@ -68,6 +68,13 @@ export class NodeWatches {
     (watch.idle as { unref?: () => void }).unref?.();
   }
 
+  /** Stops watching the cluster now (it is being deleted: its apiserver should not wait on our watch). */
+  stop(cluster: ClusterKey): void {
+    const key = clusterKeyString(cluster);
+    const watch = this.#watches.get(key);
+    if (watch) this.#stop(key, watch, 'stopped by caller');
+  }
+
   /** Clusters watched now. */
   get size(): number {
     return this.#watches.size;

@@ -81,6 +81,16 @@ test('a rebuilt client restarts the watch through it; release stops it after the
   assert.is(seen.length, after, 'no Node handed over without a watch');
 });
 
+test('stop ends a cluster\'s watch at once; a later ensure starts it again', async () => {
+  watches.ensure(CLUSTER, client());
+  assert.is(watches.size, 1);
+  watches.stop(CLUSTER);
+  assert.is(watches.size, 0);
+  watches.stop(CLUSTER);
+  watches.ensure(CLUSTER, client());
+  assert.is(watches.size, 1);
+});
+
 test('close stops every watch and refuses new ones', async () => {
   watches.ensure(CLUSTER, client());
   assert.is(watches.size, 1);
