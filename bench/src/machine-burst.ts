@@ -4,6 +4,8 @@
 // instant BMO and kubelet speed; time until every Metal3Machine is ready with a providerID, per
 // machine p50/p99, requests and reconciles per machine, conflicts; once without a client limit and
 // once under CAPM3's 20/30. S6: the same machines deleted, until every host is available again.
+// Late kubelets (E-36): Nodes registering some time after provisioning, and how long each waits for
+// its provider ID (CAPM3 polls every 30 s).
 // S2, large inventory: the same N machines over M hosts in the namespace, for a small and a large M:
 // the association time, ours and the reference model's (reference-association.ts), and host bytes
 // listed per association. The reference figures come from that model of CAPM3's association step
@@ -24,7 +26,7 @@ interface Burst {
   readonly claimedSeconds: number;
   readonly readySeconds: number;
   readonly deletedSeconds: number;
-  /** Per machine: seconds from its creation to its host claimed / to ready. */
+  /** Per machine: seconds from its creation to its host claimed / to ready / to its Node carrying the provider ID. */
   readonly claimLatencies: readonly number[];
   readonly readyLatencies: readonly number[];
   readonly nodeIdFromCreate: readonly number[];

@@ -31,11 +31,12 @@ export interface NodeWaitSource {
 export function nodeWaitSource(options: Omit<NodeWatchesOptions, 'log'> & { readonly log?: Logger | undefined } = {}): NodeWaitSource {
   const waiters = new NodeWaiters();
   let enqueue: ((request: Request) => void) | undefined;
+  const { log, ...watchOptions } = options;
   const watches = new NodeWatches(
     (cluster, node) => {
       for (const machine of waiters.waitingFor(cluster, node)) enqueue?.(requestFromKey(machine));
     },
-    { ...options, ...(options.log ? { log: options.log } : {}) },
+    { ...watchOptions, ...(log ? { log } : {}) },
   );
   return {
     registry: {

@@ -2,10 +2,10 @@
 // registering in a workload cluster raises no event in the management cluster, so without this a
 // controller waiting for a Node can only poll. Each watch lists and watches the cluster's Nodes
 // (through the harness watcher: reconnects, relists after 410, backoff) and hands every Node it
-// sees, added, changed or deleted, to `onNode`; nothing is cached. A watch runs through the client it was started with: when
-// the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401, failed probe), the next
-// ensure() with the new client restarts it. A cluster nobody waits for is unwatched after `idleMs`,
-// so an idle controller holds no connection to any workload cluster.
+// sees, added, changed or deleted, to `onNode`; nothing is cached. A watch runs through the client
+// it was started with: when the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401,
+// failed probe), the next ensure() with the new client restarts it. A cluster nobody waits for is
+// unwatched after `idleMs`, so an idle controller holds no connection to any workload cluster.
 import type { Client } from '@metal3-ts/generated';
 import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
 import { watcher, type WatcherOptions } from '../cache/watcher.ts';
