@@ -19,7 +19,6 @@ import {
   Metal3DataResource,
   Metal3MachineResource,
   newMetal3Cluster,
-  newMetal3Data,
   newMetal3Machine,
   type Metal3Machine,
   type Metal3MachineSpec,
@@ -38,6 +37,7 @@ import {
   consumers,
   createClusterScene,
   createMachine,
+  createMetal3Data,
   EVENT_MS,
   gone,
   hostWhen,
@@ -96,20 +96,7 @@ test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our f
   const m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
   // No template or data controller runs here: the test plays both (DT-13, D-*).
   await scene.client.api(Metal3DataClaimResource, scene.ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
-  const data = await scene.client.api(Metal3DataResource, scene.ns).create(
-    newMetal3Data({
-      metadata: {
-        name: 'tmpl-0',
-        labels: { ...(claim.metadata.labels ?? {}) },
-        // DT-13: the claim and the Metal3Machine own it (M-6: the latter is what wakes the machine).
-        ownerReferences: [
-          { apiVersion: M3M_API, kind: 'Metal3DataClaim', name: 'dt-0', uid: claim.metadata.uid ?? '' },
-          { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'dt-0', uid: m3m.metadata.uid ?? '' },
-        ],
-      },
-      spec: { index: 0, template: { name: 'tmpl', namespace: scene.ns }, claim: { name: 'dt-0', namespace: scene.ns }, metaData: { name: 'dt-0-metadata', namespace: scene.ns }, networkData: { name: 'dt-0-networkdata', namespace: scene.ns } },
-    }),
-  );
+  const data = await createMetal3Data(scene.client, claim, m3m);
   await scene.client.api(Metal3DataResource, scene.ns).mergePatchStatus(data.metadata.name ?? '', { status: { ready: true } });
   const hostName = await provisionedHost(scene, 'dt-0');
   let host = await hostApi(scene).get(hostName);

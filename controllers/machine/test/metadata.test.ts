@@ -12,7 +12,6 @@ import {
   Metal3DataClaimResource,
   Metal3DataResource,
   Metal3MachineResource,
-  newMetal3Data,
   type Metal3DataClaim,
   type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -22,6 +21,7 @@ import {
   BOOTSTRAP_SECRET,
   consumers,
   createMachine,
+  createMetal3Data,
   EVENT_MS,
   hostNamed,
   hostWhen,
@@ -96,25 +96,7 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info');
 
   // ...and creates the Metal3Data (DT-13), not yet rendered: its creation wakes the machine (M-6).
-  const data = await scene.client.api(Metal3DataResource, scene.ns).create(
-    newMetal3Data({
-      metadata: {
-        name: 'tmpl-0',
-        labels: { ...(claim.metadata.labels ?? {}) },
-        ownerReferences: [
-          { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3DataClaim', name: 'dt-0', uid: claim.metadata.uid ?? '' },
-          { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', uid: m3m.metadata.uid ?? '' },
-        ],
-      },
-      spec: {
-        index: 0,
-        template: { name: 'tmpl', namespace: scene.ns },
-        claim: { name: 'dt-0', namespace: scene.ns },
-        metaData: { name: 'dt-0-metadata', namespace: scene.ns },
-        networkData: { name: 'dt-0-networkdata', namespace: scene.ns },
-      },
-    }),
-  );
+  const data = await createMetal3Data(scene.client, claim, m3m);
   m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 waiting for the Metal3Data to become ready', (m) => v1Message(m, 'Metal3DataReady') === 'Waiting for Metal3Data to become ready', EVENT_MS);
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info', 'M-36 step 3');
   assert.is(v2(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data');

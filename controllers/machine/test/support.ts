@@ -11,9 +11,13 @@ import { NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/g
 import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3ClusterResource,
+  Metal3DataResource,
   Metal3MachineResource,
   newMetal3Cluster,
+  newMetal3Data,
   newMetal3Machine,
+  type Metal3Data,
+  type Metal3DataClaim,
   type Metal3Machine,
   type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -30,6 +34,7 @@ import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { workloadNodes as readWorkloadNodes } from '@metal3-ts/test/testing/workload';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import { bmoSimulator, simulatedHost, type BmoOptions } from '@metal3-ts/test/sim/bmo/index';
 import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
@@ -275,18 +280,40 @@ export async function createMachine(client: Client, namespace: string, name: str
   return { machine, metal3Machine };
 }
 
+/**
+ * The Metal3Data a template controller makes for `claim` (DT-13): `<template>-0`, labelled like the
+ * claim, owned by the claim and by the Metal3Machine (M-6: the latter is what wakes the machine),
+ * naming `<claim>-metadata` / `<claim>-networkdata`. Not ready: the test says when it is rendered.
+ * No template or data controller runs in these tests; they play both.
+ */
+export async function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
+  const namespace = claim.metadata.namespace ?? '';
+  const name = claim.metadata.name ?? '';
+  return client.api(Metal3DataResource, namespace).create(
+    newMetal3Data({
+      metadata: {
+        name: `${template}-0`,
+        labels: { ...(claim.metadata.labels ?? {}) },
+        ownerReferences: [
+          { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3DataClaim', name, uid: claim.metadata.uid ?? '' },
+          { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: m3m.metadata.name ?? '', uid: m3m.metadata.uid ?? '' },
+        ],
+      },
+      spec: {
+        index: 0,
+        template: { name: template, namespace },
+        claim: { name, namespace },
+        metaData: { name: `${name}-metadata`, namespace },
+        networkData: { name: `${name}-networkdata`, namespace },
+      },
+    }),
+  );
+}
+
 export * from './readers.ts';
 
 /** The workload cluster's Nodes, through the same kind of client the controller uses. */
-export async function workloadNodes(client: Client, namespace: string, cluster = CLUSTER): Promise<Node[]> {
-  const cache = new ClusterCache(client, { closeGraceMs: 50 });
-  try {
-    const workload = await cache.get({ namespace, name: cluster });
-    return (await workload.api(NodeResource).list()).items;
-  } finally {
-    cache.close();
-  }
-}
+export const workloadNodes = (client: Client, namespace: string, cluster = CLUSTER): Promise<Node[]> => readWorkloadNodes(client, { namespace, name: cluster });
 
 /** The Node API of the workload cluster of `cluster` through `cache`, once the cluster is reachable. */
 export async function workloadNodeApi(cache: ClusterCache, namespace: string, timeoutMs?: number, cluster = CLUSTER) {

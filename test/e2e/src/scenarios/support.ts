@@ -2,11 +2,11 @@
 // progress and the controllers' warnings in the failure message), the workload cluster's Nodes, and
 // small readers over the lab's objects.
 import type { Client } from '@metal3-ts/generated';
-import { NodeResource, SecretResource, type Node } from '@metal3-ts/generated/core/v1';
+import { SecretResource, type Node } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { eventually as pollUntil } from '@metal3-ts/test/testing/eventually';
+import { workloadNodes } from '@metal3-ts/test/testing/workload';
 import type { Lab } from '../lab/lab.ts';
 import { describe, isClusterRunning, snapshot, type Snapshot } from '../lab/progress.ts';
 
@@ -37,14 +37,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
 }
 
 /** The workload cluster's Nodes, through a ClusterCache as a controller would reach them. */
-export async function nodes(client: Client, namespace: string): Promise<Node[]> {
-  const cache = new ClusterCache(client, { closeGraceMs: 50 });
-  try {
-    return (await (await cache.get({ namespace, name: CLUSTER })).api(NodeResource).list()).items;
-  } finally {
-    cache.close();
-  }
-}
+export const nodes = (client: Client, namespace: string): Promise<Node[]> => workloadNodes(client, { namespace, name: CLUSTER });
 
 export async function metal3Machines(lab: Lab): Promise<Metal3Machine[]> {
   return (await lab.client.api(Metal3MachineResource, lab.namespace).list()).items;
