@@ -5,7 +5,7 @@
 // none of whose owners still exists with the referenced UID, as the real collector does.
 // Not covered: foreground deletion, blockOwnerDeletion, orphaning, cluster-scoped owners of namespaced
 // objects (owners are looked up in the dependent's namespace).
-import { isNotFound, registry, type Client, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@metal3-ts/generated';
+import { isConflict, isNotFound, registry, type Client, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { SimulatorDeps } from '../simulator.ts';
 
@@ -42,10 +42,11 @@ export async function collectGarbage(client: Client, dependents: readonly Resour
       const alive = await Promise.all(owners.map((ref) => ownerExists(client, obj.metadata.namespace, ref)));
       if (alive.some(Boolean)) continue;
       try {
-        await client.api(descriptor, obj.metadata.namespace).delete(obj.metadata.name ?? '');
+        // As the real collector: only the object judged (uid), never a new one of the same name.
+        await client.api(descriptor, obj.metadata.namespace).delete(obj.metadata.name ?? '', { preconditions: { uid: obj.metadata.uid ?? '' } });
         deleted.push(`${descriptor.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`);
       } catch (error) {
-        if (!isNotFound(error)) throw error;
+        if (!isNotFound(error) && !isConflict(error)) throw error;
       }
     }
   }
