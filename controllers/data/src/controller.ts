@@ -31,9 +31,11 @@ import {
   clusterToDatas,
   DATA_BY_CLAIM_INDEX,
   DATA_BY_CLUSTER_INDEX,
+  DATA_BY_SECRET_INDEX,
   DATA_BY_TEMPLATE_INDEX,
   dataByClaim,
   dataByCluster,
+  dataBySecret,
   dataByTemplate,
   hostToDatas,
   ipAddressToDatas,
@@ -49,6 +51,7 @@ import {
 } from './mappers.ts';
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
 import { changedBesidesStatus, eventFilter } from './predicates.ts';
+import { renderedSecretWatch } from './rendered-secret-watch.ts';
 import { metal3DataReconciler } from './reconcile.ts';
 import type { DataInformers } from './scope.ts';
 import {
@@ -75,6 +78,10 @@ export interface DataControllersConfig {
   readonly ipam?: ServedIpamKinds;
   /** Safety-net wait behind the watches (default 30 s, §0.4). */
   readonly requeueAfterMs?: number;
+  /** Recheck of a Secret of a rendered name that is not ours (default 5 s: it may not be watched). */
+  readonly secretConflictRecheckMs?: number;
+  /** `--namespace`: the rendered-Secret watch is limited to it as the shared informers are. */
+  readonly namespace?: string | undefined;
 }
 
 /** What the controllers need; `MainDeps` from runMain fits. */
@@ -104,6 +111,7 @@ export function dataInformers(source: InformerSource, ipam: ServedIpamKinds = { 
   datas.addIndex(DATA_BY_TEMPLATE_INDEX, dataByTemplate);
   datas.addIndex(DATA_BY_CLAIM_INDEX, dataByClaim);
   datas.addIndex(DATA_BY_CLUSTER_INDEX, dataByCluster);
+  datas.addIndex(DATA_BY_SECRET_INDEX, dataBySecret);
   const claims = source.informerFor(Metal3DataClaimResource);
   claims.addIndex(CLAIM_BY_METAL3MACHINE_INDEX, claimByMetal3Machine);
   const metal3Machines = source.informerFor(Metal3MachineResource);
@@ -147,6 +155,7 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     events: deps.events,
     preallocation: config.preallocation ?? false,
     ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
+    ...(config.secretConflictRecheckMs !== undefined ? { secretConflictRecheckMs: config.secretConflictRecheckMs } : {}),
   });
   let builder = controllerFor(DATA_CONTROLLER_NAME, Metal3DataResource, builderDeps(deps))
     .withEventFilter(eventFilter(config.watchFilter ?? ''))
@@ -156,7 +165,8 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     .watches(Metal3MachineResource, metal3MachineToDatas(stores))
     .watches(MachineResource, machineToDatas(stores))
     .watches(BareMetalHostResource, hostToDatas(stores))
-    .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] });
+    .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] })
+    .watchesRawSource(renderedSecretWatch(deps.client, informers.datas.store, { namespace: config.namespace }));
   if (ipam.metal3) builder = builder.watches(IPClaimResource, ipClaimToDatas).watches(IPAddressResource, ipAddressToDatas(stores));
   if (ipam.capi) builder = builder.watches(capi.IPAddressClaimResource, ipClaimToDatas).watches(capi.IPAddressResource, capiIPAddressToDatas(stores));
   return builder.withOptions({ maxConcurrentReconciles: config.dataConcurrency ?? 10 }).build(reconcile);

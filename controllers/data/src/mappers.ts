@@ -2,7 +2,8 @@
 // input of the rendering wakes the Metal3Data waiting for it, where upstream polls every 30 s).
 // The chains follow the association of D-9: Metal3Data → claim → Metal3Machine → Machine and host.
 // Inputs other than claims and IP objects only wake Metal3Data that still wait to be rendered: a
-// rendered Metal3Data never changes (DR-21).
+// rendered Metal3Data never changes (DR-21); its rendered Secrets are watched apart
+// (rendered-secret-watch.ts), so one that disappears is rendered again.
 import type { KubeObject } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -22,6 +23,8 @@ export const DATA_BY_TEMPLATE_INDEX = 'metal3data:by-template';
 export const DATA_BY_CLAIM_INDEX = 'metal3data:by-claim';
 /** Metal3Data by `<namespace>/<cluster-name label>`. */
 export const DATA_BY_CLUSTER_INDEX = 'metal3data:by-cluster';
+/** Metal3Data by `<namespace>/<Secret name>` of the Secrets its spec names (issue 21 point 0). */
+export const DATA_BY_SECRET_INDEX = 'metal3data:by-secret';
 /** Metal3DataClaims by `<namespace>/<owner Metal3Machine name>`. */
 export const CLAIM_BY_METAL3MACHINE_INDEX = 'metal3data:claim-by-metal3machine';
 /** Metal3Machines by `<namespace>/<host name>` (the `metal3.io/BareMetalHost` annotation, M-40). */
@@ -37,6 +40,10 @@ export const dataByTemplate: IndexFn<Metal3Data> = (data) => {
 };
 export const dataByClaim: IndexFn<Metal3Data> = (data) => key(data.metadata.namespace, data.spec?.claim?.name);
 export const dataByCluster: IndexFn<Metal3Data> = (data) => key(data.metadata.namespace, data.metadata.labels?.[CLUSTER_NAME_LABEL]);
+export const dataBySecret: IndexFn<Metal3Data> = (data) => [
+  ...key(data.metadata.namespace, data.spec?.metaData?.name),
+  ...key(data.metadata.namespace, data.spec?.networkData?.name),
+];
 export const claimByMetal3Machine: IndexFn<Metal3DataClaim> = (claim) =>
   key(claim.metadata.namespace, getOwnerByKind(claim, INFRASTRUCTURE_GROUP, 'Metal3Machine')?.name);
 export const metal3MachineByHost: IndexFn<Metal3Machine> = (m3m) => {

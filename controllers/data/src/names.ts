@@ -21,6 +21,11 @@ export const POOL_NAME_LABEL = 'infrastructure.cluster.x-k8s.io/pool-name';
 export const RENDERED_SECRET_TYPE = 'infrastructure.cluster.x-k8s.io/secret';
 export const META_DATA_KEY = 'metaData';
 export const NETWORK_DATA_KEY = 'networkData';
+/**
+ * Ours (not upstream's): on every Secret this controller renders, so a label-selected watch sees
+ * exactly those (a rendered Secret that disappears is rendered again) and no other Secret.
+ */
+export const RENDERED_SECRET_LABEL = 'metal3data.infrastructure.cluster.x-k8s.io/rendered';
 
 export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
 export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
@@ -33,6 +38,8 @@ export const DATA_TEMPLATE_CONTROLLER_NAME = 'metal3datatemplate';
 
 /** Research §0.4: the wait used everywhere upstream; here a safety net behind the watches. */
 export const REQUEUE_AFTER_MS = 30_000;
+/** How soon a Metal3Data blocked by a Secret it does not control looks again (issue 21 point 0). */
+export const SECRET_CONFLICT_RECHECK_MS = 5_000;
 
 /** D-9: the Secret names derived from the Metal3Machine when the Metal3Data names none (D-10). */
 export const metaDataSecretName = (metal3Machine: string): string => `${metal3Machine}-metadata`;

@@ -10,7 +10,7 @@ import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { isGoneDuringPatch, writeStep } from './errors.ts';
 import { clusterNameOf, guard } from './guards.ts';
-import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
+import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS, SECRET_CONFLICT_RECHECK_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
 import { renderData, type RenderDataDeps } from './phases/render-data.ts';
 import { releaseCandidates, type DataInformers } from './scope.ts';
@@ -25,6 +25,8 @@ export interface DataReconcilerDeps {
   readonly preallocation?: boolean;
   /** Safety-net wait behind the watches (default 30 s, §0.4). */
   readonly requeueAfterMs?: number;
+  /** Recheck of a Secret conflict: a planted Secret is not in the rendered-Secret watch (default 5 s). */
+  readonly secretConflictRecheckMs?: number;
 }
 
 /** Writable copy of a cached (frozen) object. */
@@ -33,6 +35,7 @@ const copy = (data: Readonly<Metal3Data>): Metal3Data => structuredClone(data) a
 export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
+  const conflictRecheckMs = deps.secretConflictRecheckMs ?? SECRET_CONFLICT_RECHECK_MS;
   const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
@@ -80,7 +83,9 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     applyOutcome(data, outcome);
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
-    return outcome.kind === 'Waiting' ? { requeueAfterMs } : {};
+    if (outcome.kind === 'Waiting') return { requeueAfterMs };
+    // A Secret in the way that we did not render carries no label we watch: looked at again.
+    return outcome.kind === 'Invalid' && outcome.cause === 'SecretConflict' ? { requeueAfterMs: conflictRecheckMs } : {};
   }
 
   async function reconcileDelete(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {

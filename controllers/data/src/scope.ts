@@ -1,7 +1,8 @@
 // What a reconcile of a Metal3Data reads, all from the informers (the watches that wake it need them
 // cached anyway, and the informers serve this process's own writes): the object, its Cluster, the
 // association chain of D-9 and the IPAM objects. Only the rendered Secrets are read live (they are
-// not cached: a controller has no business holding every Secret of the cluster in memory, F-9).
+// not cached: a controller has no business holding every Secret of the cluster in memory, F-9; the
+// rendered-Secret watch keeps the metadata of its own Secrets only, to be woken).
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';

@@ -2,15 +2,16 @@
 // schema has only `ready` and `errorMessage` (no conditions, as upstream), so the template field at
 // fault is named in the message itself, and the same words go out as a Warning event.
 //
-// As upstream: `ready` turns true once every Secret the template asks for exists and is never turned
-// back; every reconcile that gets past the guards clears `errorMessage` before trying again.
+// As upstream: `ready` is never turned back, and every reconcile that gets past the guards clears
+// `errorMessage` before trying again. Changed (issue 21): `ready` turns true once every Secret the
+// template asks for exists *and is controlled by this Metal3Data*.
 // Changed (docs/compatibility.md): a render failure's message starts with the template field
 // (`spec.networkData.links.ethernets[0].macAddress: bad MAC address: XX`), upstream's words follow.
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { InvalidCause } from './steps.ts';
 
 export type DataOutcome =
-  /** D-9 step 7/11: every requested Secret exists; `created` names those this reconcile wrote. */
+  /** D-9 step 7/11: every requested Secret exists and is ours; `created` names those this reconcile wrote. */
   | { readonly kind: 'Ready'; readonly created: readonly string[] }
   /** Upstream's transient errors: something else must happen first; the watches wake us. */
   | { readonly kind: 'Waiting'; readonly reason: string }

@@ -15,7 +15,9 @@ export type InvalidCause =
   /** An IP claim reports that its pool could not serve it. */
   | 'IPAllocationFailed'
   /** The template cannot be rendered for this machine (RenderError: the field is named). */
-  | 'RenderingFailed';
+  | 'RenderingFailed'
+  /** A Secret of a rendered name exists and is not this Metal3Data's (issue 21 point 0). */
+  | 'SecretConflict';
 
 export const found = <T>(value: T): Step<T> => ({ kind: 'Found', value });
 export const wait = (reason: string): Step<never> => ({ kind: 'Wait', reason });

@@ -11,12 +11,14 @@ import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.clust
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import {
   annotateHost,
+  createData,
   createHost,
   createScene,
   createTemplate,
   DATA,
   dataWhen,
   eventsFor,
+  eventually,
   HOST,
   M3M,
   MACHINE,
@@ -68,7 +70,11 @@ test('V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream\'s 
   for (const name of [`${M3M}-metadata`, `${M3M}-networkdata`]) {
     const secret = await admin.api(SecretResource, ns).get(name);
     assert.is(secret.type, 'infrastructure.cluster.x-k8s.io/secret');
-    assert.equal(secret.metadata.labels, { 'cluster.x-k8s.io/cluster-name': 'cluster1' }, 'E-16 (fixed): the template\'s clusterName');
+    assert.equal(
+      secret.metadata.labels,
+      { 'cluster.x-k8s.io/cluster-name': 'cluster1', 'metal3data.infrastructure.cluster.x-k8s.io/rendered': 'true' },
+      'E-16 (fixed): the template\'s clusterName; the label the rendered-Secret watch selects',
+    );
     assert.equal(secret.metadata.ownerReferences, [
       { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Data', name: DATA, uid: scene.data!.metadata.uid!, controller: true },
     ]);
@@ -88,16 +94,44 @@ test('V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream\'s 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('D-9 step 7/DR-21/E-39: Secrets that exist are never rewritten; the Metal3Data is ready all the same', async () => {
-  const ns = await setup('m3d-existing');
-  for (const [name, key, value] of [[`${M3M}-metadata`, 'metaData', 'Hello'], [`${M3M}-networkdata`, 'networkData', 'Bye']] as const) {
-    await admin.api(SecretResource, ns).create(newSecret({ metadata: { name }, data: { [key]: btoa(value) } }));
+test('D-9 step 7/D-12/E-39 (changed, issue 21): a planted Secret of the rendered name is not adopted nor rewritten: errorMessage and a Warning event name it, not ready; once it is removed ours is rendered', async () => {
+  const ns = await setup('m3d-planted');
+  const planted = `${M3M}-metadata`;
+  await admin.api(SecretResource, ns).create(newSecret({ metadata: { name: planted }, data: { metaData: btoa('Hello') } }));
+  const scene = await createScene(admin, ns);
+  const waiting = await dataWhen(admin, ns, DATA, 'the conflict reported', (d) => d.status?.errorMessage !== undefined);
+  assert.is(
+    waiting.status?.errorMessage,
+    `Secret ${planted} already exists and it is not controlled by this Metal3Data (no controller): it is not used as this Metal3Data's; remove it to let the Secret be rendered`,
+  );
+  assert.is(waiting.status?.ready, undefined, 'not ready on a Secret it did not render');
+  const events = await eventually('Warning event', async () => {
+    const found = await eventsFor(admin, ns, DATA, 'SecretConflict');
+    return found.length > 0 ? found : undefined;
+  });
+  assert.is(events[0]?.type, 'Warning');
+  assert.is(await secretText(admin, ns, planted, 'metaData'), 'Hello', 'never rewritten');
+  assert.is(controllers!.writes('secrets'), 0, 'nothing written while blocked (D-13: both parts or none)');
+
+  await admin.api(SecretResource, ns).delete(planted);
+  const ready = await dataWhen(admin, ns, DATA, 'ready with its own Secrets', (d) => d.status?.ready === true);
+  assert.is(ready.status?.errorMessage, undefined);
+  assert.is(await secretText(admin, ns, planted, 'metaData'), METADATA_V2.replace('NS', ns));
+  for (const name of [planted, `${M3M}-networkdata`]) {
+    assert.is((await admin.api(SecretResource, ns).get(name)).metadata.ownerReferences?.[0]?.uid, scene.data!.metadata.uid);
   }
-  await createScene(admin, ns);
+});
+
+test('D-12 (changed, issue 21): a Secret of the rendered name controlled by another living Metal3Data is never taken over or deleted', async () => {
+  const ns = await setup('m3d-taken');
+  const scene = await createScene(admin, ns);
   await dataWhen(admin, ns, DATA, 'ready', (d) => d.status?.ready === true);
-  assert.is(await secretText(admin, ns, `${M3M}-metadata`, 'metaData'), 'Hello');
-  assert.is(await secretText(admin, ns, `${M3M}-networkdata`, 'networkData'), 'Bye');
-  assert.is(controllers!.writes('secrets'), 0, 'no Secret written');
+  // A second Metal3Data (another index) of the same machine: its Secret names are the first one's.
+  const second = await createData(admin, ns, scene.claim, scene.metal3Machine, {}, 1);
+  const blocked = await dataWhen(admin, ns, second.metadata.name!, 'the conflict reported', (d) => d.status?.errorMessage !== undefined);
+  assert.match(blocked.status!.errorMessage!, `it is controlled by Metal3Data ${DATA}, which still exists`);
+  assert.is(blocked.status?.ready, undefined);
+  assert.is((await admin.api(SecretResource, ns).get(`${M3M}-metadata`)).metadata.ownerReferences?.[0]?.uid, scene.data!.metadata.uid, 'left to its owner');
 });
 
 test('V-2/D-9 step 7: a template with neither metaData nor networkData makes the Metal3Data ready without Machine or host', async () => {

@@ -1,11 +1,13 @@
 // D-9 as one phase: everything a Metal3Data needs between the guards and its status — the
 // association (template, claim, Metal3Machine), the Secrets the template asks for, and for those
-// missing: the owner Machine and host, the pools and their IP claims, the render, the Secrets
-// written. Each step that cannot go on says why as the outcome the status shows (steps.ts); only
-// failed requests throw.
+// not yet its own: the owner Machine and host, the pools and their IP claims, the render, the
+// Secrets written. Ready means every Secret is controlled by this Metal3Data (uid), which writes
+// them only after its allocations; a Secret of the name that is not its own is a leftover of a
+// former Metal3Data (replaced) or a conflict (reported, never used). Each step that cannot go on
+// says why as the outcome the status shows (steps.ts); only failed requests throw.
 import type { Client } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import type { Metal3Data, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { writeStep } from '../errors.ts';
 import type { RelatedObjects, RenderContext } from '../render/index.ts';
@@ -15,6 +17,8 @@ import type { Step } from '../steps.ts';
 import { allocateAddresses } from './allocate.ts';
 import { findAssociation, findMachineAndHost } from './association.ts';
 import { referencedPools, renderTargets } from './render.ts';
+import { deleteLeftover, renderedSecretState, type RenderedSecretState } from './rendered-secrets.ts';
+import { conflictMessage } from './secret-ownership.ts';
 import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './secrets.ts';
 
 export interface RenderDataDeps {
@@ -40,8 +44,15 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   if (association.kind !== 'Found') return stopped(association);
   const { template, metal3Machine } = association.value;
   const targets = secretTargets(data, template, metal3Machine);
-  const missing = await missingSecrets(client, data, targets, what);
-  if (missing.length === 0) return { kind: 'Ready', created: [] };
+  const pending: Pending[] = [];
+  for (const target of targets) {
+    const state = await renderedSecretState(client, data, target, what);
+    // Issue 21 point 0: a Secret of our name that is not ours is never reported as ours.
+    if (state.kind === 'Foreign') return { kind: 'Invalid', cause: 'SecretConflict', message: conflictMessage(target.name, state.reason) };
+    if (state.kind !== 'Ours') pending.push({ target, state });
+  }
+  // Every Secret is controlled by this Metal3Data: it rendered them, after its allocations.
+  if (pending.length === 0) return { kind: 'Ready', created: [] };
 
   const related = findMachineAndHost(metal3Machine, machineLookups(informers));
   if (related.kind !== 'Found') return stopped(related);
@@ -64,38 +75,31 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   if (contents.kind !== 'Found') return stopped(contents);
   const created: string[] = [];
   const clusterName = secretClusterName(template);
-  for (const target of missing) {
+  for (const { target, state } of pending) {
+    if (state.kind === 'Leftover') {
+      // Its deletion event (the rendered-Secret watch) wakes us.
+      if (state.deleting || !(await deleteLeftover(client, data, target.name, state.uid, what))) {
+        return { kind: 'Waiting', reason: `Waiting for Secret ${target.name} of a former Metal3Data to be deleted` };
+      }
+    }
     const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
     const wrote = await writeStep(what, 'secret create', async () => {
       try {
         await client.api(SecretResource, data.metadata.namespace).create(secret);
         return true;
       } catch (error) {
-        // D-12 (changed): written once, never rewritten, even when it appeared meanwhile.
         if (isAlreadyExists(error)) return false;
         throw error;
       }
     });
-    if (wrote) created.push(target.name);
+    // D-12 (changed): one that appeared meanwhile is judged on the next pass, never assumed ours.
+    if (!wrote) return { kind: 'Waiting', reason: `Secret ${target.name} appeared while rendering; checking whose it is` };
+    created.push(target.name);
   }
   return { kind: 'Ready', created };
 }
 
-/** D-9 step 7: the targets whose Secret does not exist (read live: Secrets are not cached). */
-async function missingSecrets(client: Client, data: Readonly<Metal3Data>, targets: readonly SecretTarget[], what: string): Promise<SecretTarget[]> {
-  const secrets = client.api(SecretResource, data.metadata.namespace);
-  const missing: SecretTarget[] = [];
-  for (const target of targets) {
-    const exists = await writeStep(what, 'secret read', async () => {
-      try {
-        await secrets.get(target.name);
-        return true;
-      } catch (error) {
-        if (isNotFound(error)) return false;
-        throw error;
-      }
-    });
-    if (!exists) missing.push(target);
-  }
-  return missing;
+interface Pending {
+  readonly target: SecretTarget;
+  readonly state: Exclude<RenderedSecretState, { kind: 'Ours' | 'Foreign' }>;
 }

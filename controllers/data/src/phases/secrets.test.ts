@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
-import { CLUSTER_NAME_LABEL } from '../names.ts';
+import { CLUSTER_NAME_LABEL, RENDERED_SECRET_LABEL } from '../names.ts';
 import { data, DATA_UID, metal3Machine, NS, template } from '../testing.ts';
 import { renderedSecret, secretClusterName, secretTargets } from './secrets.ts';
 
@@ -38,7 +38,7 @@ test('D-11/D-12: type, key, base64 content, cluster label and controller referen
     metadata: {
       name: 'm3m-networkdata',
       namespace: NS,
-      labels: { [CLUSTER_NAME_LABEL]: 'c1' },
+      labels: { [CLUSTER_NAME_LABEL]: 'c1', [RENDERED_SECRET_LABEL]: 'true' },
       ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Data', name: 'tmpl-0', uid: DATA_UID, controller: true }],
     },
     type: 'infrastructure.cluster.x-k8s.io/secret',

@@ -10,6 +10,7 @@ import {
   metaDataSecretName,
   NETWORK_DATA_KEY,
   networkDataSecretName,
+  RENDERED_SECRET_LABEL,
   RENDERED_SECRET_TYPE,
 } from '../names.ts';
 
@@ -55,13 +56,16 @@ export function secretClusterName(template: Readonly<Metal3DataTemplate>): strin
   return template.metadata.labels?.[CLUSTER_NAME_LABEL] || template.spec?.clusterName || '';
 }
 
-/** D-11, D-12: the Secret holding `content` (UTF-8 YAML) under the target's key, owned by the Metal3Data. */
+/**
+ * D-11, D-12: the Secret holding `content` (UTF-8 YAML) under the target's key, controlled by the
+ * Metal3Data. Changed: it also carries RENDERED_SECRET_LABEL, which the rendered-Secret watch selects.
+ */
 export function renderedSecret(target: SecretTarget, content: string, data: Readonly<Metal3Data>, clusterName: string): Secret {
   return newSecret({
     metadata: {
       name: target.name,
       namespace: data.metadata.namespace ?? '',
-      labels: { [CLUSTER_NAME_LABEL]: clusterName },
+      labels: { [CLUSTER_NAME_LABEL]: clusterName, [RENDERED_SECRET_LABEL]: 'true' },
       ownerReferences: [
         { apiVersion: data.apiVersion, kind: data.kind, name: data.metadata.name ?? '', uid: data.metadata.uid ?? '', controller: true },
       ],
