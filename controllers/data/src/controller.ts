@@ -160,7 +160,8 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
   let builder = controllerFor(DATA_CONTROLLER_NAME, Metal3DataResource, builderDeps(deps))
     .withEventFilter(eventFilter(config.watchFilter ?? ''))
     .withPredicates(changedBesidesStatus)
-    .watches(Metal3DataTemplateResource, templateToDatas(stores))
+    // Issue 21 point 4: the allocation side's ledger writes (template status) wake nobody.
+    .watches(Metal3DataTemplateResource, templateToDatas(stores), { predicates: [changedBesidesStatus] })
     .watches(Metal3DataClaimResource, claimToDatas(stores))
     .watches(Metal3MachineResource, metal3MachineToDatas(stores))
     .watches(MachineResource, machineToDatas(stores))
