@@ -11,7 +11,7 @@ import {
   Metal3MachineResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { byLabel, byOwnerUid, labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { InformerSource } from '@metal3-ts/shared/cache/types';
@@ -46,11 +46,12 @@ import {
   metal3MachineByHost,
   metal3MachineByMachine,
   metal3MachineToDatas,
+  poolToDatas,
   templateToDatas,
   type MapperStores,
 } from './mappers.ts';
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
-import { changedBesidesStatus, eventFilter } from './predicates.ts';
+import { changedBesidesStatus, createOrDelete, eventFilter } from './predicates.ts';
 import { renderedSecretWatch } from './rendered-secret-watch.ts';
 import { metal3DataReconciler } from './reconcile.ts';
 import type { DataInformers } from './scope.ts';
@@ -132,6 +133,7 @@ export function dataInformers(source: InformerSource, ipam: ServedIpamKinds = { 
     hosts: source.informerFor(BareMetalHostResource),
     ipClaims,
     ipAddresses: ipam.metal3 ? source.informerFor(IPAddressResource) : undefined,
+    ipPools: ipam.metal3 ? source.informerFor(IPPoolResource) : undefined,
     ipAddressClaims,
     capiIPAddresses: ipam.capi ? source.informerFor(capi.IPAddressResource) : undefined,
   };
@@ -168,7 +170,12 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     .watches(BareMetalHostResource, hostToDatas(stores))
     .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] })
     .watchesRawSource(renderedSecretWatch(deps.client, informers.datas.store, { namespace: config.namespace }));
-  if (ipam.metal3) builder = builder.watches(IPClaimResource, ipClaimToDatas).watches(IPAddressResource, ipAddressToDatas(stores));
+  if (ipam.metal3) {
+    builder = builder
+      .watches(IPClaimResource, ipClaimToDatas)
+      .watches(IPAddressResource, ipAddressToDatas(stores))
+      .watches(IPPoolResource, poolToDatas(stores), { predicates: [createOrDelete] });
+  }
   if (ipam.capi) builder = builder.watches(capi.IPAddressClaimResource, ipClaimToDatas).watches(capi.IPAddressResource, capiIPAddressToDatas(stores));
   return builder.withOptions({ maxConcurrentReconciles: config.dataConcurrency ?? 10 }).build(reconcile);
 }

@@ -84,6 +84,15 @@ export function templateToDatas(stores: MapperStores): MapFn<Metal3DataTemplate>
     stores.datas.byIndex(DATA_BY_TEMPLATE_INDEX, `${template.metadata.namespace ?? ''}/${template.metadata.name ?? ''}`).filter(awaitsRendering).map(requestFor);
 }
 
+/**
+ * Issue 21 point 4: an IP pool that appears (or goes) wakes the Metal3Data of its namespace still to
+ * be rendered; one waiting for it reports the pool missing until then. Pool updates (the IPAM's
+ * allocation bookkeeping) are filtered out by the watch.
+ */
+export function poolToDatas(stores: MapperStores): MapFn<KubeObject> {
+  return (pool) => stores.datas.list(pool.metadata.namespace ?? '').filter(awaitsRendering).map(requestFor);
+}
+
 /** A claim wakes its Metal3Data whatever its state: a deletion waits for the claim to be gone (D-7). */
 export function claimToDatas(stores: MapperStores): MapFn<Metal3DataClaim> {
   return (claim) => stores.datas.byIndex(DATA_BY_CLAIM_INDEX, `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`).map(requestFor);

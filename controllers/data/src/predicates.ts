@@ -20,3 +20,6 @@ function withoutStatus(obj: Readonly<KubeObject>): unknown {
 export const changedBesidesStatus: Predicate = {
   update: (old, obj) => !deepEqual(withoutStatus(old), withoutStatus(obj)),
 };
+
+/** Only appearances and disappearances (IP pools: their updates are the IPAM's bookkeeping). */
+export const createOrDelete: Predicate = { update: () => false };

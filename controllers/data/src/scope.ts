@@ -6,7 +6,7 @@
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import type { IPAddress, IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import type { IPAddress, IPClaim, IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { Informer } from '@metal3-ts/shared/cache/types';
@@ -26,6 +26,7 @@ export interface DataInformers {
   /** Undefined when the apiserver does not serve `ipam.metal3.io` (D-3). */
   readonly ipClaims?: Informer<IPClaim> | undefined;
   readonly ipAddresses?: Informer<IPAddress> | undefined;
+  readonly ipPools?: Informer<IPPool> | undefined;
   /** Undefined when the apiserver does not serve `ipam.cluster.x-k8s.io` (D-2). */
   readonly ipAddressClaims?: Informer<capi.IPAddressClaim> | undefined;
   readonly capiIPAddresses?: Informer<capi.IPAddress> | undefined;
@@ -52,6 +53,7 @@ export function ipamStores(informers: DataInformers): IpamStores {
     ipAddresses: informers.ipAddresses?.store,
     ipAddressClaims: informers.ipAddressClaims?.store,
     capiIPAddresses: informers.capiIPAddresses?.store,
+    ipPools: informers.ipPools?.store,
   };
 }
 

@@ -17,7 +17,9 @@ export type InvalidCause =
   /** The template cannot be rendered for this machine (RenderError: the field is named). */
   | 'RenderingFailed'
   /** A Secret of a rendered name exists and is not this Metal3Data's (issue 21 point 0). */
-  | 'SecretConflict';
+  | 'SecretConflict'
+  /** The template names an IP pool that does not exist (issue 21 point 4). */
+  | 'IPPoolNotFound';
 
 export const found = <T>(value: T): Step<T> => ({ kind: 'Found', value });
 export const wait = (reason: string): Step<never> => ({ kind: 'Wait', reason });

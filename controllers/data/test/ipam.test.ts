@@ -170,6 +170,27 @@ test('D-19: a pool that cannot serve the claim puts "IP Allocation for <pool> fa
   assert.is(controllers!.writes('secrets'), 0, 'nothing half-written');
 });
 
+test('D-14/D-19 (changed, issue 21): a pool that does not exist is named in errorMessage with a Warning event; its creation renders at once', async () => {
+  const ns = await setup('m3d-nopool');
+  await createScene(admin, ns, { template: IPAM_TEMPLATE });
+  const data = await dataWhen(admin, ns, DATA, 'the missing pool reported', (d) => d.status?.errorMessage !== undefined);
+  assert.is(data.status?.errorMessage, `IP Allocation for pool-v4 waits: IPPool ${ns}/pool-v4 does not exist; its IP claim is kept and served once the pool is created`);
+  assert.is(data.status?.ready, undefined);
+  const events = await eventually('Warning event', async () => {
+    const found = await eventsFor(admin, ns, DATA, 'IPPoolNotFound');
+    return found.length > 0 ? found : undefined;
+  });
+  assert.is(events[0]?.type, 'Warning');
+  assert.ok(await admin.api(IPClaimResource, ns).get(`${DATA}-pool-v4`), 'the claim is made all the same, for the IPAM to serve later');
+
+  const start = performance.now();
+  await createPool(admin, ns, 'pool-v4', POOL_V4);
+  const ready = await dataWhen(admin, ns, DATA, 'ready once the pool exists', (d) => d.status?.ready === true, 5_000);
+  assert.ok(performance.now() - start < 5_000, 'woken by events, not by the 120 s safety net');
+  assert.is(ready.status?.errorMessage, undefined, 'the message is cleared');
+  assert.ok((await secretText(admin, ns, `${M3M}-metadata`, 'metaData'))?.startsWith('address: 192.168.0.10\n'));
+});
+
 test('D-18/D-19: a pool of another kind gets a Cluster API IPAddressClaim; its provider\'s answer is rendered and the claim released on deletion', async () => {
   const ns = await setup('m3d-capi');
   const poolRef = { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'cpool' };

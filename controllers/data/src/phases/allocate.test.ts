@@ -1,8 +1,9 @@
-// D-2/D-3, D-14, D-19: claims read from the stores; a kind the apiserver does not serve is reported.
+// D-2/D-3, D-14, D-19: claims read from the stores; a kind the apiserver does not serve, or a Metal3
+// pool that does not exist (issue 21 point 4), is reported.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@metal3-ts/generated';
-import { newIPAddress, newIPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { newIPAddress, newIPClaim, newIPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
 import { data, DATA_UID, NS } from '../testing.ts';
@@ -36,6 +37,19 @@ test('D-14/D-19: existing claims answered by the IPAM give every pool its alloca
   assert.equal(one, { kind: 'Found', value: new Map([['pool-a', { address: '10.0.0.1', prefix: 24, gateway: '', dnsServers: [] }]]) });
   const two = await allocateAddresses(deps, data(), [metal3Pool, { ...metal3Pool, name: 'pool-b' }], 'host');
   assert.equal(two, { kind: 'Wait', reason: 'Waiting for an IP address from pool pool-b' }, 'D-16: the <host>-<pool> claim is found too');
+
+  // Issue 21 point 4: with the pools known, a waiting claim of a pool that does not exist is reported.
+  const pools = new ObjectStore<ReturnType<typeof newIPPool>>();
+  pools.apply(newIPPool({ metadata: { name: 'pool-a', namespace: NS }, spec: { namePrefix: 'a' } }));
+  const missing = await allocateAddresses({ ...deps, stores: { ...deps.stores, ipPools: pools } }, data(), [metal3Pool, { ...metal3Pool, name: 'pool-b' }], 'host');
+  assert.equal(missing, {
+    kind: 'Invalid',
+    cause: 'IPPoolNotFound',
+    message: 'IP Allocation for pool-b waits: IPPool ns/pool-b does not exist; its IP claim is kept and served once the pool is created',
+  });
+  pools.apply(newIPPool({ metadata: { name: 'pool-b', namespace: NS }, spec: { namePrefix: 'b' } }));
+  const back = await allocateAddresses({ ...deps, stores: { ...deps.stores, ipPools: pools } }, data(), [metal3Pool, { ...metal3Pool, name: 'pool-b' }], 'host');
+  assert.is(back.kind, 'Wait', 'the pool exists: a plain wait for its answer');
 });
 
 test.run();

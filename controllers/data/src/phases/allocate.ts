@@ -1,10 +1,11 @@
 // D-14: one IP claim per referenced pool, created when missing, then each claim's address read from
 // the informers. The reconcile is woken by the claims' and addresses' own events (mappers.ts), so a
-// claim still waiting for its pool is a plain wait, never a poll.
+// claim still waiting for its pool is a plain wait, never a poll; a claim waiting for a Metal3 pool
+// that does not exist is reported (issue 21 point 4) and woken by the pool's creation.
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPClaimResource, type IPAddress, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { IPClaimResource, type IPAddress, type IPClaim, type IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -19,6 +20,8 @@ export interface IpamStores {
   readonly ipAddresses?: Store<IPAddress> | undefined;
   readonly ipAddressClaims?: Store<capi.IPAddressClaim> | undefined;
   readonly capiIPAddresses?: Store<capi.IPAddress> | undefined;
+  /** Metal3 IPPools, to name a missing one (Cluster API pools are of any kind: not checked). */
+  readonly ipPools?: Store<IPPool> | undefined;
 }
 
 export interface AllocateDeps {
@@ -46,12 +49,22 @@ export async function allocateAddresses(deps: AllocateDeps, data: Readonly<Metal
   }
   const failure = claimed.find((c) => c.state.kind === 'Failed');
   if (failure?.state.kind === 'Failed') return invalid('IPAllocationFailed', failure.state.message);
+  const missing = claimed.find((c) => c.state.kind === 'Wait' && poolMissing(deps.stores, data, c.pool));
+  if (missing) return invalid('IPPoolNotFound', missingPoolMessage(data, missing.pool));
   const waiting = claimed.flatMap((c) => (c.state.kind === 'Wait' || c.state.kind === 'Foreign' ? [c.state.reason] : []));
   if (waiting.length > 0) return wait(waiting.join('; '));
   const allocations = new Map<string, PoolAllocation>();
   for (const c of claimed) if (c.state.kind === 'Allocated') allocations.set(c.pool.name, c.state.allocation);
   return found(allocations);
 }
+
+/** Issue 21 point 4: a Metal3 pool absent from the cache, whose claim can only wait (upstream says nothing). */
+function poolMissing(stores: IpamStores, data: Readonly<Metal3Data>, pool: PoolRef): boolean {
+  return isMetal3IPPool(pool) && stores.ipPools !== undefined && !stores.ipPools.get({ namespace: data.metadata.namespace ?? '', name: pool.name });
+}
+
+const missingPoolMessage = (data: Readonly<Metal3Data>, pool: PoolRef): string =>
+  `IP Allocation for ${pool.name} waits: IPPool ${data.metadata.namespace ?? ''}/${pool.name} does not exist; its IP claim is kept and served once the pool is created`;
 
 const notServed = (kind: string, pool: PoolRef): ClaimState => ({
   kind: 'Failed',
