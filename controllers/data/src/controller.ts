@@ -53,6 +53,7 @@ import {
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
 import { changedBesidesStatus, createOrDelete, eventFilter } from './predicates.ts';
 import { renderedSecretWatch } from './rendered-secret-watch.ts';
+import { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { metal3DataReconciler } from './reconcile.ts';
 import type { DataInformers } from './scope.ts';
 import {
@@ -79,8 +80,6 @@ export interface DataControllersConfig {
   readonly ipam?: ServedIpamKinds;
   /** Safety-net wait behind the watches (default 30 s, §0.4). */
   readonly requeueAfterMs?: number;
-  /** Recheck of a Secret of a rendered name that is not ours (default 5 s: it may not be watched). */
-  readonly secretConflictRecheckMs?: number;
   /** `--namespace`: the rendered-Secret watch is limited to it as the shared informers are. */
   readonly namespace?: string | undefined;
 }
@@ -151,13 +150,14 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     ipClaims: informers.ipClaims?.store,
     ipAddressClaims: informers.ipAddressClaims?.store,
   };
+  const conflicts = new SecretConflictWatch(deps.client);
   const reconcile = metal3DataReconciler({
     client: deps.client,
     informers,
     events: deps.events,
     preallocation: config.preallocation ?? false,
     ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
-    ...(config.secretConflictRecheckMs !== undefined ? { secretConflictRecheckMs: config.secretConflictRecheckMs } : {}),
+    conflicts,
   });
   let builder = controllerFor(DATA_CONTROLLER_NAME, Metal3DataResource, builderDeps(deps))
     .withEventFilter(eventFilter(config.watchFilter ?? ''))
@@ -169,7 +169,8 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     .watches(MachineResource, machineToDatas(stores))
     .watches(BareMetalHostResource, hostToDatas(stores))
     .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] })
-    .watchesRawSource(renderedSecretWatch(deps.client, informers.datas.store, { namespace: config.namespace }));
+    .watchesRawSource(renderedSecretWatch(deps.client, informers.datas.store, { namespace: config.namespace }))
+    .watchesRawSource(conflicts);
   if (ipam.metal3) {
     builder = builder
       .watches(IPClaimResource, ipClaimToDatas)

@@ -38,8 +38,6 @@ export const DATA_TEMPLATE_CONTROLLER_NAME = 'metal3datatemplate';
 
 /** Research §0.4: the wait used everywhere upstream; here a safety net behind the watches. */
 export const REQUEUE_AFTER_MS = 30_000;
-/** How soon a Metal3Data blocked by a Secret it does not control looks again (issue 21 point 0). */
-export const SECRET_CONFLICT_RECHECK_MS = 5_000;
 
 /** D-9: the Secret names derived from the Metal3Machine when the Metal3Data names none (D-10). */
 export const metaDataSecretName = (metal3Machine: string): string => `${metal3Machine}-metadata`;

@@ -10,10 +10,11 @@ import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { isGoneDuringPatch, writeStep } from './errors.ts';
 import { clusterNameOf, guard } from './guards.ts';
-import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS, SECRET_CONFLICT_RECHECK_MS } from './names.ts';
+import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
 import { renderData, type RenderDataDeps } from './phases/render-data.ts';
 import { releaseCandidates, type DataInformers } from './scope.ts';
+import type { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { applyOutcome, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
 
 export interface DataReconcilerDeps {
@@ -25,8 +26,8 @@ export interface DataReconcilerDeps {
   readonly preallocation?: boolean;
   /** Safety-net wait behind the watches (default 30 s, §0.4). */
   readonly requeueAfterMs?: number;
-  /** Recheck of a Secret conflict: a planted Secret is not in the rendered-Secret watch (default 5 s). */
-  readonly secretConflictRecheckMs?: number;
+  /** Watches the Secret blocking a Metal3Data (a SecretConflict) until it is no longer in the way. */
+  readonly conflicts?: SecretConflictWatch | undefined;
 }
 
 /** Writable copy of a cached (frozen) object. */
@@ -35,12 +36,14 @@ const copy = (data: Readonly<Metal3Data>): Metal3Data => structuredClone(data) a
 export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
-  const conflictRecheckMs = deps.secretConflictRecheckMs ?? SECRET_CONFLICT_RECHECK_MS;
   const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
     const cached = informers.datas.store.get(request);
-    if (!cached) return {};
+    if (!cached) {
+      deps.conflicts?.blockedBy(request, []);
+      return {};
+    }
     const api = client.api(Metal3DataResource, request.namespace);
     const what = `Metal3Data ${requestKey(request)}`;
     const clusterName = clusterNameOf(cached);
@@ -59,13 +62,14 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
         ctx.log.info('Reconciliation is paused for this object');
         return {};
       case 'Delete':
+        deps.conflicts?.blockedBy(request, []);
         return reconcileDelete(api, what, cached, ctx.log);
       case 'Reconcile':
-        return reconcileNormal(api, what, cached, ctx.log);
+        return reconcileNormal(request, api, what, cached, ctx.log);
     }
   };
 
-  async function reconcileNormal(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {
+  async function reconcileNormal(request: Request, api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {
     let data = copy(cached);
     const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, data, METAL3_DATA_FINALIZER));
     if (written) data = copy(written);
@@ -80,12 +84,13 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       await patchStatus(patch, data, what).catch((patchError: unknown) => log.error('recording the failure failed', { error: patchError }));
       throw error;
     }
+    // A Secret in the way carries no label of ours: watched by name while it blocks us.
+    const blocking = outcome.kind === 'Invalid' && outcome.secret !== undefined ? [outcome.secret] : [];
+    deps.conflicts?.blockedBy(request, blocking);
     applyOutcome(data, outcome);
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
-    if (outcome.kind === 'Waiting') return { requeueAfterMs };
-    // A Secret in the way that we did not render carries no label we watch: looked at again.
-    return outcome.kind === 'Invalid' && outcome.cause === 'SecretConflict' ? { requeueAfterMs: conflictRecheckMs } : {};
+    return outcome.kind === 'Waiting' || blocking.length > 0 ? { requeueAfterMs } : {};
   }
 
   async function reconcileDelete(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {

@@ -16,7 +16,7 @@ export type DataOutcome =
   /** Upstream's transient errors: something else must happen first; the watches wake us. */
   | { readonly kind: 'Waiting'; readonly reason: string }
   /** Upstream's other errors: input that cannot work as it stands. */
-  | { readonly kind: 'Invalid'; readonly cause: InvalidCause; readonly message: string; readonly field?: string }
+  | { readonly kind: 'Invalid'; readonly cause: InvalidCause; readonly message: string; readonly field?: string; readonly secret?: string }
   /** A write to the apiserver failed; retried with backoff. */
   | { readonly kind: 'Failed'; readonly message: string }
   /** D-9 step 1 (no template), E-42 handled separately: the status is left as it is. */

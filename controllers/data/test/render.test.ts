@@ -113,8 +113,10 @@ test('D-9 step 7/D-12/E-39 (changed, issue 21): a planted Secret of the rendered
   assert.is(await secretText(admin, ns, planted, 'metaData'), 'Hello', 'never rewritten');
   assert.is(controllers!.writes('secrets'), 0, 'nothing written while blocked (D-13: both parts or none)');
 
+  const start = performance.now();
   await admin.api(SecretResource, ns).delete(planted);
-  const ready = await dataWhen(admin, ns, DATA, 'ready with its own Secrets', (d) => d.status?.ready === true);
+  const ready = await dataWhen(admin, ns, DATA, 'ready with its own Secrets', (d) => d.status?.ready === true, 5_000);
+  assert.ok(performance.now() - start < 5_000, 'woken by the watch of the blocking Secret, not by the 120 s safety net');
   assert.is(ready.status?.errorMessage, undefined);
   assert.is(await secretText(admin, ns, planted, 'metaData'), METADATA_V2.replace('NS', ns));
   for (const name of [planted, `${M3M}-networkdata`]) {

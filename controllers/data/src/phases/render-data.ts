@@ -48,7 +48,9 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   for (const target of targets) {
     const state = await renderedSecretState(client, data, target, what);
     // Issue 21 point 0: a Secret of our name that is not ours is never reported as ours.
-    if (state.kind === 'Foreign') return { kind: 'Invalid', cause: 'SecretConflict', message: conflictMessage(target.name, state.reason) };
+    if (state.kind === 'Foreign') {
+      return { kind: 'Invalid', cause: 'SecretConflict', message: conflictMessage(target.name, state.reason), secret: target.name };
+    }
     if (state.kind !== 'Ours') pending.push({ target, state });
   }
   // Every Secret is controlled by this Metal3Data: it rendered them, after its allocations.
