@@ -21,7 +21,7 @@ export const COMMAND = 'node_modules/.bin/node scripts/behaviours.ts';
  */
 const SCANNED = /\.(ts|md|ya?ml)$/;
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'coverage']);
-const SKIP_PATHS = ['generated/', DOC, 'scripts/behaviours', 'test/src/docs/'];
+const SKIP_PATHS = ['generated', DOC, 'scripts/behaviours', 'scripts/behaviours.ts', 'test/src/docs'];
 
 type Kind = keyof Where;
 
@@ -39,7 +39,7 @@ function walk(root: string, dir: string, out: string[]): void {
   const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const e of entries) {
     const path = dir === '' ? e.name : `${dir}/${e.name}`;
-    if (e.name.startsWith('.') || SKIP_DIRS.has(e.name) || SKIP_PATHS.some((skip) => path === skip || path.startsWith(skip))) continue;
+    if (e.name.startsWith('.') || SKIP_DIRS.has(e.name) || SKIP_PATHS.some((skip) => path === skip || path.startsWith(`${skip}/`))) continue;
     if (e.isDirectory()) walk(root, path, out);
     else if (e.isFile() && SCANNED.test(e.name)) out.push(path);
   }
