@@ -7,8 +7,8 @@ import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.
 
 type Ref = { readonly namespace?: string | undefined } | undefined;
 
-/** Field paths of the references that name another namespace, in a fixed order. */
-export function foreignReferences(m3m: Readonly<Metal3Machine>): string[] {
+/** The references that name another namespace: field path and the namespace named, in a fixed order. */
+export function foreignReferences(m3m: Readonly<Metal3Machine>): { readonly field: string; readonly namespace: string }[] {
   const own = m3m.metadata.namespace ?? '';
   const { spec, status } = m3m;
   const fields: [string, Ref][] = [
@@ -21,12 +21,13 @@ export function foreignReferences(m3m: Readonly<Metal3Machine>): string[] {
     ['status.networkData', status?.networkData],
     ['status.renderedData', status?.renderedData],
   ];
-  return fields.filter(([, ref]) => !!ref?.namespace && ref.namespace !== own).map(([field]) => `${field}.namespace`);
+  return fields.flatMap(([field, ref]) => (ref?.namespace && ref.namespace !== own ? [{ field: `${field}.namespace`, namespace: ref.namespace }] : []));
 }
 
 /** The terminal message for `foreignReferences`' answer (empty when there is nothing to say). */
 export function foreignReferencesMessage(m3m: Readonly<Metal3Machine>): string {
-  const fields = foreignReferences(m3m);
-  if (fields.length === 0) return '';
-  return `${fields.join(', ')}: must be empty or the Metal3Machine namespace "${m3m.metadata.namespace ?? ''}"; cross-namespace references are not allowed`;
+  const foreign = foreignReferences(m3m);
+  if (foreign.length === 0) return '';
+  const fields = foreign.map((f) => `${f.field} ("${f.namespace}")`).join(', ');
+  return `${fields}: must be empty or the Metal3Machine namespace "${m3m.metadata.namespace ?? ''}"; cross-namespace references are not allowed`;
 }
