@@ -3,31 +3,19 @@
 // reference field is covered by the tenant isolation suite (test/src/isolation). The suite installs
 // the policy, waits until the apiserver enforces it, and removes it afterwards so other suites in the
 // same process see the plain CRDs.
-import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
-import { waitFor } from '../envtest/processes.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
+import { installPolicy, removePolicy } from '../isolation/policy.ts';
 
 const test = suite('crds: same-namespace policy (W-5, W-9)');
 // Hook order matters: uvu runs hooks in registration order, so the policy is removed before the
 // shared environment's own `after` stops the apiserver, and installed after its `before` started it.
-test.after(async () => {
-  const client = env().admin.client;
-  for (const doc of [...documents].reverse()) await client.delete(`${collections[doc.kind ?? '']}/${doc.metadata?.name}`);
-});
+test.after(async () => removePolicy(env().admin.client));
 const env = withSharedEnv(test);
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
-const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-const policyFile = new URL('../../../crds/policies/same-namespace-references.yaml', import.meta.url);
-const documents = parseAllDocuments(readFileSync(policyFile, 'utf8')).map((d) => d.toJS() as KubeObject);
-const collections: Record<string, string> = {
-  ValidatingAdmissionPolicy: `${ADMISSION}/validatingadmissionpolicies`,
-  ValidatingAdmissionPolicyBinding: `${ADMISSION}/validatingadmissionpolicybindings`,
-};
 
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' };
 const machine = (spec: Record<string, unknown>): KubeObject => ({
@@ -55,18 +43,7 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError | undefine
 
 test.before(async () => {
   const client = env().admin.client;
-  for (const doc of documents) await client.create(collections[doc.kind ?? ''] ?? '', doc);
-  // Policies reach admission through an informer: probe with a dry-run create until one is denied.
-  const ns = await freshNamespace(client, 'policy-probe');
-  const probe = machine({ userData: { name: 's', namespace: 'elsewhere' } });
-  await waitFor(
-    'the same-namespace policy to be enforced',
-    async () => {
-      const denied = await rejection(client.request('POST', `${INFRA}/namespaces/${ns}/metal3machines`, { body: probe, query: { dryRun: 'All' } }));
-      return denied ? true : undefined;
-    },
-    { timeoutMs: 30_000 },
-  );
+  await installPolicy(client, await freshNamespace(client, 'policy-probe'));
 });
 
 test('W-5 Secrets in the machine namespace, or with no namespace, are accepted', async () => {
