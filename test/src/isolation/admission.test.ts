@@ -11,7 +11,7 @@ import type { ApiClient, KubeObject } from '../envtest/http.ts';
 import { userBoundTo } from '../envtest/rbac.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 import { caseKey, localCases, namespacedCases, objectFor, setAt } from './cases.ts';
-import { installPolicy, policyObject, removePolicy } from './policy.ts';
+import { bindPolicy, installPolicy, policyObject, removePolicy, unbindPolicy } from './policy.ts';
 import { referenceFields } from './reference-fields.ts';
 
 const test = suite('isolation: cross-namespace references at admission (issue 21)');
@@ -122,6 +122,23 @@ test('issue 21: pool references have no namespace in the schema; one sent anyway
   const ref = stored.spec.networkData.networks.ipv4[0]?.fromPoolRef;
   assert.is(ref?.['name'], 'p');
   assert.is(ref?.['namespace'], undefined, 'the namespace was kept');
+});
+
+test('issue 21: an object written while the policy was not bound keeps working for the controllers\' writes; its reference cannot be moved to yet another namespace', async () => {
+  const admin = env().admin.client;
+  const collection = `${INFRA}/namespaces/${nsA}/metal3machines`;
+  const legacy = namespacedCases.find((c) => caseKey(c) === 'Metal3Machine spec.dataTemplate');
+  assert.ok(legacy);
+  await unbindPolicy(admin, nsA);
+  await admin.create(collection, objectFor(legacy, 'legacy', 0, nsB));
+  await bindPolicy(admin, nsA);
+  // What the controllers do to such an object: a finalizer on the main resource, conditions on status.
+  await tenantA.mergePatch(`${collection}/legacy`, { metadata: { finalizers: ['metal3machine.infrastructure.cluster.x-k8s.io'] } });
+  await tenantA.mergePatch(`${collection}/legacy/status`, { status: { failureReason: 'InvalidConfiguration' } });
+  const moved = await refusal(tenantA.mergePatch(`${collection}/legacy`, { spec: { dataTemplate: { name: 'x', namespace: `${nsB}-other` } } }));
+  assert.ok(moved, 'expected a refusal');
+  assert.match(moved.message, 'spec.dataTemplate.namespace: must be empty or the object namespace');
+  await tenantA.mergePatch(`${collection}/legacy`, { metadata: { finalizers: null } });
 });
 
 test.run();

@@ -40,6 +40,11 @@ const until = (client: ApiClient, namespace: string, want: boolean, what: string
 /** Creates the policy and its binding; resolves once the apiserver enforces them. */
 export async function installPolicy(client: ApiClient, probeNamespace: string): Promise<void> {
   await client.create(policies, policy);
+  await bindPolicy(client, probeNamespace);
+}
+
+/** Creates the binding of an installed policy; resolves once the apiserver enforces it. */
+export async function bindPolicy(client: ApiClient, probeNamespace: string): Promise<void> {
   await client.create(bindings, binding);
   await until(client, probeNamespace, true, 'the same-namespace policy to be enforced');
 }
