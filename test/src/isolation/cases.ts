@@ -34,7 +34,7 @@ const namespaced: [kind: string, plural: string, path: string, controllers: stri
   ['Metal3Data', 'metal3datas', 'spec.metaData', 'errorMessage and Warning AssociationInvalid; nothing rendered'],
   ['Metal3Data', 'metal3datas', 'spec.networkData', 'errorMessage and Warning AssociationInvalid; nothing rendered'],
   ['Metal3DataClaim', 'metal3dataclaims', 'spec.template', 'errorMessage and Warning InvalidTemplateReference; no index'],
-  ['Metal3DataClaim', 'metal3dataclaims', 'status.renderedData', 'errorMessage and Warning InvalidTemplateReference'],
+  ['Metal3DataClaim', 'metal3dataclaims', 'status.renderedData', 'errorMessage and Warning InvalidRenderedDataReference; never followed'],
 ];
 
 /** Fields without one (TypedLocalObjectReference): nothing to refuse, the schema prunes a namespace. */
