@@ -13,7 +13,7 @@ import { installPolicy, removePolicy } from '../isolation/policy.ts';
 const test = suite('crds: same-namespace policy (W-5, W-9)');
 // Hook order matters: uvu runs hooks in registration order, so the policy is removed before the
 // shared environment's own `after` stops the apiserver, and installed after its `before` started it.
-test.after(async () => removePolicy(env().admin.client));
+test.after(async () => removePolicy(env().admin.client, probeNamespace));
 const env = withSharedEnv(test);
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
 
@@ -41,9 +41,12 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError | undefine
   }
 }
 
+let probeNamespace = '';
+
 test.before(async () => {
   const client = env().admin.client;
-  await installPolicy(client, await freshNamespace(client, 'policy-probe'));
+  probeNamespace = await freshNamespace(client, 'policy-probe');
+  await installPolicy(client, probeNamespace);
 });
 
 test('W-5 Secrets in the machine namespace, or with no namespace, are accepted', async () => {

@@ -55,8 +55,11 @@ export async function unbindPolicy(client: ApiClient, probeNamespace: string): P
   await until(client, probeNamespace, false, 'the same-namespace policy to stop being enforced');
 }
 
-/** Deletes whatever is left of both. */
-export async function removePolicy(client: ApiClient): Promise<void> {
+/**
+ * Deletes whatever is left of both; resolves once requests are no longer checked, so the suites that
+ * run next in the same apiserver see the plain CRDs.
+ */
+export async function removePolicy(client: ApiClient, probeNamespace: string): Promise<void> {
   for (const path of [`${bindings}/${binding.metadata?.name}`, `${policies}/${policy.metadata?.name}`]) {
     try {
       await client.delete(path);
@@ -64,6 +67,7 @@ export async function removePolicy(client: ApiClient): Promise<void> {
       if (!(error instanceof ApiError && error.code === 404)) throw error;
     }
   }
+  await until(client, probeNamespace, false, 'the same-namespace policy to be gone');
 }
 
 /** The policy document as written (for checks of what it matches). */
