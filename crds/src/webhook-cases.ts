@@ -168,6 +168,11 @@ export const admissionCases: readonly AdmissionCase[] = [
   { title: 'W-9 template.name cannot change', kind: 'Metal3DataClaim', old: claim({ name: 'nodepool-1' }), object: claim({ name: 'nodepool-2' }), rejects: ['spec.template', 'template name, namespace and kind cannot be modified'] },
   { title: 'W-9 template.kind cannot change', kind: 'Metal3DataClaim', old: claim({ name: 'nodepool-1' }), object: claim({ name: 'nodepool-1', kind: 'Other' }), rejects: ['template name, namespace and kind cannot be modified'] },
   { title: 'W-9 other template reference fields may change', kind: 'Metal3DataClaim', old: claim({ name: 'nodepool-1' }), object: claim({ name: 'nodepool-1', uid: 'u-1' }) },
+  // Issue 21 point 4: names whose derived names cannot fit in 253 characters (create only).
+  { title: 'issue 21: a 241-character Metal3Machine name is accepted (<name>-networkdata is 253)', kind: 'Metal3Machine', object: { ...machine(seedMachineSpec), metadata: meta('m'.repeat(241)) } },
+  { title: 'issue 21: a 242-character Metal3Machine name is refused, saying why', kind: 'Metal3Machine', object: { ...machine(seedMachineSpec), metadata: meta('m'.repeat(242)) }, rejects: ['metadata.name: must be no more than 241 characters', '<name>-networkdata', '253'] },
+  { title: 'issue 21: a 242-character Metal3DataTemplate name is accepted (<name>-<10 digits> is 253)', kind: 'Metal3DataTemplate', object: { ...seedDataTemplate, metadata: { name: 't'.repeat(242), namespace: 'default' } } },
+  { title: 'issue 21: a 243-character Metal3DataTemplate name is refused, saying why', kind: 'Metal3DataTemplate', object: { ...seedDataTemplate, metadata: { name: 't'.repeat(243), namespace: 'default' } }, rejects: ['metadata.name: must be no more than 242 characters', '<name>-<index>', '253'] },
   // Metal3Data
   { title: 'W-11 seed Metal3Data is accepted', kind: 'Metal3Data', object: seedData },
   { title: 'W-11 the name must be <template>-<index>', kind: 'Metal3Data', object: data('nodepool-1-1', {}), rejects: ['metadata', 'should follow the convention <Metal3Template Name>-<index>'] },

@@ -1,5 +1,6 @@
-// Where each upstream webhook rule (research §7) lives in our CRDs. The compat test checks that every
-// entry is really on that schema node; docs/crds.md explains the mapping and what could not be expressed.
+// Where each upstream webhook rule (research §7), and each rule of our own (issue 21), lives in our
+// CRDs. The compat test checks that every entry is really on that schema node; docs/crds.md explains
+// the mapping and what could not be expressed.
 import type { OurKind } from './crds.ts';
 
 export interface WebhookRule {
@@ -40,6 +41,8 @@ export const webhookRules: readonly WebhookRule[] = [
   { id: 'W-11', kind: 'Metal3Data', node: '.spec', message: 'index cannot be modified', when: 'update' },
   { id: 'W-11', kind: 'Metal3Data', node: '.spec.template', message: 'template name, namespace and kind cannot be modified', when: 'update' },
   { id: 'W-11', kind: 'Metal3Data', node: '.spec.claim', message: 'claim name, namespace and kind cannot be modified', when: 'update' },
+  { id: 'issue 21', kind: 'Metal3Machine', node: '', message: 'metadata.name: must be no more than 241 characters', when: 'create' },
+  { id: 'issue 21', kind: 'Metal3DataTemplate', node: '', message: 'metadata.name: must be no more than 242 characters', when: 'create' },
 ];
 
 /** Expected names per kind (research §0.1); every kind is also in the `cluster-api` category. */

@@ -41,6 +41,15 @@ test('bad input (changed: upstream ignores the claim silently): a foreign or emp
   });
 });
 
+test('issue 21: a status.renderedData in another namespace is bad input, named, before anything is allocated', () => {
+  const c = claim('c');
+  const foreign = guard({ claim: { ...c, status: { renderedData: { name: 't-0', namespace: 'elsewhere' } } }, template: template('tmpl'), cluster: cluster() });
+  assert.is(foreign.kind === 'Invalid' && foreign.reason, 'InvalidRenderedDataReference');
+  assert.match(foreign.kind === 'Invalid' ? foreign.message : '', /^status\.renderedData\.namespace: Invalid value: "elsewhere"/);
+  const own = guard({ claim: { ...c, status: { renderedData: { name: 't-0', namespace: c.metadata.namespace ?? '' } } }, template: template('tmpl'), cluster: cluster() });
+  assert.is(own.kind, 'Allocate');
+});
+
 test('DT-15: a deleting claim with our finalizer is released, even with its template and Cluster gone (changed: upstream never reconciles it then)', () => {
   const deleting = claim('c', { deleting: true, finalizers: [METAL3_MACHINE_FINALIZER, DATA_CLAIM_FINALIZER] });
   assert.is(kind(guard({ claim: deleting, template: template('tmpl'), cluster: cluster() })), 'Release');

@@ -43,6 +43,15 @@ export function guard({ claim, template, cluster }: GuardInputs): Guard {
     return paused ? { kind: 'Paused' } : { kind: 'Release' };
   }
   if (paused) return { kind: 'Paused' };
+  // Issue 21: the Metal3Data is always read in the claim's namespace; a record saying otherwise is bad input.
+  const rendered = claim.status?.renderedData?.namespace;
+  if (rendered && rendered !== claim.metadata.namespace) {
+    return {
+      kind: 'Invalid',
+      reason: REASONS.foreignRenderedData,
+      message: `status.renderedData.namespace: Invalid value: "${rendered}": must be empty or match the Metal3DataClaim namespace; cross-namespace references are not allowed`,
+    };
+  }
   const ref = templateRefOf(claim);
   if (ref.kind === 'Invalid') return { kind: 'Invalid', reason: REASONS.invalidTemplateReference, message: ref.message };
   if (!template) {

@@ -53,6 +53,7 @@ test('claim events: status-only writes and our own finalizer staying put do not 
   const base = claim('a', { finalizers: [METAL3_MACHINE_FINALIZER, DATA_CLAIM_FINALIZER] });
   const update = (next: ReturnType<typeof claim>) => admits(claimChanged, { type: 'update', old: base, object: next });
   assert.not.ok(update({ ...base, status: { renderedData: { name: 'tmpl-0', namespace: 'ns' } } }));
+  assert.ok(update({ ...base, status: { renderedData: { name: 'tmpl-0', namespace: 'elsewhere' } } }), 'issue 21: a foreign status.renderedData');
   assert.not.ok(update({ ...base, metadata: { ...base.metadata, resourceVersion: '9', finalizers: [DATA_CLAIM_FINALIZER] } }), 'the Metal3Machine\'s finalizer leaving');
   assert.ok(update({ ...base, metadata: { ...base.metadata, finalizers: [METAL3_MACHINE_FINALIZER] } }), 'ours removed by someone');
   assert.ok(update({ ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }));

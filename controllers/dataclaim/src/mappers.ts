@@ -71,7 +71,10 @@ export const dataToClaim: MapFn<Metal3Data> = (data) => {
 /** What a claim reconcile reads from the claim itself; our own finalizer and status writes are not news. */
 function claimInputs(claim: Readonly<Metal3DataClaim>): unknown {
   const { labels, annotations, ownerReferences, deletionTimestamp, finalizers } = claim.metadata;
-  return [claim.spec, labels ?? {}, annotations ?? {}, ownerReferences ?? [], deletionTimestamp ?? null, finalizers?.includes(DATA_CLAIM_FINALIZER) === true];
+  // Issue 21: a status.renderedData turned to another namespace is bad input to report at once.
+  const rendered = claim.status?.renderedData?.namespace;
+  const foreignRecord = !!rendered && rendered !== claim.metadata.namespace;
+  return [claim.spec, labels ?? {}, annotations ?? {}, ownerReferences ?? [], deletionTimestamp ?? null, finalizers?.includes(DATA_CLAIM_FINALIZER) === true, foreignRecord];
 }
 
 /**

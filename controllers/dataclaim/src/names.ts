@@ -37,6 +37,8 @@ export const UPSTREAM_MESSAGES = {
 export const REASONS = {
   /** Warning: the claim's spec.template cannot be used (cross-namespace, empty name). */
   invalidTemplateReference: 'InvalidTemplateReference',
+  /** Warning: status.renderedData names another namespace (issue 21: never followed). */
+  foreignRenderedData: 'InvalidRenderedDataReference',
   /** Warning: the referenced Metal3DataTemplate does not exist (yet). */
   templateNotFound: 'Metal3DataTemplateNotFound',
   /** Warning: the claim has no Metal3Machine owner, so its Metal3Data cannot name one. */

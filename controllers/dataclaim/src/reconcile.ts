@@ -67,7 +67,7 @@ export async function reconcileClaim(deps: ReconcilerDeps, request: Request, { l
       return {};
     case 'Invalid':
       // A claim that already has its Metal3Data keeps it, whatever happened to the template since.
-      if (dataOfClaim(claim, datasNamingClaim(deps.informers, claim)).keep) return {};
+      if (decision.reason !== REASONS.foreignRenderedData && dataOfClaim(claim, datasNamingClaim(deps.informers, claim)).keep) return {};
       log.info('Metal3DataClaim cannot be served', { reason: decision.reason, message: decision.message });
       await writeStep(key, 'claim status', () => reportProblem(claims, deps.events, claim, decision.reason, decision.message));
       return {};

@@ -90,6 +90,14 @@ test('M-1: status-only, resourceVersion-only and managedFields-only updates of t
   assert.ok(remove(metal3MachineChanged, old));
 });
 
+test('issue 21: a status reference turning to another namespace is not ignored; our own status references are', () => {
+  const old = m3m();
+  const own = old.metadata.namespace ?? '';
+  assert.not.ok(update(metal3MachineChanged, old, edited(old, (o) => (o.status = { userData: { name: 'u', namespace: own }, renderedData: { name: 'd' } }))));
+  assert.ok(update(metal3MachineChanged, old, edited(old, (o) => (o.status = { userData: { name: 'u', namespace: 'tenant-b' } }))));
+  assert.ok(update(metal3MachineChanged, old, edited(old, (o) => (o.status = { renderedData: { name: 'd', namespace: 'tenant-b' } }))));
+});
+
 test('M-1: metadata and spec changes of the Metal3Machine pass', () => {
   const old = m3m();
   const edits: Record<string, (o: Metal3Machine) => void> = {

@@ -22,6 +22,7 @@ import {
   type Predicate,
 } from '@metal3-ts/shared/controller/predicates';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { foreignReferences } from './references.ts';
 
 /**
  * Every source (§0.6, E-20: judged on the source object of mapped watches): the watch-filter label
@@ -70,8 +71,11 @@ function withoutStatus(obj: Readonly<KubeObject>): unknown {
   return { ...rest, metadata: meta };
 }
 
-/** M-1: the primary watch ignores updates that change only the status (our own writes among them). */
-export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn(withoutStatus);
+/**
+ * M-1: the primary watch ignores updates that change only the status (our own writes among them),
+ * except a status reference turning to another namespace (issue 21): that is reported at once.
+ */
+export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) => ({ object: withoutStatus(m3m), foreign: foreignReferences(m3m) }));
 
 /**
  * M-7: what of a host the reconcile reads (association, provider ID, addresses, pause, deletion).

@@ -26,6 +26,7 @@ import { reconcileMetadata, waitForMetadata } from './phases/metadata.ts';
 import { reconcileHostPause } from './phases/pause.ts';
 import { reconcileProviderID } from './phases/provider-id.ts';
 import { releaseStrayHosts } from './phases/stray-hosts.ts';
+import { foreignReferencesMessage } from './references.ts';
 import { readScope, type MachineScope } from './scope.ts';
 import {
   conditionMessage,
@@ -141,6 +142,12 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
 
   async function reconcileNormal(scope: MachineScope, decision: ReconcileGuard, m3m: Metal3Machine): Promise<Result> {
     const { machine, cluster } = decision;
+    // Issue 21: a reference into another namespace stops the machine before it claims or writes anything.
+    const foreign = foreignReferencesMessage(m3m);
+    if (foreign) {
+      markAssociateFailed(m3m, foreign);
+      throw new InvalidConfigurationError(foreign);
+    }
     const spec = (m3m.spec ??= {});
     if (machine.spec?.failureDomain && spec.failureDomain !== machine.spec.failureDomain) spec.failureDomain = machine.spec.failureDomain;
     // After M-10: host selection prefers the failure domain just copied.

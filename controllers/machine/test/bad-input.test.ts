@@ -17,7 +17,6 @@ import {
   newMetal3Machine,
   type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
@@ -122,15 +121,15 @@ test('M-9: a Metal3Machine without an owner Machine waits for one, without final
   assert.is((await consumers(scene.client, scene.ns)).get('orphan'), undefined, 'no host claimed');
 });
 
-test('M-23: spec.userData in another namespace is invalid configuration: terminal, no host claimed, no retry loop', async () => {
+test('M-23, issue 21: spec.userData in another namespace is invalid configuration: terminal, no host claimed, no retry loop', async () => {
   const reconcilesBefore = scene.controller.reconciles();
   const errorsBefore = scene.controller.errors();
   // The Machine names a data Secret, which would win (E-8): the cross-namespace check runs first anyway.
   await createMachine(scene.client, scene.ns, 'bad-ud', { spec: { image: IMAGE, userData: { name: 'user-data', namespace: 'elsewhere' } } });
   const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-ud', 'bad-ud failed', failed, EVENT_MS);
-  const message = 'cross-namespace secret reference is not allowed for userData';
+  const message = 'spec.userData.namespace ("elsewhere"): must be empty or the Metal3Machine namespace';
   assert.ok(m3m.status?.failureMessage?.includes(message), `failureMessage: ${m3m.status?.failureMessage}`);
-  assert.ok(m3m.status?.failureMessage?.includes('"elsewhere"'), 'the message names the namespace');
+  assert.ok(m3m.status?.failureMessage?.includes('cross-namespace references are not allowed'), 'the message says why');
   assert.is(v1(m3m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error');
   assert.ok(v1Message(m3m, 'AssociateBMH').includes(message));
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed');
@@ -180,56 +179,35 @@ test('M-40: a host annotation with more than one "/" is invalid configuration; d
   await deleteAndWaitGone('bad-ann');
 });
 
-test('M-35 step 1, M-28: spec.metaData in another namespace fails after the host was claimed; the host stays with this machine; deleting it releases the host', async () => {
-  const reconcilesBefore = scene.controller.reconciles();
-  await createMachine(scene.client, scene.ns, 'bad-md', { spec: { image: IMAGE, metaData: { name: 'md', namespace: 'elsewhere' } } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-md', 'bad-md failed', failed, EVENT_MS);
-  const message = 'cross-namespace secret reference is not allowed for metaData';
-  assert.ok(m3m.status?.failureMessage?.includes(message), `failureMessage: ${m3m.status?.failureMessage}`);
-  assert.is(v1(m3m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning');
-  assert.ok(v1Message(m3m, 'KubernetesNodeReady').includes(message));
-  assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'False/AssociateMetal3MachineMetaDataFailed');
-  assert.ok(v2Message(m3m, 'AssociateMetal3MachineMetaData').includes(message));
-  assert.is(v1(m3m, 'AssociateBMH'), 'True//', 'association itself succeeded');
-  assert.is(m3m.status?.metaData, undefined);
-  await invalidConfigurationEvent('bad-md', message);
-  await staysQuiet(reconcilesBefore);
-
-  // The host it claimed in the same reconcile stays claimed by it, and by nothing else.
-  const name = hostNamed(m3m);
-  assert.ok(name, 'the annotation names the claimed host (M-41, persisted by the final patch)');
-  const host = await scene.client.api(BareMetalHostResource, scene.ns).get(name);
-  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'bad-md', namespace: scene.ns });
-  assert.is(host.spec?.image, undefined, 'nothing deployed');
-  assert.equal((await consumers(scene.client, scene.ns)).get('bad-md'), [name], 'exactly one host');
-
-  await deleteAndWaitGone('bad-md');
-  const released = await hostWhen(scene.client, scene.ns, name, 'the host released', (h) => !h.spec?.consumerRef, EVENT_MS);
-  assert.is(released.metadata.ownerReferences, undefined);
-  assert.is(released.metadata.labels?.[CLUSTER_NAME_LABEL], undefined);
-});
-
-test('M-35 step 5: a data template in another namespace is invalid configuration; no claim is created; deletion releases the host', async () => {
-  const reconcilesBefore = scene.controller.reconciles();
-  await createMachine(scene.client, scene.ns, 'bad-dt', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: 'elsewhere' } } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'bad-dt', 'bad-dt failed', failed, EVENT_MS);
-  assert.ok(m3m.status?.failureMessage?.includes('cross-namespace template reference is not allowed for dataTemplate'), `failureMessage: ${m3m.status?.failureMessage}`);
-  assert.is(v1(m3m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning');
-  assert.is(v2(m3m, 'AssociateMetal3MachineMetaData'), 'False/AssociateMetal3MachineMetaDataFailed');
-  assert.equal(m3m.spec?.dataTemplate, { name: 'tmpl', namespace: 'elsewhere' }, 'the spec is not rewritten');
-  await invalidConfigurationEvent('bad-dt', 'dataTemplate');
-  await staysQuiet(reconcilesBefore);
-  try {
-    await scene.client.api(Metal3DataClaimResource, scene.ns).get('bad-dt');
-    assert.unreachable('no Metal3DataClaim may be created for a template in another namespace');
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
-  const name = hostNamed(m3m);
-  assert.equal((await consumers(scene.client, scene.ns)).get('bad-dt'), [name]);
-  await deleteAndWaitGone('bad-dt');
-  await hostWhen(scene.client, scene.ns, name, 'the host released', (h) => !h.spec?.consumerRef, EVENT_MS);
-});
+for (const [id, field, value] of [
+  ['M-35 step 1', 'metaData', { name: 'md', namespace: 'elsewhere' }],
+  ['M-35 step 1', 'networkData', { name: 'nd', namespace: 'elsewhere' }],
+  ['M-35 step 5', 'dataTemplate', { name: 'tmpl', namespace: 'elsewhere' }],
+] as const) {
+  test(`${id} (changed, issue 21): spec.${field} in another namespace is invalid configuration before any host is claimed; no claim; deletion works`, async () => {
+    const name = `bad-${field.toLowerCase()}`;
+    const reconcilesBefore = scene.controller.reconciles();
+    await createMachine(scene.client, scene.ns, name, { spec: { image: IMAGE, [field]: value } });
+    const m3m = await metal3MachineWhen(scene.client, scene.ns, name, `${name} failed`, failed, EVENT_MS);
+    const message = `spec.${field}.namespace ("elsewhere"): must be empty or the Metal3Machine namespace "${scene.ns}"; cross-namespace references are not allowed`;
+    assert.is(m3m.status?.failureMessage, message);
+    assert.is(v1(m3m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error');
+    assert.ok(v1Message(m3m, 'AssociateBMH').includes(message));
+    assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed');
+    assert.equal(m3m.spec?.[field], value, 'the spec is not rewritten');
+    assert.is(m3m.status?.metaData, undefined);
+    await invalidConfigurationEvent(name, `spec.${field}.namespace`);
+    await staysQuiet(reconcilesBefore);
+    assert.is((await consumers(scene.client, scene.ns)).get(name), undefined, 'no host claimed');
+    try {
+      await scene.client.api(Metal3DataClaimResource, scene.ns).get(name);
+      assert.unreachable('no Metal3DataClaim may be created');
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+    await deleteAndWaitGone(name);
+  });
+}
 
 test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal3Cluster); creating it lets the machine proceed', async () => {
   // The Cluster is infrastructure-ready by hand (as after a Metal3Cluster deletion): the guard's next step is M-13.

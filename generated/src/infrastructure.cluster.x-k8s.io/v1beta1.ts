@@ -4,8 +4,8 @@
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml v1beta1 sha256:bec94d1a555491a05cc201906367ebc166d2bad73b3d04f5cab9d499d6680bf7
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datas.yaml v1beta1 sha256:5df7a9c6335088e5bcf39fb4da46c551a9bf40f7341a815cce990683dd459043
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml v1beta1 sha256:e94fd16e55a18162b982f41aa555e101eb705412903d3b59f46a4a7c4adfb66a
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:f618319cbdd1daa7c7a3808c8a479844e15a7111e69abf4a8cd0b5b18f24d4fe
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml v1beta1 sha256:0493dc0e031f2320e83dfe5b94c31e319a086ab79764582ea7ec100021528128
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:33baa8e896426d8d4a92ff5403dd10bc79c0336336078c460c6b5af57a1ee528
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml v1beta1 sha256:6ec30a97038eb74b4ad5c964880d4c35e8825d9bdd0f3e51c3ee3763400b1bf8
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml v1beta1 sha256:a57405270e93c28eb769b26814f18c6eb98af7e5391a341232c2ed586689612b
 
 import type { Condition, JsonValue, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta, ObjectReference, TypedLocalObjectReference } from '../runtime/meta.ts';

@@ -1,32 +1,21 @@
 // crds/policies/same-namespace-references.yaml in a real kube-apiserver: the namespace rules of W-5 and
-// W-9, which CRD validation cannot express (CRD rules cannot read metadata.namespace). The suite installs
+// W-9, which CRD validation cannot express (CRD rules cannot read metadata.namespace). Every other
+// reference field is covered by the tenant isolation suite (test/src/isolation). The suite installs
 // the policy, waits until the apiserver enforces it, and removes it afterwards so other suites in the
 // same process see the plain CRDs.
-import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
-import { waitFor } from '../envtest/processes.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
+import { installPolicy, removePolicy } from '../isolation/policy.ts';
 
 const test = suite('crds: same-namespace policy (W-5, W-9)');
 // Hook order matters: uvu runs hooks in registration order, so the policy is removed before the
 // shared environment's own `after` stops the apiserver, and installed after its `before` started it.
-test.after(async () => {
-  const client = env().admin.client;
-  for (const doc of [...documents].reverse()) await client.delete(`${collections[doc.kind ?? '']}/${doc.metadata?.name}`);
-});
+test.after(async () => removePolicy(env().admin.client, probeNamespace));
 const env = withSharedEnv(test);
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
-const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
-const policyFile = new URL('../../../crds/policies/same-namespace-references.yaml', import.meta.url);
-const documents = parseAllDocuments(readFileSync(policyFile, 'utf8')).map((d) => d.toJS() as KubeObject);
-const collections: Record<string, string> = {
-  ValidatingAdmissionPolicy: `${ADMISSION}/validatingadmissionpolicies`,
-  ValidatingAdmissionPolicyBinding: `${ADMISSION}/validatingadmissionpolicybindings`,
-};
 
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' };
 const machine = (spec: Record<string, unknown>): KubeObject => ({
@@ -52,20 +41,12 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError | undefine
   }
 }
 
+let probeNamespace = '';
+
 test.before(async () => {
   const client = env().admin.client;
-  for (const doc of documents) await client.create(collections[doc.kind ?? ''] ?? '', doc);
-  // Policies reach admission through an informer: probe with a dry-run create until one is denied.
-  const ns = await freshNamespace(client, 'policy-probe');
-  const probe = machine({ userData: { name: 's', namespace: 'elsewhere' } });
-  await waitFor(
-    'the same-namespace policy to be enforced',
-    async () => {
-      const denied = await rejection(client.request('POST', `${INFRA}/namespaces/${ns}/metal3machines`, { body: probe, query: { dryRun: 'All' } }));
-      return denied ? true : undefined;
-    },
-    { timeoutMs: 30_000 },
-  );
+  probeNamespace = await freshNamespace(client, 'policy-probe');
+  await installPolicy(client, probeNamespace);
 });
 
 test('W-5 Secrets in the machine namespace, or with no namespace, are accepted', async () => {
@@ -85,7 +66,7 @@ test('W-5 Secrets in another namespace are rejected, each named', async () => {
   })));
   assert.ok(error, 'expected a rejection');
   assert.is(error.code, 422, error.message);
-  assert.match(error.message, 'spec.userData.namespace, spec.networkData.namespace: cross-namespace secret references are not allowed');
+  assert.match(error.message, `spec.userData.namespace, spec.networkData.namespace: must be empty or the object namespace "${ns}"; cross-namespace references are not allowed`);
 });
 
 test('W-9 a template in the claim namespace is accepted; another namespace is rejected on create and update', async () => {
@@ -95,21 +76,23 @@ test('W-9 a template in the claim namespace is accepted; another namespace is re
   const created = await client.create(path, claim({ name: 't', namespace: ns }));
   const onCreate = await rejection(client.create(path, { ...claim({ name: 't', namespace: 'other' }), metadata: { name: 'c2' } }));
   assert.ok(onCreate, 'expected a rejection on create');
-  assert.match(onCreate.message, 'cross-namespace template references are not allowed');
+  assert.match(onCreate.message, 'spec.template.namespace: must be empty or the object namespace');
   // On update the CRD's immutability rule also fires; the policy's message must be there too.
   const onUpdate = await rejection(client.replace(`${path}/c`, { ...created, spec: { template: { name: 't', namespace: 'other' } } }));
   assert.ok(onUpdate, 'expected a rejection on update');
-  assert.match(onUpdate.message, /cross-namespace template references are not allowed|cannot be modified/);
+  assert.match(onUpdate.message, /cross-namespace references are not allowed|cannot be modified/);
 });
 
-test('other kinds are not matched by the policy', async () => {
-  const ns = await freshNamespace(env().admin.client, 'policy-scope');
-  await env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3datas`, {
+test('issue 21: a Metal3Data is matched too: a claim in another namespace is refused', async () => {
+  const ns = await freshNamespace(env().admin.client, 'policy-data');
+  const error = await rejection(env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3datas`, {
     apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
     kind: 'Metal3Data',
     metadata: { name: 't-0' },
     spec: { index: 0, template: { name: 't' }, claim: { name: 'c', namespace: 'other' } },
-  });
+  }));
+  assert.ok(error, 'expected a rejection');
+  assert.match(error.message, 'spec.claim.namespace: must be empty or the object namespace');
 });
 
 test.run();

@@ -12,7 +12,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
 import { found, invalid, wait, type Step } from '../steps.ts';
-import { capiClaimState, claimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
+import { capiClaimState, claimNameProblem, claimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
 
 /** The IPAM kinds the apiserver serves (research D-2/D-3: probed at start-up); absent ones are undefined. */
 export interface IpamStores {
@@ -39,9 +39,13 @@ type Claimed = { readonly pool: PoolRef; readonly state: ClaimState };
 /**
  * Ensures a claim for every pool and reads their addresses. Found: every pool has an address. Wait:
  * some pool has not answered yet (or a former Metal3Data's claim is still in the way). Invalid: a pool
- * reported a failed allocation, or the claim's kind is not served.
+ * reported a failed allocation, the claim's kind is not served, or its name cannot fit (issue 21).
  */
 export async function allocateAddresses(deps: AllocateDeps, data: Readonly<Metal3Data>, pools: readonly PoolRef[], hostName: string): Promise<Step<Allocations>> {
+  for (const pool of pools) {
+    const problem = claimNameProblem(claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation), pool);
+    if (problem) return invalid('IPAllocationFailed', problem);
+  }
   const claimed: Claimed[] = [];
   for (const pool of pools) {
     const state = isMetal3IPPool(pool) ? await claimFromMetal3Pool(deps, data, pool, hostName) : await claimFromCapiPool(deps, data, pool);

@@ -5,7 +5,7 @@ import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import type { Step } from '../steps.ts';
 import { claim, data, host, lookup, machine, metal3Machine, NS, template } from '../testing.ts';
-import { findAssociation, findMachineAndHost, hostKey, templateKey, type AssociationLookups } from './association.ts';
+import { CROSS_NAMESPACE_MESSAGE, findAssociation, findMachineAndHost, hostKey, templateKey, type AssociationLookups } from './association.ts';
 
 const test = suite('Metal3Data association');
 
@@ -67,6 +67,30 @@ for (const [title, d, overrides, expected] of rows) {
     assert.is(summary(findAssociation(d, { ...all, ...overrides })), expected);
   });
 }
+
+const foreignRows: [string, Metal3Data, string][] = [
+  ['template', data((d) => (d.spec!.template = { name: 'tmpl', namespace: 'tenant-b' })), 'spec.template.namespace'],
+  ['claim', data((d) => (d.spec!.claim = { name: 'm3m', namespace: 'tenant-b' })), 'spec.claim.namespace'],
+  ['metaData Secret', data((d) => (d.spec!.metaData = { name: 's', namespace: 'tenant-b' })), 'spec.metaData.namespace'],
+  ['networkData Secret', data((d) => (d.spec!.networkData = { name: 's', namespace: 'tenant-b' })), 'spec.networkData.namespace'],
+];
+for (const [what, d, field] of foreignRows) {
+  test(`issue 21: a ${what} reference into another namespace is invalid, naming ${field}, even when that object exists`, () => {
+    // The lookups answer for any key: the foreign template would be "found" if it were ever looked up.
+    const anywhere: AssociationLookups = { template: () => template(), claim: () => claim(), metal3Machine: () => metal3Machine() };
+    const step = findAssociation(d, anywhere);
+    assert.is(step.kind, 'Invalid');
+    if (step.kind === 'Invalid') {
+      assert.is(step.field, field);
+      assert.is(step.message, CROSS_NAMESPACE_MESSAGE);
+    }
+  });
+}
+
+test('issue 21: a foreign template has no key (the watches map nothing across namespaces)', () => {
+  assert.is(templateKey(data((d) => (d.spec!.template = { name: 'tmpl', namespace: 'tenant-b' }))), undefined);
+  assert.equal(templateKey(data((d) => (d.spec!.template = { name: 'tmpl', namespace: NS }))), { namespace: NS, name: 'tmpl' });
+});
 
 test('D-9 step 2: the template namespace defaults to the Metal3Data\'s', () => {
   assert.equal(templateKey(data((d) => (d.spec!.template = { name: 'tmpl' }))), { namespace: NS, name: 'tmpl' });

@@ -41,11 +41,34 @@ export interface MachineAndHost {
 
 const ns = (data: Readonly<Metal3Data>): string => data.metadata.namespace ?? '';
 
-/** D-9 step 2: the template reference with its namespace defaulted to the Metal3Data's. */
+/** Issue 21: the words after the field path in status.errorMessage and the Warning event. */
+export const CROSS_NAMESPACE_MESSAGE = 'must be empty or the Metal3Data namespace; cross-namespace references are not allowed';
+
+/**
+ * D-9 step 2: the template, always in the Metal3Data's own namespace (issue 21: a template of another
+ * tenant is never read). Undefined without a name, or when the reference names another namespace
+ * (findAssociation reports that as invalid; the watches have nothing to map).
+ */
 export function templateKey(data: Readonly<Metal3Data>): ObjectKey | undefined {
   const ref: Partial<ObjectReference> | undefined = data.spec?.template;
-  if (!ref?.name) return undefined;
-  return { namespace: ref.namespace || ns(data), name: ref.name };
+  if (!ref?.name || isForeign(data, ref)) return undefined;
+  return { namespace: ns(data), name: ref.name };
+}
+
+/** A reference that names a namespace other than the object's own (empty means "the same"). */
+const isForeign = (data: Readonly<Metal3Data>, ref: { readonly namespace?: string } | undefined): boolean =>
+  !!ref?.namespace && ref.namespace !== ns(data);
+
+/**
+ * Issue 21: the first reference of a Metal3Data that names another namespace, as its field path. Every
+ * reference is resolved in the Metal3Data's own namespace, whatever admission let through; one that
+ * says otherwise is bad input, not something to follow or to quietly rewrite.
+ */
+export function foreignReference(data: Readonly<Metal3Data>): string | undefined {
+  const spec = data.spec;
+  const fields = { template: spec?.template, claim: spec?.claim, metaData: spec?.metaData, networkData: spec?.networkData };
+  for (const [field, ref] of Object.entries(fields)) if (isForeign(data, ref)) return `spec.${field}.namespace`;
+  return undefined;
 }
 
 /**
@@ -53,6 +76,8 @@ export function templateKey(data: Readonly<Metal3Data>): ObjectKey | undefined {
  * already handled an empty template name (step 1: nothing to render).
  */
 export function findAssociation(data: Readonly<Metal3Data>, lookups: AssociationLookups): Step<Association> {
+  const foreign = foreignReference(data);
+  if (foreign) return invalid('AssociationInvalid', CROSS_NAMESPACE_MESSAGE, foreign);
   const key = templateKey(data);
   if (!key) return invalid('AssociationInvalid', 'Metal3DataTemplate name not set', 'spec.template.name');
   const template = lookups.template(key);

@@ -6,7 +6,7 @@ import { newIPAddress, newIPClaim, type IPClaim } from '@metal3-ts/generated/ipa
 import type { PoolRef } from '../render/index.ts';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER, POOL_NAME_LABEL } from '../names.ts';
 import { data, DATA_UID, NS } from '../testing.ts';
-import { capiClaimState, claimNames, isOwnedBy, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim } from './ip-claims.ts';
+import { capiClaimState, claimNameProblem, claimNames, isOwnedBy, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim } from './ip-claims.ts';
 
 const test = suite('IP claims');
 
@@ -127,6 +127,14 @@ test('D-19 (changed): a Ready=False condition with a failed allocation is a fail
 test('E-46 (fixed): an address without a prefix is waited out', () => {
   const noPrefix = { ...capiAddress, spec: { ...capiAddress.spec!, prefix: undefined as unknown as number } };
   assert.is(capiClaimState(data(), capiPool, capiClaim((c) => (c.status = { addressRef: { name: 'addr-c' } })), noPrefix).kind, 'Wait');
+});
+
+test('issue 21 point 4: a claim name over 253 characters is a clear failure naming the pool, before anything is created', () => {
+  const data = 'd'.repeat(250);
+  assert.is(claimNameProblem(claimNames('t'.repeat(246), metal3Pool, 'host', false), metal3Pool), undefined, '246 + "-pool-a" is 253');
+  const long = claimNameProblem(claimNames(data, metal3Pool, 'host', false), metal3Pool) ?? '';
+  assert.match(long, /^IP Allocation for pool-a failed : the claim name "d{40}…" would be 257 characters, more than 253; shorten/);
+  assert.is(claimNameProblem(claimNames(data, metal3Pool, 'host', true), metal3Pool), undefined, 'with preallocation the claim is named after the host');
 });
 
 test.run();

@@ -37,6 +37,19 @@ export function claimNames(dataName: string, pool: PoolRef, hostName: string, pr
   return { lookup: own === byHost ? [own] : [own, byHost], create: preallocation ? byHost : own };
 }
 
+/** The longest object name the apiserver accepts (a DNS subdomain). */
+export const MAX_NAME_LENGTH = 253;
+
+/**
+ * Issue 21 point 4: why the claim a pool needs cannot be created, if its name (derived from the
+ * Metal3Data or host name and the pool name) is too long for any object. Admission cannot see this
+ * in advance: the pool may come from an annotation, the host only at render time.
+ */
+export function claimNameProblem(names: ClaimNames, pool: PoolRef): string | undefined {
+  if (names.create.length <= MAX_NAME_LENGTH) return undefined;
+  return `IP Allocation for ${pool.name} failed : the claim name "${names.create.slice(0, 40)}…" would be ${names.create.length} characters, more than ${MAX_NAME_LENGTH}; shorten the Metal3DataTemplate or pool name`;
+}
+
 function controllerRef(data: Readonly<Metal3Data>): OwnerReference {
   return { apiVersion: data.apiVersion, kind: data.kind, name: data.metadata.name ?? '', uid: data.metadata.uid ?? '', controller: true };
 }

@@ -1,0 +1,36 @@
+// Issue 21: which references of a Metal3Machine name another namespace.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { foreignReferences, foreignReferencesMessage } from './references.ts';
+
+const m3m = (spec: Metal3Machine['spec'], status: Metal3Machine['status'] = {}): Metal3Machine =>
+  ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'tenant-a' }, spec, status }) as Metal3Machine;
+const other = { name: 'x', namespace: 'tenant-b' };
+
+test('issue 21: every Metal3Machine reference into another namespace is named', () => {
+  const rows: [string, Metal3Machine, string[]][] = [
+    ['no references', m3m({}), []],
+    ['empty or own namespaces', m3m({ userData: { name: 'u' }, metaData: { name: 'm', namespace: '' }, dataTemplate: { name: 't', namespace: 'tenant-a' } }), []],
+    ['spec.userData', m3m({ userData: other }), ['spec.userData.namespace']],
+    ['spec.metaData', m3m({ metaData: other }), ['spec.metaData.namespace']],
+    ['spec.networkData', m3m({ networkData: other }), ['spec.networkData.namespace']],
+    ['spec.dataTemplate', m3m({ dataTemplate: other }), ['spec.dataTemplate.namespace']],
+    ['status.userData', m3m({}, { userData: other }), ['status.userData.namespace']],
+    ['status.metaData', m3m({}, { metaData: other }), ['status.metaData.namespace']],
+    ['status.networkData', m3m({}, { networkData: other }), ['status.networkData.namespace']],
+    ['status.renderedData', m3m({}, { renderedData: other }), ['status.renderedData.namespace']],
+    ['several', m3m({ userData: other, dataTemplate: other }), ['spec.userData.namespace', 'spec.dataTemplate.namespace']],
+  ];
+  for (const [what, machine, fields] of rows) assert.equal(foreignReferences(machine).map((f) => f.field), fields, what);
+});
+
+test('issue 21: the message names the fields and the machine namespace', () => {
+  assert.is(foreignReferencesMessage(m3m({})), '');
+  assert.is(
+    foreignReferencesMessage(m3m({ dataTemplate: other })),
+    'spec.dataTemplate.namespace ("tenant-b"): must be empty or the Metal3Machine namespace "tenant-a"; cross-namespace references are not allowed',
+  );
+});
+
+test.run();
