@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // metal3-codegen: CRD schemas → @metal3-ts/generated.
 //
-//   generate [--upstream DIR | --fetch]   write generated/src (aside, then swapped in); with CI=true it
+//   generate [--upstream DIR | --fetch]   write generated/src (aside, then swapped in) and its package files
+//                                         (README.md, jsr.json, pins in package.json); with CI=true it
 //                                         only checks, so a CI run can never hide drift by regenerating
 //   check    [--upstream DIR | --fetch]   exit 1 when generated/src differs from what would be written
 //   live     --kubeconfig FILE [--out DIR] generate from a running apiserver's /openapi/v3
 import process from 'node:process';
 import { CodegenError } from './errors.ts';
-import { diffFiles, generate, loadInputs, writeFiles } from './generate.ts';
+import { diffFiles, diffPackageFiles, generate, generatePackageFiles, loadInputs, writeFiles, writePackageFiles } from './generate.ts';
 
 interface Flags {
   readonly command: string;
@@ -47,12 +48,14 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'generate': {
       const files = await generate(await loadInputs(resolveOptions));
       writeFiles(files);
+      writePackageFiles(generatePackageFiles(files));
       const bytes = [...files.values()].reduce((n, t) => n + Buffer.byteLength(t), 0);
       console.error(`metal3-codegen: wrote ${files.size} files (${(bytes / 1024).toFixed(0)} KiB) in ${((performance.now() - started) / 1000).toFixed(2)} s`);
       return 0;
     }
     case 'check': {
-      const drift = diffFiles(await generate(await loadInputs(resolveOptions)));
+      const files = await generate(await loadInputs(resolveOptions));
+      const drift = [...diffFiles(files), ...diffPackageFiles(generatePackageFiles(files)).map((d) => d.replace(': ', ': ../'))];
       if (drift.length > 0) {
         console.error(`metal3-codegen: generated/src is out of date; run \`npm run codegen\` and commit:\n  ${drift.join('\n  ')}`);
         return 1;

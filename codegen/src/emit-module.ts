@@ -49,7 +49,7 @@ export async function emitGroupVersion(group: string, version: string, inputs: r
     ...header,
     '',
     `import type { ${[...imports].sort().join(', ')} } from '../runtime/meta.ts';`,
-    `import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';`,
+    `import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';`,
     '',
     ...bodies,
     `/** Every kind of ${group}/${version}. */`,
@@ -77,11 +77,12 @@ function descriptorText(crd: Crd, version: CrdVersion): string {
   const deprecated = version.deprecated ? ' @deprecated This API version is deprecated.' : '';
   return [
     `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${deprecated} */`,
-    `export const ${kind}Resource = defineResource<${kind}>({`,
+    `export const ${kind}Resource: ResourceDescriptor<${kind}> = defineResource<${kind}>({`,
     ...fields.map((f) => `  ${f},`),
     '});',
-    `export const new${kind} = factoryFor(${kind}Resource);`,
-    `export const is${kind} = guardFor(${kind}Resource);`,
+    // Explicit types: the emitted .d.ts then names no source path, and JSR needs no inference.
+    `export const new${kind}: (init: ResourceInit<${kind}>) => ${kind} = factoryFor(${kind}Resource);`,
+    `export const is${kind}: (obj: unknown) => obj is ${kind} = guardFor(${kind}Resource);`,
   ].join('\n');
 }
 

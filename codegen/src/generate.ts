@@ -1,12 +1,14 @@
 // Codegen as a pure function from inputs to a file map, plus the two ways of using that map:
 // write it (aside, then swap, so a failure leaves generated/ untouched) or check it against disk.
+// The package files beside src/ (README.md, jsr.json, the pins in package.json) follow the same way.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { CodegenError } from './errors.ts';
 import { parseCrds, type Crd, type CrdSource } from './crd.ts';
 import { emitGroupVersion, GENERATED_NOTICE, type KindInput } from './emit-module.ts';
 import { checkSchema } from './schema.ts';
-import { repoRoot, resolveUpstream, sha256, type ResolveOptions } from './upstream.ts';
+import { apiModules, packageFiles, type PackageFileMap, type PackageManifest } from './package-files.ts';
+import { loadUpstreamReleases, repoRoot, resolveUpstream, sha256, type ResolveOptions } from './upstream.ts';
 
 /** Relative path under generated/src → file content. */
 export type FileMap = Map<string, string>;
@@ -18,7 +20,8 @@ export interface LoadedCrd {
 }
 
 export const ownCrdsDir = join(repoRoot, 'crds');
-export const generatedSrcDir = join(repoRoot, 'generated', 'src');
+export const generatedDir = join(repoRoot, 'generated');
+export const generatedSrcDir = join(generatedDir, 'src');
 export const templatesDir = resolve(repoRoot, 'codegen', 'templates');
 
 /** Our CRDs (crds/*.yaml) and the pinned upstream ones marked for codegen. */
@@ -147,4 +150,25 @@ export function diffFiles(files: FileMap, target = generatedSrcDir): string[] {
   }
   for (const path of onDisk) if (!files.has(path)) drift.push(`not generated: ${path}`);
   return drift.sort();
+}
+
+/** README.md, jsr.json and package.json of generated/, from the src file map and the pins. */
+export function generatePackageFiles(files: FileMap, dir = generatedDir): PackageFileMap {
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageManifest;
+  return packageFiles({ manifest, releases: loadUpstreamReleases(), modules: apiModules(files, isApiModule) });
+}
+
+export function writePackageFiles(files: PackageFileMap, dir = generatedDir): void {
+  for (const [path, text] of files) writeFileSync(join(dir, path), text);
+}
+
+/** Package files whose content on disk differs from what codegen would write. */
+export function diffPackageFiles(files: PackageFileMap, dir = generatedDir): string[] {
+  const drift: string[] = [];
+  for (const [path, text] of files) {
+    const full = join(dir, path);
+    if (!existsSync(full)) drift.push(`missing: ${path}`);
+    else if (readFileSync(full, 'utf8') !== text) drift.push(`changed: ${path}`);
+  }
+  return drift;
 }

@@ -43,7 +43,7 @@ test('BareMetalHost: defaulted fields stay optional with @default, shared types 
   const bmh = file('metal3.io/v1alpha1.ts');
   assert.match(bmh, /@default "metadata"\n\s+\*\/\n\s+automatedCleaningMode\?: "metadata" \| "disabled";/);
   assert.match(bmh, /consumerRef\?: ObjectReference;/);
-  assert.match(bmh, /export const BareMetalHostResource = defineResource<BareMetalHost>\(\{/);
+  assert.match(bmh, /export const BareMetalHostResource: ResourceDescriptor<BareMetalHost> = defineResource<BareMetalHost>\(\{/);
   assert.match(bmh, /plural: "baremetalhosts",\n\s+singular: "baremetalhost",\n\s+namespaced: true,\n\s+statusSubresource: true/);
 });
 

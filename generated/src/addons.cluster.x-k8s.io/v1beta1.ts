@@ -4,7 +4,7 @@
 //   cluster-api addons.cluster.x-k8s.io_clusterresourcesetbindings.yaml v1.10.10 sha256:eee17614b30b689ed33237cd3bba3e2ac85162c0c8c70d8924e65a94e26539d7
 
 import type { Condition, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface ClusterResourceSet {
   apiVersion: "addons.cluster.x-k8s.io/v1beta1";
@@ -43,7 +43,7 @@ export interface ClusterResourceSetList {
 }
 
 /** Descriptor of ClusterResourceSet (clusterresourcesets.addons.cluster.x-k8s.io/v1beta1). */
-export const ClusterResourceSetResource = defineResource<ClusterResourceSet>({
+export const ClusterResourceSetResource: ResourceDescriptor<ClusterResourceSet> = defineResource<ClusterResourceSet>({
   group: "addons.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "ClusterResourceSet",
@@ -56,8 +56,8 @@ export const ClusterResourceSetResource = defineResource<ClusterResourceSet>({
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newClusterResourceSet = factoryFor(ClusterResourceSetResource);
-export const isClusterResourceSet = guardFor(ClusterResourceSetResource);
+export const newClusterResourceSet: (init: ResourceInit<ClusterResourceSet>) => ClusterResourceSet = factoryFor(ClusterResourceSetResource);
+export const isClusterResourceSet: (obj: unknown) => obj is ClusterResourceSet = guardFor(ClusterResourceSetResource);
 
 export interface ClusterResourceSetBinding {
   apiVersion: "addons.cluster.x-k8s.io/v1beta1";
@@ -92,7 +92,7 @@ export interface ClusterResourceSetBindingList {
 }
 
 /** Descriptor of ClusterResourceSetBinding (clusterresourcesetbindings.addons.cluster.x-k8s.io/v1beta1). */
-export const ClusterResourceSetBindingResource = defineResource<ClusterResourceSetBinding>({
+export const ClusterResourceSetBindingResource: ResourceDescriptor<ClusterResourceSetBinding> = defineResource<ClusterResourceSetBinding>({
   group: "addons.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "ClusterResourceSetBinding",
@@ -105,8 +105,8 @@ export const ClusterResourceSetBindingResource = defineResource<ClusterResourceS
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newClusterResourceSetBinding = factoryFor(ClusterResourceSetBindingResource);
-export const isClusterResourceSetBinding = guardFor(ClusterResourceSetBindingResource);
+export const newClusterResourceSetBinding: (init: ResourceInit<ClusterResourceSetBinding>) => ClusterResourceSetBinding = factoryFor(ClusterResourceSetBindingResource);
+export const isClusterResourceSetBinding: (obj: unknown) => obj is ClusterResourceSetBinding = guardFor(ClusterResourceSetBindingResource);
 
 /** Every kind of addons.cluster.x-k8s.io/v1beta1. */
 export const resources: readonly ResourceDescriptor[] = [ClusterResourceSetResource, ClusterResourceSetBindingResource];

@@ -4,7 +4,7 @@
 //   cluster-api bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml v1.10.10 sha256:6698c1fda1baed79ecfe0f34057386ebaf75950acf6373989b56c79b55d399f1
 
 import type { Condition, IntOrString, ListMeta, MetaV1Condition, ObjectMeta, ObjectMetaTemplate } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface KubeadmConfig {
   apiVersion: "bootstrap.cluster.x-k8s.io/v1beta1";
@@ -536,7 +536,7 @@ export interface KubeadmConfigList {
 }
 
 /** Descriptor of KubeadmConfig (kubeadmconfigs.bootstrap.cluster.x-k8s.io/v1beta1). */
-export const KubeadmConfigResource = defineResource<KubeadmConfig>({
+export const KubeadmConfigResource: ResourceDescriptor<KubeadmConfig> = defineResource<KubeadmConfig>({
   group: "bootstrap.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "KubeadmConfig",
@@ -549,8 +549,8 @@ export const KubeadmConfigResource = defineResource<KubeadmConfig>({
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newKubeadmConfig = factoryFor(KubeadmConfigResource);
-export const isKubeadmConfig = guardFor(KubeadmConfigResource);
+export const newKubeadmConfig: (init: ResourceInit<KubeadmConfig>) => KubeadmConfig = factoryFor(KubeadmConfigResource);
+export const isKubeadmConfig: (obj: unknown) => obj is KubeadmConfig = guardFor(KubeadmConfigResource);
 
 export interface KubeadmConfigTemplate {
   apiVersion: "bootstrap.cluster.x-k8s.io/v1beta1";
@@ -1076,7 +1076,7 @@ export interface KubeadmConfigTemplateList {
 }
 
 /** Descriptor of KubeadmConfigTemplate (kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io/v1beta1). */
-export const KubeadmConfigTemplateResource = defineResource<KubeadmConfigTemplate>({
+export const KubeadmConfigTemplateResource: ResourceDescriptor<KubeadmConfigTemplate> = defineResource<KubeadmConfigTemplate>({
   group: "bootstrap.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "KubeadmConfigTemplate",
@@ -1089,8 +1089,8 @@ export const KubeadmConfigTemplateResource = defineResource<KubeadmConfigTemplat
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newKubeadmConfigTemplate = factoryFor(KubeadmConfigTemplateResource);
-export const isKubeadmConfigTemplate = guardFor(KubeadmConfigTemplateResource);
+export const newKubeadmConfigTemplate: (init: ResourceInit<KubeadmConfigTemplate>) => KubeadmConfigTemplate = factoryFor(KubeadmConfigTemplateResource);
+export const isKubeadmConfigTemplate: (obj: unknown) => obj is KubeadmConfigTemplate = guardFor(KubeadmConfigTemplateResource);
 
 /** Every kind of bootstrap.cluster.x-k8s.io/v1beta1. */
 export const resources: readonly ResourceDescriptor[] = [KubeadmConfigResource, KubeadmConfigTemplateResource];

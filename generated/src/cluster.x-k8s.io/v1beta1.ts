@@ -10,7 +10,7 @@
 //   cluster-api cluster.x-k8s.io_machinesets.yaml v1.10.10 sha256:e12343fc91329d978f2619a29686ebed542e340240e61ceedfda016fbb42f2fc
 
 import type { Condition, IntOrString, JsonValue, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta, ObjectMetaTemplate, ObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface Cluster {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -249,7 +249,7 @@ export interface ClusterList {
 }
 
 /** Descriptor of Cluster (clusters.cluster.x-k8s.io/v1beta1). */
-export const ClusterResource = defineResource<Cluster>({
+export const ClusterResource: ResourceDescriptor<Cluster> = defineResource<Cluster>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Cluster",
@@ -262,8 +262,8 @@ export const ClusterResource = defineResource<Cluster>({
   shortNames: ["cl"],
   categories: ["cluster-api"],
 });
-export const newCluster = factoryFor(ClusterResource);
-export const isCluster = guardFor(ClusterResource);
+export const newCluster: (init: ResourceInit<Cluster>) => Cluster = factoryFor(ClusterResource);
+export const isCluster: (obj: unknown) => obj is Cluster = guardFor(ClusterResource);
 
 export interface ClusterClass {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -624,7 +624,7 @@ export interface ClusterClassList {
 }
 
 /** Descriptor of ClusterClass (clusterclasses.cluster.x-k8s.io/v1beta1). */
-export const ClusterClassResource = defineResource<ClusterClass>({
+export const ClusterClassResource: ResourceDescriptor<ClusterClass> = defineResource<ClusterClass>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "ClusterClass",
@@ -637,8 +637,8 @@ export const ClusterClassResource = defineResource<ClusterClass>({
   shortNames: ["cc"],
   categories: ["cluster-api"],
 });
-export const newClusterClass = factoryFor(ClusterClassResource);
-export const isClusterClass = guardFor(ClusterClassResource);
+export const newClusterClass: (init: ResourceInit<ClusterClass>) => ClusterClass = factoryFor(ClusterClassResource);
+export const isClusterClass: (obj: unknown) => obj is ClusterClass = guardFor(ClusterClassResource);
 
 export interface Machine {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -723,7 +723,7 @@ export interface MachineList {
 }
 
 /** Descriptor of Machine (machines.cluster.x-k8s.io/v1beta1). */
-export const MachineResource = defineResource<Machine>({
+export const MachineResource: ResourceDescriptor<Machine> = defineResource<Machine>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Machine",
@@ -736,8 +736,8 @@ export const MachineResource = defineResource<Machine>({
   shortNames: ["ma"],
   categories: ["cluster-api"],
 });
-export const newMachine = factoryFor(MachineResource);
-export const isMachine = guardFor(MachineResource);
+export const newMachine: (init: ResourceInit<Machine>) => Machine = factoryFor(MachineResource);
+export const isMachine: (obj: unknown) => obj is Machine = guardFor(MachineResource);
 
 export interface MachineDeployment {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -837,7 +837,7 @@ export interface MachineDeploymentList {
 }
 
 /** Descriptor of MachineDeployment (machinedeployments.cluster.x-k8s.io/v1beta1). */
-export const MachineDeploymentResource = defineResource<MachineDeployment>({
+export const MachineDeploymentResource: ResourceDescriptor<MachineDeployment> = defineResource<MachineDeployment>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "MachineDeployment",
@@ -850,8 +850,8 @@ export const MachineDeploymentResource = defineResource<MachineDeployment>({
   shortNames: ["md"],
   categories: ["cluster-api"],
 });
-export const newMachineDeployment = factoryFor(MachineDeploymentResource);
-export const isMachineDeployment = guardFor(MachineDeploymentResource);
+export const newMachineDeployment: (init: ResourceInit<MachineDeployment>) => MachineDeployment = factoryFor(MachineDeploymentResource);
+export const isMachineDeployment: (obj: unknown) => obj is MachineDeployment = guardFor(MachineDeploymentResource);
 
 export interface MachineDrainRule {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -889,7 +889,7 @@ export interface MachineDrainRuleList {
 }
 
 /** Descriptor of MachineDrainRule (machinedrainrules.cluster.x-k8s.io/v1beta1). */
-export const MachineDrainRuleResource = defineResource<MachineDrainRule>({
+export const MachineDrainRuleResource: ResourceDescriptor<MachineDrainRule> = defineResource<MachineDrainRule>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "MachineDrainRule",
@@ -902,8 +902,8 @@ export const MachineDrainRuleResource = defineResource<MachineDrainRule>({
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newMachineDrainRule = factoryFor(MachineDrainRuleResource);
-export const isMachineDrainRule = guardFor(MachineDrainRuleResource);
+export const newMachineDrainRule: (init: ResourceInit<MachineDrainRule>) => MachineDrainRule = factoryFor(MachineDrainRuleResource);
+export const isMachineDrainRule: (obj: unknown) => obj is MachineDrainRule = guardFor(MachineDrainRuleResource);
 
 export interface MachineHealthCheck {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -951,7 +951,7 @@ export interface MachineHealthCheckList {
 }
 
 /** Descriptor of MachineHealthCheck (machinehealthchecks.cluster.x-k8s.io/v1beta1). */
-export const MachineHealthCheckResource = defineResource<MachineHealthCheck>({
+export const MachineHealthCheckResource: ResourceDescriptor<MachineHealthCheck> = defineResource<MachineHealthCheck>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "MachineHealthCheck",
@@ -964,8 +964,8 @@ export const MachineHealthCheckResource = defineResource<MachineHealthCheck>({
   shortNames: ["mhc", "mhcs"],
   categories: ["cluster-api"],
 });
-export const newMachineHealthCheck = factoryFor(MachineHealthCheckResource);
-export const isMachineHealthCheck = guardFor(MachineHealthCheckResource);
+export const newMachineHealthCheck: (init: ResourceInit<MachineHealthCheck>) => MachineHealthCheck = factoryFor(MachineHealthCheckResource);
+export const isMachineHealthCheck: (obj: unknown) => obj is MachineHealthCheck = guardFor(MachineHealthCheckResource);
 
 export interface MachinePool {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -1043,7 +1043,7 @@ export interface MachinePoolList {
 }
 
 /** Descriptor of MachinePool (machinepools.cluster.x-k8s.io/v1beta1). */
-export const MachinePoolResource = defineResource<MachinePool>({
+export const MachinePoolResource: ResourceDescriptor<MachinePool> = defineResource<MachinePool>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "MachinePool",
@@ -1056,8 +1056,8 @@ export const MachinePoolResource = defineResource<MachinePool>({
   shortNames: ["mp"],
   categories: ["cluster-api"],
 });
-export const newMachinePool = factoryFor(MachinePoolResource);
-export const isMachinePool = guardFor(MachinePoolResource);
+export const newMachinePool: (init: ResourceInit<MachinePool>) => MachinePool = factoryFor(MachinePoolResource);
+export const isMachinePool: (obj: unknown) => obj is MachinePool = guardFor(MachinePoolResource);
 
 export interface MachineSet {
   apiVersion: "cluster.x-k8s.io/v1beta1";
@@ -1137,7 +1137,7 @@ export interface MachineSetList {
 }
 
 /** Descriptor of MachineSet (machinesets.cluster.x-k8s.io/v1beta1). */
-export const MachineSetResource = defineResource<MachineSet>({
+export const MachineSetResource: ResourceDescriptor<MachineSet> = defineResource<MachineSet>({
   group: "cluster.x-k8s.io",
   version: "v1beta1",
   kind: "MachineSet",
@@ -1150,8 +1150,8 @@ export const MachineSetResource = defineResource<MachineSet>({
   shortNames: ["ms"],
   categories: ["cluster-api"],
 });
-export const newMachineSet = factoryFor(MachineSetResource);
-export const isMachineSet = guardFor(MachineSetResource);
+export const newMachineSet: (init: ResourceInit<MachineSet>) => MachineSet = factoryFor(MachineSetResource);
+export const isMachineSet: (obj: unknown) => obj is MachineSet = guardFor(MachineSetResource);
 
 /** Every kind of cluster.x-k8s.io/v1beta1. */
 export const resources: readonly ResourceDescriptor[] = [ClusterResource, ClusterClassResource, MachineResource, MachineDeploymentResource, MachineDrainRuleResource, MachineHealthCheckResource, MachinePoolResource, MachineSetResource];

@@ -4,7 +4,7 @@
 //   cluster-api controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml v1.10.10 sha256:f8b2ff8eee2ea8dc34ca6d64f99515e5be2f28ec87b4ec34ad5c0c267fe8d75f
 
 import type { Condition, IntOrString, ListMeta, MetaV1Condition, ObjectMeta, ObjectMetaTemplate, ObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface KubeadmControlPlane {
   apiVersion: "controlplane.cluster.x-k8s.io/v1beta1";
@@ -604,7 +604,7 @@ export interface KubeadmControlPlaneList {
 }
 
 /** Descriptor of KubeadmControlPlane (kubeadmcontrolplanes.controlplane.cluster.x-k8s.io/v1beta1). */
-export const KubeadmControlPlaneResource = defineResource<KubeadmControlPlane>({
+export const KubeadmControlPlaneResource: ResourceDescriptor<KubeadmControlPlane> = defineResource<KubeadmControlPlane>({
   group: "controlplane.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "KubeadmControlPlane",
@@ -617,8 +617,8 @@ export const KubeadmControlPlaneResource = defineResource<KubeadmControlPlane>({
   shortNames: ["kcp"],
   categories: ["cluster-api"],
 });
-export const newKubeadmControlPlane = factoryFor(KubeadmControlPlaneResource);
-export const isKubeadmControlPlane = guardFor(KubeadmControlPlaneResource);
+export const newKubeadmControlPlane: (init: ResourceInit<KubeadmControlPlane>) => KubeadmControlPlane = factoryFor(KubeadmControlPlaneResource);
+export const isKubeadmControlPlane: (obj: unknown) => obj is KubeadmControlPlane = guardFor(KubeadmControlPlaneResource);
 
 export interface KubeadmControlPlaneTemplate {
   apiVersion: "controlplane.cluster.x-k8s.io/v1beta1";
@@ -1187,7 +1187,7 @@ export interface KubeadmControlPlaneTemplateList {
 }
 
 /** Descriptor of KubeadmControlPlaneTemplate (kubeadmcontrolplanetemplates.controlplane.cluster.x-k8s.io/v1beta1). */
-export const KubeadmControlPlaneTemplateResource = defineResource<KubeadmControlPlaneTemplate>({
+export const KubeadmControlPlaneTemplateResource: ResourceDescriptor<KubeadmControlPlaneTemplate> = defineResource<KubeadmControlPlaneTemplate>({
   group: "controlplane.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "KubeadmControlPlaneTemplate",
@@ -1200,8 +1200,8 @@ export const KubeadmControlPlaneTemplateResource = defineResource<KubeadmControl
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newKubeadmControlPlaneTemplate = factoryFor(KubeadmControlPlaneTemplateResource);
-export const isKubeadmControlPlaneTemplate = guardFor(KubeadmControlPlaneTemplateResource);
+export const newKubeadmControlPlaneTemplate: (init: ResourceInit<KubeadmControlPlaneTemplate>) => KubeadmControlPlaneTemplate = factoryFor(KubeadmControlPlaneTemplateResource);
+export const isKubeadmControlPlaneTemplate: (obj: unknown) => obj is KubeadmControlPlaneTemplate = guardFor(KubeadmControlPlaneTemplateResource);
 
 /** Every kind of controlplane.cluster.x-k8s.io/v1beta1. */
 export const resources: readonly ResourceDescriptor[] = [KubeadmControlPlaneResource, KubeadmControlPlaneTemplateResource];

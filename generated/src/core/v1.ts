@@ -5,7 +5,7 @@
 // the shape kept open where the API is large (Node status). Hand-maintained in codegen/templates
 // because core types do not come from CRDs; `metal3-codegen live` can regenerate from /openapi/v3.
 import type { ListMeta, ObjectMeta, ObjectReference, Time } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface Secret {
   apiVersion: 'v1';
@@ -112,37 +112,37 @@ export interface Event {
 
 const core = { group: '', version: 'v1', scaleSubresource: false, categories: [] } as const;
 
-export const SecretResource = defineResource<Secret>({
+export const SecretResource: ResourceDescriptor<Secret> = defineResource<Secret>({
   ...core, kind: 'Secret', listKind: 'SecretList', plural: 'secrets', singular: 'secret',
   namespaced: true, statusSubresource: false, shortNames: [],
 });
-export const ConfigMapResource = defineResource<ConfigMap>({
+export const ConfigMapResource: ResourceDescriptor<ConfigMap> = defineResource<ConfigMap>({
   ...core, kind: 'ConfigMap', listKind: 'ConfigMapList', plural: 'configmaps', singular: 'configmap',
   namespaced: true, statusSubresource: false, shortNames: ['cm'],
 });
-export const NamespaceResource = defineResource<Namespace>({
+export const NamespaceResource: ResourceDescriptor<Namespace> = defineResource<Namespace>({
   ...core, kind: 'Namespace', listKind: 'NamespaceList', plural: 'namespaces', singular: 'namespace',
   namespaced: false, statusSubresource: true, shortNames: ['ns'],
 });
-export const NodeResource = defineResource<Node>({
+export const NodeResource: ResourceDescriptor<Node> = defineResource<Node>({
   ...core, kind: 'Node', listKind: 'NodeList', plural: 'nodes', singular: 'node',
   namespaced: false, statusSubresource: true, shortNames: ['no'],
 });
-export const EventResource = defineResource<Event>({
+export const EventResource: ResourceDescriptor<Event> = defineResource<Event>({
   ...core, kind: 'Event', listKind: 'EventList', plural: 'events', singular: 'event',
   namespaced: true, statusSubresource: false, shortNames: ['ev'],
 });
 
-export const newSecret = factoryFor(SecretResource);
-export const isSecret = guardFor(SecretResource);
-export const newConfigMap = factoryFor(ConfigMapResource);
-export const isConfigMap = guardFor(ConfigMapResource);
-export const newNamespace = factoryFor(NamespaceResource);
-export const isNamespace = guardFor(NamespaceResource);
-export const newNode = factoryFor(NodeResource);
-export const isNode = guardFor(NodeResource);
-export const newEvent = factoryFor(EventResource);
-export const isEvent = guardFor(EventResource);
+export const newSecret: (init: ResourceInit<Secret>) => Secret = factoryFor(SecretResource);
+export const isSecret: (obj: unknown) => obj is Secret = guardFor(SecretResource);
+export const newConfigMap: (init: ResourceInit<ConfigMap>) => ConfigMap = factoryFor(ConfigMapResource);
+export const isConfigMap: (obj: unknown) => obj is ConfigMap = guardFor(ConfigMapResource);
+export const newNamespace: (init: ResourceInit<Namespace>) => Namespace = factoryFor(NamespaceResource);
+export const isNamespace: (obj: unknown) => obj is Namespace = guardFor(NamespaceResource);
+export const newNode: (init: ResourceInit<Node>) => Node = factoryFor(NodeResource);
+export const isNode: (obj: unknown) => obj is Node = guardFor(NodeResource);
+export const newEvent: (init: ResourceInit<Event>) => Event = factoryFor(EventResource);
+export const isEvent: (obj: unknown) => obj is Event = guardFor(EventResource);
 
 /** Every kind of core/v1 in this package. */
 export const resources: readonly ResourceDescriptor[] = [ConfigMapResource, EventResource, NamespaceResource, NodeResource, SecretResource];

@@ -9,7 +9,7 @@
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml v1beta1 sha256:a57405270e93c28eb769b26814f18c6eb98af7e5391a341232c2ed586689612b
 
 import type { Condition, JsonValue, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta, ObjectReference, TypedLocalObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 /**
  * Metal3Cluster is the Cluster API infrastructure cluster for hosts managed by Metal3 (baremetal-operator).
@@ -130,7 +130,7 @@ export interface Metal3ClusterList {
 }
 
 /** Descriptor of Metal3Cluster (metal3clusters.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3ClusterResource = defineResource<Metal3Cluster>({
+export const Metal3ClusterResource: ResourceDescriptor<Metal3Cluster> = defineResource<Metal3Cluster>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3Cluster",
@@ -143,8 +143,8 @@ export const Metal3ClusterResource = defineResource<Metal3Cluster>({
   shortNames: ["m3c", "m3cluster", "m3clusters", "metal3c", "metal3cluster"],
   categories: ["cluster-api"],
 });
-export const newMetal3Cluster = factoryFor(Metal3ClusterResource);
-export const isMetal3Cluster = guardFor(Metal3ClusterResource);
+export const newMetal3Cluster: (init: ResourceInit<Metal3Cluster>) => Metal3Cluster = factoryFor(Metal3ClusterResource);
+export const isMetal3Cluster: (obj: unknown) => obj is Metal3Cluster = guardFor(Metal3ClusterResource);
 
 /**
  * Metal3ClusterTemplate is a Metal3Cluster blueprint, used by ClusterClass topologies.
@@ -222,7 +222,7 @@ export interface Metal3ClusterTemplateList {
 }
 
 /** Descriptor of Metal3ClusterTemplate (metal3clustertemplates.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3ClusterTemplateResource = defineResource<Metal3ClusterTemplate>({
+export const Metal3ClusterTemplateResource: ResourceDescriptor<Metal3ClusterTemplate> = defineResource<Metal3ClusterTemplate>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3ClusterTemplate",
@@ -235,8 +235,8 @@ export const Metal3ClusterTemplateResource = defineResource<Metal3ClusterTemplat
   shortNames: ["m3ct"],
   categories: ["cluster-api"],
 });
-export const newMetal3ClusterTemplate = factoryFor(Metal3ClusterTemplateResource);
-export const isMetal3ClusterTemplate = guardFor(Metal3ClusterTemplateResource);
+export const newMetal3ClusterTemplate: (init: ResourceInit<Metal3ClusterTemplate>) => Metal3ClusterTemplate = factoryFor(Metal3ClusterTemplateResource);
+export const isMetal3ClusterTemplate: (obj: unknown) => obj is Metal3ClusterTemplate = guardFor(Metal3ClusterTemplateResource);
 
 /**
  * Metal3Data is the data rendered for one claim; it is named <template name>-<index>.
@@ -311,7 +311,7 @@ export interface Metal3DataList {
 }
 
 /** Descriptor of Metal3Data (metal3datas.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3DataResource = defineResource<Metal3Data>({
+export const Metal3DataResource: ResourceDescriptor<Metal3Data> = defineResource<Metal3Data>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3Data",
@@ -324,8 +324,8 @@ export const Metal3DataResource = defineResource<Metal3Data>({
   shortNames: ["m3d", "m3data", "m3datas", "metal3d", "metal3data"],
   categories: ["cluster-api"],
 });
-export const newMetal3Data = factoryFor(Metal3DataResource);
-export const isMetal3Data = guardFor(Metal3DataResource);
+export const newMetal3Data: (init: ResourceInit<Metal3Data>) => Metal3Data = factoryFor(Metal3DataResource);
+export const isMetal3Data: (obj: unknown) => obj is Metal3Data = guardFor(Metal3DataResource);
 
 /**
  * Metal3DataClaim is one machine's request for an index and rendered data from a Metal3DataTemplate.
@@ -370,7 +370,7 @@ export interface Metal3DataClaimList {
 }
 
 /** Descriptor of Metal3DataClaim (metal3dataclaims.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3DataClaimResource = defineResource<Metal3DataClaim>({
+export const Metal3DataClaimResource: ResourceDescriptor<Metal3DataClaim> = defineResource<Metal3DataClaim>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3DataClaim",
@@ -383,8 +383,8 @@ export const Metal3DataClaimResource = defineResource<Metal3DataClaim>({
   shortNames: ["m3dc", "m3dataclaim", "m3dataclaims", "metal3dc", "metal3dataclaim"],
   categories: ["cluster-api"],
 });
-export const newMetal3DataClaim = factoryFor(Metal3DataClaimResource);
-export const isMetal3DataClaim = guardFor(Metal3DataClaimResource);
+export const newMetal3DataClaim: (init: ResourceInit<Metal3DataClaim>) => Metal3DataClaim = factoryFor(Metal3DataClaimResource);
+export const isMetal3DataClaim: (obj: unknown) => obj is Metal3DataClaim = guardFor(Metal3DataClaimResource);
 
 /**
  * Metal3DataTemplate says which metadata and network data are rendered for every machine that claims from it.
@@ -1326,7 +1326,7 @@ export interface Metal3DataTemplateList {
 }
 
 /** Descriptor of Metal3DataTemplate (metal3datatemplates.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3DataTemplateResource = defineResource<Metal3DataTemplate>({
+export const Metal3DataTemplateResource: ResourceDescriptor<Metal3DataTemplate> = defineResource<Metal3DataTemplate>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3DataTemplate",
@@ -1339,8 +1339,8 @@ export const Metal3DataTemplateResource = defineResource<Metal3DataTemplate>({
   shortNames: ["m3dt", "m3datatemplate", "m3datatemplates", "metal3dt", "metal3datatemplate"],
   categories: ["cluster-api"],
 });
-export const newMetal3DataTemplate = factoryFor(Metal3DataTemplateResource);
-export const isMetal3DataTemplate = guardFor(Metal3DataTemplateResource);
+export const newMetal3DataTemplate: (init: ResourceInit<Metal3DataTemplate>) => Metal3DataTemplate = factoryFor(Metal3DataTemplateResource);
+export const isMetal3DataTemplate: (obj: unknown) => obj is Metal3DataTemplate = guardFor(Metal3DataTemplateResource);
 
 /**
  * Metal3Machine is the Cluster API infrastructure machine that binds one Machine to one BareMetalHost.
@@ -1542,7 +1542,7 @@ export interface Metal3MachineList {
 }
 
 /** Descriptor of Metal3Machine (metal3machines.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3MachineResource = defineResource<Metal3Machine>({
+export const Metal3MachineResource: ResourceDescriptor<Metal3Machine> = defineResource<Metal3Machine>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3Machine",
@@ -1555,8 +1555,8 @@ export const Metal3MachineResource = defineResource<Metal3Machine>({
   shortNames: ["m3m", "m3machine", "m3machines", "metal3m", "metal3machine"],
   categories: ["cluster-api"],
 });
-export const newMetal3Machine = factoryFor(Metal3MachineResource);
-export const isMetal3Machine = guardFor(Metal3MachineResource);
+export const newMetal3Machine: (init: ResourceInit<Metal3Machine>) => Metal3Machine = factoryFor(Metal3MachineResource);
+export const isMetal3Machine: (obj: unknown) => obj is Metal3Machine = guardFor(Metal3MachineResource);
 
 /**
  * Metal3MachineTemplate is the blueprint from which control planes and MachineSets stamp Metal3Machines.
@@ -1683,7 +1683,7 @@ export interface Metal3MachineTemplateList {
 }
 
 /** Descriptor of Metal3MachineTemplate (metal3machinetemplates.infrastructure.cluster.x-k8s.io/v1beta1). */
-export const Metal3MachineTemplateResource = defineResource<Metal3MachineTemplate>({
+export const Metal3MachineTemplateResource: ResourceDescriptor<Metal3MachineTemplate> = defineResource<Metal3MachineTemplate>({
   group: "infrastructure.cluster.x-k8s.io",
   version: "v1beta1",
   kind: "Metal3MachineTemplate",
@@ -1696,8 +1696,8 @@ export const Metal3MachineTemplateResource = defineResource<Metal3MachineTemplat
   shortNames: ["m3mt", "m3machinetemplate", "m3machinetemplates", "metal3mt", "metal3machinetemplate"],
   categories: ["cluster-api"],
 });
-export const newMetal3MachineTemplate = factoryFor(Metal3MachineTemplateResource);
-export const isMetal3MachineTemplate = guardFor(Metal3MachineTemplateResource);
+export const newMetal3MachineTemplate: (init: ResourceInit<Metal3MachineTemplate>) => Metal3MachineTemplate = factoryFor(Metal3MachineTemplateResource);
+export const isMetal3MachineTemplate: (obj: unknown) => obj is Metal3MachineTemplate = guardFor(Metal3MachineTemplateResource);
 
 /** Every kind of infrastructure.cluster.x-k8s.io/v1beta1. */
 export const resources: readonly ResourceDescriptor[] = [Metal3ClusterResource, Metal3ClusterTemplateResource, Metal3DataResource, Metal3DataClaimResource, Metal3DataTemplateResource, Metal3MachineResource, Metal3MachineTemplateResource];

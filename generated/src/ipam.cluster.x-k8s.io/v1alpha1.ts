@@ -4,7 +4,7 @@
 //   cluster-api ipam.cluster.x-k8s.io_ipaddressclaims.yaml v1.10.10 sha256:a483152d9f21c5ece9ab9cdf609f9904685f53df2f0664aee81fce521f32188d
 
 import type { Condition, ListMeta, ObjectMeta, TypedLocalObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface IPAddress {
   apiVersion: "ipam.cluster.x-k8s.io/v1alpha1";
@@ -36,7 +36,7 @@ export interface IPAddressList {
 }
 
 /** Descriptor of IPAddress (ipaddresses.ipam.cluster.x-k8s.io/v1alpha1). */
-export const IPAddressResource = defineResource<IPAddress>({
+export const IPAddressResource: ResourceDescriptor<IPAddress> = defineResource<IPAddress>({
   group: "ipam.cluster.x-k8s.io",
   version: "v1alpha1",
   kind: "IPAddress",
@@ -49,8 +49,8 @@ export const IPAddressResource = defineResource<IPAddress>({
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newIPAddress = factoryFor(IPAddressResource);
-export const isIPAddress = guardFor(IPAddressResource);
+export const newIPAddress: (init: ResourceInit<IPAddress>) => IPAddress = factoryFor(IPAddressResource);
+export const isIPAddress: (obj: unknown) => obj is IPAddress = guardFor(IPAddressResource);
 
 export interface IPAddressClaim {
   apiVersion: "ipam.cluster.x-k8s.io/v1alpha1";
@@ -84,7 +84,7 @@ export interface IPAddressClaimList {
 }
 
 /** Descriptor of IPAddressClaim (ipaddressclaims.ipam.cluster.x-k8s.io/v1alpha1). */
-export const IPAddressClaimResource = defineResource<IPAddressClaim>({
+export const IPAddressClaimResource: ResourceDescriptor<IPAddressClaim> = defineResource<IPAddressClaim>({
   group: "ipam.cluster.x-k8s.io",
   version: "v1alpha1",
   kind: "IPAddressClaim",
@@ -97,8 +97,8 @@ export const IPAddressClaimResource = defineResource<IPAddressClaim>({
   shortNames: [],
   categories: ["cluster-api"],
 });
-export const newIPAddressClaim = factoryFor(IPAddressClaimResource);
-export const isIPAddressClaim = guardFor(IPAddressClaimResource);
+export const newIPAddressClaim: (init: ResourceInit<IPAddressClaim>) => IPAddressClaim = factoryFor(IPAddressClaimResource);
+export const isIPAddressClaim: (obj: unknown) => obj is IPAddressClaim = guardFor(IPAddressClaimResource);
 
 /** Every kind of ipam.cluster.x-k8s.io/v1alpha1. */
 export const resources: readonly ResourceDescriptor[] = [IPAddressResource, IPAddressClaimResource];

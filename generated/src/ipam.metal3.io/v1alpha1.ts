@@ -5,7 +5,7 @@
 //   ip-address-manager ipam.metal3.io_ippools.yaml v1.12.6 sha256:1bf7ac4ac0e427a9e65a95898070ef49a6e9be800dcbc42d9b004572e3f4cc5c
 
 import type { ListMeta, ObjectMeta, ObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface IPAddress {
   apiVersion: "ipam.metal3.io/v1alpha1";
@@ -31,7 +31,7 @@ export interface IPAddressList {
 }
 
 /** Descriptor of IPAddress (ipaddresses.ipam.metal3.io/v1alpha1). */
-export const IPAddressResource = defineResource<IPAddress>({
+export const IPAddressResource: ResourceDescriptor<IPAddress> = defineResource<IPAddress>({
   group: "ipam.metal3.io",
   version: "v1alpha1",
   kind: "IPAddress",
@@ -44,8 +44,8 @@ export const IPAddressResource = defineResource<IPAddress>({
   shortNames: ["ipa", "ipaddress", "m3ipa", "m3ipaddress", "m3ipaddresses", "metal3ipa", "metal3ipaddress", "metal3ipaddresses"],
   categories: ["metal3"],
 });
-export const newIPAddress = factoryFor(IPAddressResource);
-export const isIPAddress = guardFor(IPAddressResource);
+export const newIPAddress: (init: ResourceInit<IPAddress>) => IPAddress = factoryFor(IPAddressResource);
+export const isIPAddress: (obj: unknown) => obj is IPAddress = guardFor(IPAddressResource);
 
 export interface IPClaim {
   apiVersion: "ipam.metal3.io/v1alpha1";
@@ -72,7 +72,7 @@ export interface IPClaimList {
 }
 
 /** Descriptor of IPClaim (ipclaims.ipam.metal3.io/v1alpha1). */
-export const IPClaimResource = defineResource<IPClaim>({
+export const IPClaimResource: ResourceDescriptor<IPClaim> = defineResource<IPClaim>({
   group: "ipam.metal3.io",
   version: "v1alpha1",
   kind: "IPClaim",
@@ -85,8 +85,8 @@ export const IPClaimResource = defineResource<IPClaim>({
   shortNames: ["ipc", "ipclaim", "m3ipc", "m3ipclaim", "m3ipclaims", "metal3ipc", "metal3ipclaim", "metal3ipclaims"],
   categories: ["cluster-api"],
 });
-export const newIPClaim = factoryFor(IPClaimResource);
-export const isIPClaim = guardFor(IPClaimResource);
+export const newIPClaim: (init: ResourceInit<IPClaim>) => IPClaim = factoryFor(IPClaimResource);
+export const isIPClaim: (obj: unknown) => obj is IPClaim = guardFor(IPClaimResource);
 
 export interface IPPool {
   apiVersion: "ipam.metal3.io/v1alpha1";
@@ -128,7 +128,7 @@ export interface IPPoolList {
 }
 
 /** Descriptor of IPPool (ippools.ipam.metal3.io/v1alpha1). */
-export const IPPoolResource = defineResource<IPPool>({
+export const IPPoolResource: ResourceDescriptor<IPPool> = defineResource<IPPool>({
   group: "ipam.metal3.io",
   version: "v1alpha1",
   kind: "IPPool",
@@ -141,8 +141,8 @@ export const IPPoolResource = defineResource<IPPool>({
   shortNames: ["ipp", "ippool", "m3ipp", "m3ippool", "m3ippools", "metal3ipp", "metal3ippool", "metal3ippools"],
   categories: ["cluster-api"],
 });
-export const newIPPool = factoryFor(IPPoolResource);
-export const isIPPool = guardFor(IPPoolResource);
+export const newIPPool: (init: ResourceInit<IPPool>) => IPPool = factoryFor(IPPoolResource);
+export const isIPPool: (obj: unknown) => obj is IPPool = guardFor(IPPoolResource);
 
 /** Every kind of ipam.metal3.io/v1alpha1. */
 export const resources: readonly ResourceDescriptor[] = [IPAddressResource, IPClaimResource, IPPoolResource];

@@ -11,7 +11,7 @@
 //   baremetal-operator metal3.io_preprovisioningimages.yaml v0.12.6 sha256:11a7c8d5e1752507a99ddeef899b0acdc4536cfd20fff876bb8caea00eb59e57
 
 import type { IntOrString, ListMeta, MetaV1Condition, ObjectMeta, ObjectReference } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface BareMetalHost {
   apiVersion: "metal3.io/v1alpha1";
@@ -361,7 +361,7 @@ export interface BareMetalHostList {
 }
 
 /** Descriptor of BareMetalHost (baremetalhosts.metal3.io/v1alpha1). */
-export const BareMetalHostResource = defineResource<BareMetalHost>({
+export const BareMetalHostResource: ResourceDescriptor<BareMetalHost> = defineResource<BareMetalHost>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "BareMetalHost",
@@ -374,8 +374,8 @@ export const BareMetalHostResource = defineResource<BareMetalHost>({
   shortNames: ["bmh", "bmhost"],
   categories: [],
 });
-export const newBareMetalHost = factoryFor(BareMetalHostResource);
-export const isBareMetalHost = guardFor(BareMetalHostResource);
+export const newBareMetalHost: (init: ResourceInit<BareMetalHost>) => BareMetalHost = factoryFor(BareMetalHostResource);
+export const isBareMetalHost: (obj: unknown) => obj is BareMetalHost = guardFor(BareMetalHostResource);
 
 export interface BMCEventSubscription {
   apiVersion: "metal3.io/v1alpha1";
@@ -410,7 +410,7 @@ export interface BMCEventSubscriptionList {
 }
 
 /** Descriptor of BMCEventSubscription (bmceventsubscriptions.metal3.io/v1alpha1). */
-export const BMCEventSubscriptionResource = defineResource<BMCEventSubscription>({
+export const BMCEventSubscriptionResource: ResourceDescriptor<BMCEventSubscription> = defineResource<BMCEventSubscription>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "BMCEventSubscription",
@@ -423,8 +423,8 @@ export const BMCEventSubscriptionResource = defineResource<BMCEventSubscription>
   shortNames: ["bes", "bmcevent"],
   categories: [],
 });
-export const newBMCEventSubscription = factoryFor(BMCEventSubscriptionResource);
-export const isBMCEventSubscription = guardFor(BMCEventSubscriptionResource);
+export const newBMCEventSubscription: (init: ResourceInit<BMCEventSubscription>) => BMCEventSubscription = factoryFor(BMCEventSubscriptionResource);
+export const isBMCEventSubscription: (obj: unknown) => obj is BMCEventSubscription = guardFor(BMCEventSubscriptionResource);
 
 export interface DataImage {
   apiVersion: "metal3.io/v1alpha1";
@@ -461,7 +461,7 @@ export interface DataImageList {
 }
 
 /** Descriptor of DataImage (dataimages.metal3.io/v1alpha1). */
-export const DataImageResource = defineResource<DataImage>({
+export const DataImageResource: ResourceDescriptor<DataImage> = defineResource<DataImage>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "DataImage",
@@ -474,8 +474,8 @@ export const DataImageResource = defineResource<DataImage>({
   shortNames: [],
   categories: [],
 });
-export const newDataImage = factoryFor(DataImageResource);
-export const isDataImage = guardFor(DataImageResource);
+export const newDataImage: (init: ResourceInit<DataImage>) => DataImage = factoryFor(DataImageResource);
+export const isDataImage: (obj: unknown) => obj is DataImage = guardFor(DataImageResource);
 
 export interface FirmwareSchema {
   apiVersion: "metal3.io/v1alpha1";
@@ -509,7 +509,7 @@ export interface FirmwareSchemaList {
 }
 
 /** Descriptor of FirmwareSchema (firmwareschemas.metal3.io/v1alpha1). */
-export const FirmwareSchemaResource = defineResource<FirmwareSchema>({
+export const FirmwareSchemaResource: ResourceDescriptor<FirmwareSchema> = defineResource<FirmwareSchema>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "FirmwareSchema",
@@ -522,8 +522,8 @@ export const FirmwareSchemaResource = defineResource<FirmwareSchema>({
   shortNames: [],
   categories: [],
 });
-export const newFirmwareSchema = factoryFor(FirmwareSchemaResource);
-export const isFirmwareSchema = guardFor(FirmwareSchemaResource);
+export const newFirmwareSchema: (init: ResourceInit<FirmwareSchema>) => FirmwareSchema = factoryFor(FirmwareSchemaResource);
+export const isFirmwareSchema: (obj: unknown) => obj is FirmwareSchema = guardFor(FirmwareSchemaResource);
 
 export interface HardwareData {
   apiVersion: "metal3.io/v1alpha1";
@@ -616,7 +616,7 @@ export interface HardwareDataList {
 }
 
 /** Descriptor of HardwareData (hardwaredata.metal3.io/v1alpha1). */
-export const HardwareDataResource = defineResource<HardwareData>({
+export const HardwareDataResource: ResourceDescriptor<HardwareData> = defineResource<HardwareData>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "HardwareData",
@@ -629,8 +629,8 @@ export const HardwareDataResource = defineResource<HardwareData>({
   shortNames: ["hd"],
   categories: [],
 });
-export const newHardwareData = factoryFor(HardwareDataResource);
-export const isHardwareData = guardFor(HardwareDataResource);
+export const newHardwareData: (init: ResourceInit<HardwareData>) => HardwareData = factoryFor(HardwareDataResource);
+export const isHardwareData: (obj: unknown) => obj is HardwareData = guardFor(HardwareDataResource);
 
 export interface HostFirmwareComponents {
   apiVersion: "metal3.io/v1alpha1";
@@ -677,7 +677,7 @@ export interface HostFirmwareComponentsList {
 }
 
 /** Descriptor of HostFirmwareComponents (hostfirmwarecomponents.metal3.io/v1alpha1). */
-export const HostFirmwareComponentsResource = defineResource<HostFirmwareComponents>({
+export const HostFirmwareComponentsResource: ResourceDescriptor<HostFirmwareComponents> = defineResource<HostFirmwareComponents>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "HostFirmwareComponents",
@@ -690,8 +690,8 @@ export const HostFirmwareComponentsResource = defineResource<HostFirmwareCompone
   shortNames: [],
   categories: [],
 });
-export const newHostFirmwareComponents = factoryFor(HostFirmwareComponentsResource);
-export const isHostFirmwareComponents = guardFor(HostFirmwareComponentsResource);
+export const newHostFirmwareComponents: (init: ResourceInit<HostFirmwareComponents>) => HostFirmwareComponents = factoryFor(HostFirmwareComponentsResource);
+export const isHostFirmwareComponents: (obj: unknown) => obj is HostFirmwareComponents = guardFor(HostFirmwareComponentsResource);
 
 export interface HostFirmwareSettings {
   apiVersion: "metal3.io/v1alpha1";
@@ -725,7 +725,7 @@ export interface HostFirmwareSettingsList {
 }
 
 /** Descriptor of HostFirmwareSettings (hostfirmwaresettings.metal3.io/v1alpha1). */
-export const HostFirmwareSettingsResource = defineResource<HostFirmwareSettings>({
+export const HostFirmwareSettingsResource: ResourceDescriptor<HostFirmwareSettings> = defineResource<HostFirmwareSettings>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "HostFirmwareSettings",
@@ -738,8 +738,8 @@ export const HostFirmwareSettingsResource = defineResource<HostFirmwareSettings>
   shortNames: ["hfs"],
   categories: [],
 });
-export const newHostFirmwareSettings = factoryFor(HostFirmwareSettingsResource);
-export const isHostFirmwareSettings = guardFor(HostFirmwareSettingsResource);
+export const newHostFirmwareSettings: (init: ResourceInit<HostFirmwareSettings>) => HostFirmwareSettings = factoryFor(HostFirmwareSettingsResource);
+export const isHostFirmwareSettings: (obj: unknown) => obj is HostFirmwareSettings = guardFor(HostFirmwareSettingsResource);
 
 export interface HostUpdatePolicy {
   apiVersion: "metal3.io/v1alpha1";
@@ -762,7 +762,7 @@ export interface HostUpdatePolicyList {
 }
 
 /** Descriptor of HostUpdatePolicy (hostupdatepolicies.metal3.io/v1alpha1). */
-export const HostUpdatePolicyResource = defineResource<HostUpdatePolicy>({
+export const HostUpdatePolicyResource: ResourceDescriptor<HostUpdatePolicy> = defineResource<HostUpdatePolicy>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "HostUpdatePolicy",
@@ -775,8 +775,8 @@ export const HostUpdatePolicyResource = defineResource<HostUpdatePolicy>({
   shortNames: [],
   categories: [],
 });
-export const newHostUpdatePolicy = factoryFor(HostUpdatePolicyResource);
-export const isHostUpdatePolicy = guardFor(HostUpdatePolicyResource);
+export const newHostUpdatePolicy: (init: ResourceInit<HostUpdatePolicy>) => HostUpdatePolicy = factoryFor(HostUpdatePolicyResource);
+export const isHostUpdatePolicy: (obj: unknown) => obj is HostUpdatePolicy = guardFor(HostUpdatePolicyResource);
 
 export interface PreprovisioningImage {
   apiVersion: "metal3.io/v1alpha1";
@@ -815,7 +815,7 @@ export interface PreprovisioningImageList {
 }
 
 /** Descriptor of PreprovisioningImage (preprovisioningimages.metal3.io/v1alpha1). */
-export const PreprovisioningImageResource = defineResource<PreprovisioningImage>({
+export const PreprovisioningImageResource: ResourceDescriptor<PreprovisioningImage> = defineResource<PreprovisioningImage>({
   group: "metal3.io",
   version: "v1alpha1",
   kind: "PreprovisioningImage",
@@ -828,8 +828,8 @@ export const PreprovisioningImageResource = defineResource<PreprovisioningImage>
   shortNames: ["ppimg"],
   categories: [],
 });
-export const newPreprovisioningImage = factoryFor(PreprovisioningImageResource);
-export const isPreprovisioningImage = guardFor(PreprovisioningImageResource);
+export const newPreprovisioningImage: (init: ResourceInit<PreprovisioningImage>) => PreprovisioningImage = factoryFor(PreprovisioningImageResource);
+export const isPreprovisioningImage: (obj: unknown) => obj is PreprovisioningImage = guardFor(PreprovisioningImageResource);
 
 /** Every kind of metal3.io/v1alpha1. */
 export const resources: readonly ResourceDescriptor[] = [BareMetalHostResource, BMCEventSubscriptionResource, DataImageResource, FirmwareSchemaResource, HardwareDataResource, HostFirmwareComponentsResource, HostFirmwareSettingsResource, HostUpdatePolicyResource, PreprovisioningImageResource];

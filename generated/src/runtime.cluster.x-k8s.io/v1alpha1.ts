@@ -3,7 +3,7 @@
 //   cluster-api runtime.cluster.x-k8s.io_extensionconfigs.yaml v1.10.10 sha256:b176c2b3e0c1b55a7e72fc0004a13effa1f10556f0c78f79ee6ea49942403326
 
 import type { Condition, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta } from '../runtime/meta.ts';
-import { defineResource, factoryFor, guardFor, type ResourceDescriptor } from '../runtime/resource.ts';
+import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
 
 export interface ExtensionConfig {
   apiVersion: "runtime.cluster.x-k8s.io/v1alpha1";
@@ -62,7 +62,7 @@ export interface ExtensionConfigList {
 }
 
 /** Descriptor of ExtensionConfig (extensionconfigs.runtime.cluster.x-k8s.io/v1alpha1). */
-export const ExtensionConfigResource = defineResource<ExtensionConfig>({
+export const ExtensionConfigResource: ResourceDescriptor<ExtensionConfig> = defineResource<ExtensionConfig>({
   group: "runtime.cluster.x-k8s.io",
   version: "v1alpha1",
   kind: "ExtensionConfig",
@@ -75,8 +75,8 @@ export const ExtensionConfigResource = defineResource<ExtensionConfig>({
   shortNames: ["ext"],
   categories: ["cluster-api"],
 });
-export const newExtensionConfig = factoryFor(ExtensionConfigResource);
-export const isExtensionConfig = guardFor(ExtensionConfigResource);
+export const newExtensionConfig: (init: ResourceInit<ExtensionConfig>) => ExtensionConfig = factoryFor(ExtensionConfigResource);
+export const isExtensionConfig: (obj: unknown) => obj is ExtensionConfig = guardFor(ExtensionConfigResource);
 
 /** Every kind of runtime.cluster.x-k8s.io/v1alpha1. */
 export const resources: readonly ResourceDescriptor[] = [ExtensionConfigResource];
