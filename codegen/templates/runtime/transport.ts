@@ -282,7 +282,9 @@ export class Transport {
       const settled = () => clearTimeout(timer);
       const req = lib.request(
         url,
-        { ...base, method: request.method, headers, agent: this.#agent, ...(signal ? { signal } : {}) },
+        // A stream gets a connection of its own: it holds it for minutes, and taking a pooled one
+        // could hand a fresh watch a connection that died unnoticed while idle.
+        { ...base, method: request.method, headers, agent: streaming ? false : this.#agent, ...(signal ? { signal } : {}) },
         (res) => {
           record(res.statusCode ?? 0);
           response = res;
