@@ -96,6 +96,18 @@ export class ApiProxy {
     return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }
 
+  /** A kubeconfig naming the proxy, with no credentials of its own: the proxy adds the upstream's. */
+  kubeconfig(): string {
+    return [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: proxy, cluster: {server: "${this.url}"}}]`,
+      'users: [{name: anonymous, user: {}}]',
+      'contexts: [{name: proxy, context: {cluster: proxy, user: anonymous}}]',
+      'current-context: proxy',
+    ].join('\n');
+  }
+
   get openWatches(): number {
     let n = 0;
     for (const e of this.#exchanges) if (e.watch) n++;

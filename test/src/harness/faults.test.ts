@@ -54,22 +54,12 @@ test.after(async () => {
   console.log(`\nconvergence under faults:\n${figures.join('\n')}`);
 });
 
-/** A kubeconfig naming the proxy; the proxy adds the admin's credentials upstream. */
+/** A proxy to the apiserver with the admin's credentials, and a kubeconfig naming it. */
 async function proxied(): Promise<{ proxy: ApiProxy; kubeconfig: string }> {
   const proxy = await ApiProxy.start(env().admin as Upstream);
   proxies.push(proxy);
   const kubeconfig = join(dir, `proxy-${proxies.length}.yaml`);
-  writeFileSync(
-    kubeconfig,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: proxy, cluster: {server: "${proxy.url}"}}]`,
-      'users: [{name: anonymous, user: {}}]',
-      'contexts: [{name: proxy, context: {cluster: proxy, user: anonymous}}]',
-      'current-context: proxy',
-    ].join('\n'),
-  );
+  writeFileSync(kubeconfig, proxy.kubeconfig());
   return { proxy, kubeconfig };
 }
 
