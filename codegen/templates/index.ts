@@ -5,5 +5,6 @@ export * from './runtime/meta.ts';
 export * from './runtime/resource.ts';
 export { registry } from './registry.ts';
 export * from './runtime/errors.ts';
+export * from './runtime/deadline.ts';
 export * from './runtime/transport.ts';
 export * from './runtime/client.ts';

@@ -6,10 +6,18 @@
 // A 429 Too Many Requests is waited out here, as client-go does: the apiserver (priority and
 // fairness, or storage still initialising) says how long in Retry-After, and the request was not
 // processed, so even a POST is safe to send again.
+//
+// Every attempt has a deadline (per verb, see RequestDeadlines), because HTTP/1.1 keep-alive has no
+// health check of its own: a connection that a middlebox black-holes (no data, no reset) would hold a
+// request for ever, and client-go's HTTP/2 pings have no equivalent here. At the deadline the request
+// fails with RequestTimeoutError and its socket is destroyed, never returned to the pool; the pool's
+// idle sockets are destroyed too (they share the path that just went dead; reopening costs one
+// handshake), so the retry dials afresh instead of trying each dead socket in turn.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
+import { deadlineFor, defaultRequestDeadlines, RequestTimeoutError, type RequestDeadlines } from './deadline.ts';
 import { apiError, type RequestContext } from './errors.ts';
 import type { Status } from './meta.ts';
 
@@ -64,7 +72,10 @@ export interface HttpRequest {
   /** Verb and resource for observers and metrics (`get`, `metal3machines`). */
   readonly verb: string;
   readonly resource: string;
-  /** Fails the request when the connection is idle this long; unset means no client-side limit. */
+  /**
+   * This request's deadline in ms, instead of the transport's per-verb one; 0 means none. It covers
+   * the whole exchange of request(), and a stream() until its response headers arrive.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -102,6 +113,7 @@ export class Transport {
   readonly #agent: http.Agent;
   hooks: TransportHooks = {};
   retry: RetryPolicy = defaultRetryPolicy;
+  deadlines: RequestDeadlines = defaultRequestDeadlines;
 
   private constructor(server: string, base: () => Promise<Options>, unauthorized: () => void = () => {}) {
     this.server = new URL(server);
@@ -169,6 +181,12 @@ export class Transport {
     this.#agent.destroy();
   }
 
+  /** Destroys the pool's idle keep-alive sockets; in-flight requests keep theirs. */
+  dropIdleConnections(): void {
+    const free = (this.#agent as { freeSockets?: Record<string, { destroy(): void }[] | undefined> }).freeSockets ?? {};
+    for (const sockets of Object.values(free)) for (const socket of [...(sockets ?? [])]) socket.destroy();
+  }
+
   #error(res: StreamResponse, text: string, request: HttpRequest) {
     // A rotated token file may hold a newer token than the one just refused.
     if (res.code === 401) this.#unauthorized();
@@ -218,22 +236,44 @@ export class Transport {
       });
     };
     const lib = url.protocol === 'https:' ? https : http;
+    const deadlineMs = deadlineFor(request, this.deadlines);
+    // Aborting through a signal is what closes the connection under Deno too (its req.destroy()
+    // leaves a reused socket open and reports nothing until the peer closes it).
+    const deadline = deadlineMs === undefined ? undefined : new AbortController();
+    const signals = [request.signal, deadline?.signal].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     return await new Promise<StreamResponse>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let response: http.IncomingMessage | undefined;
+      const settled = () => clearTimeout(timer);
       const req = lib.request(
         url,
-        { ...base, method: request.method, headers, agent: this.#agent, ...(request.signal ? { signal: request.signal } : {}) },
+        // A stream gets a connection of its own: it holds it for minutes, and taking a pooled one
+        // could hand a fresh watch a connection that died unnoticed while idle.
+        { ...base, method: request.method, headers, agent: streaming ? false : this.#agent, ...(signal ? { signal } : {}) },
         (res) => {
           record(res.statusCode ?? 0);
+          response = res;
+          // A stream's deadline ends with its headers; a whole exchange's when its body is read.
+          if (streaming) settled();
+          else res.once('close', settled);
           resolve({ code: res.statusCode ?? 0, headers: res.headers, body: res, close: () => res.destroy() });
         },
       );
-      if (request.timeoutMs) {
-        req.setTimeout(request.timeoutMs, () => {
-          const error = new Error(`${request.method} ${url.pathname}: timed out after ${request.timeoutMs} ms`);
-          req.destroy(Object.assign(error, { code: 'ETIMEDOUT' }));
-        });
+      if (deadline && deadlineMs !== undefined) {
+        timer = setTimeout(() => {
+          // The socket goes with the request; the body's reader, if any, sees the same error.
+          const error = new RequestTimeoutError(request, deadlineMs);
+          deadline.abort(error);
+          response?.destroy(error);
+          req.destroy(error);
+          record(0);
+          reject(error);
+          this.dropIdleConnections();
+        }, deadlineMs);
       }
       req.on('error', (error) => {
+        settled();
         record(0);
         reject(error);
       });

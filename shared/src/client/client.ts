@@ -1,7 +1,9 @@
 // The controllers' client: the generated typed Client over one Transport, with the client-side rate
 // limiter in front of every request (429 Retry-After is honoured by the transport itself), client-go's
-// rest_client_* metrics and an optional exact request counter behind it.
-import { Client, Transport, type Connection, type RetryPolicy, type TransportHooks } from '@metal3-ts/generated';
+// rest_client_* metrics and an optional exact request counter behind it. Per-verb request deadlines
+// are the transport's too (defaultRequestDeadlines); a missed one fails as RequestTimeoutError, logged
+// by whoever retries it (informer, controller, leader election).
+import { Client, Transport, type Connection, type RequestDeadlines, type RetryPolicy, type TransportHooks } from '@metal3-ts/generated';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
@@ -23,6 +25,8 @@ export interface ClientOptions {
   readonly userAgent?: string;
   /** 429 handling; the transport's default is client-go's (10 retries, at most 10 s each). */
   readonly retry?: RetryPolicy;
+  /** Per-verb deadline of one attempt; the transport's default is defaultRequestDeadlines. */
+  readonly deadlines?: RequestDeadlines;
 }
 
 /** A typed Client for `connection` with rate limiting, metrics and counting installed. */
@@ -43,6 +47,7 @@ export function instrument(transport: Transport, options: Omit<ClientOptions, 'u
   const counter = options.counter;
   const host = transport.server.host;
   if (options.retry) transport.retry = options.retry;
+  if (options.deadlines) transport.deadlines = options.deadlines;
 
   const hooks: TransportHooks = {
     after(record) {

@@ -47,6 +47,17 @@ test('defaults are CAPM3 defaults', () => {
   assert.is(config.kubeconfigSource, '--kubeconfig');
 });
 
+test('request deadlines and the watch inactivity timeout: defaults, flags, 0 turns a deadline off', () => {
+  const defaults = parseArgs(['--kubeconfig', kubeconfig], none).config;
+  assert.equal(defaults.requestDeadlines, { default: 30_000, list: 60_000 });
+  assert.is(defaults.watchInactivityTimeoutMs, 75_000);
+  const set = parseArgs(['--kubeconfig', kubeconfig, '--kube-api-timeout=2s', '--kube-api-list-timeout', '0', '--watch-inactivity-timeout=3s'], none).config;
+  assert.equal(set.requestDeadlines, { default: 2000, list: 0 });
+  assert.is(set.watchInactivityTimeoutMs, 3000);
+  assert.is(flagError(() => parseArgs(['--kubeconfig', kubeconfig, '--watch-inactivity-timeout=10ms'], none)).flag, '--watch-inactivity-timeout');
+  assert.is(flagError(() => parseArgs(['--kubeconfig', kubeconfig, '--kube-api-timeout=soon'], none)).flag, '--kube-api-timeout');
+});
+
 test('leader election: id and timings from flags; namespace from flag, --namespace or POD_NAMESPACE', () => {
   const a = parseArgs(['--leader-elect', '--leader-elect-namespace=ops', '--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1500ms', '--leader-elect-retry-period=300ms'], none);
   assert.equal(a.config.leaderElection, { id: DEFAULT_LEADER_ELECTION_ID, namespace: 'ops', leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 });

@@ -1,7 +1,7 @@
 // The flags every metal3-ts controller takes (CAPM3's names and defaults where it has them: QPS 20,
 // burst 30, leader election off, metrics on :8080, probes on :9440) and how they, plus the
 // environment, become a typed ManagerConfig and a Connection to the apiserver.
-import type { Connection } from '@metal3-ts/generated';
+import { defaultRequestDeadlines, type Connection, type RequestDeadlines } from '@metal3-ts/generated';
 import { defaultKubeConfigPath, inClusterConnection, inClusterNamespace, KubeConfigError, loadKubeConfigFile } from '../client/kubeconfig.ts';
 import { defaultLeaseTimings, validateTimings } from '../leader/lease-record.ts';
 import type { Level } from '../log/logger.ts';
@@ -10,6 +10,12 @@ import { flag, FlagError, parseFlags, type FlagSpecs, type FlagValues } from './
 
 /** CAPM3's Lease name (research capm3-behavior.md F-4); each controller package may choose its own. */
 export const DEFAULT_LEADER_ELECTION_ID = 'controller-leader-election-capm3';
+
+/**
+ * The apiserver sends every watch a bookmark each minute (measured: 60 s apart on v1.36), so a watch
+ * silent for 75 s is dead, whatever its connection claims; HTTP/1.1 has no ping to find out sooner.
+ */
+export const DEFAULT_WATCH_INACTIVITY_MS = 75_000;
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -21,6 +27,9 @@ export function managerFlags(leaderElectionId: string = DEFAULT_LEADER_ELECTION_
     concurrency: flag.int(10, 'Objects reconciled in parallel per controller', { min: 1 }),
     'kube-api-qps': flag.float(20, 'Maximum queries per second to the apiserver; <= 0 turns the client-side limit off'),
     'kube-api-burst': flag.int(30, 'Maximum burst of queries to the apiserver', { min: 0 }),
+    'kube-api-timeout': flag.duration(defaultRequestDeadlines.default, 'Deadline of one request to the apiserver (a watch: until its response starts); a connection that misses it is dropped; 0 turns it off'),
+    'kube-api-list-timeout': flag.duration(defaultRequestDeadlines['list'] ?? 60_000, 'Deadline of one list page; 0 turns it off'),
+    'watch-inactivity-timeout': flag.duration(DEFAULT_WATCH_INACTIVITY_MS, 'A watch silent this long is presumed dead and reopened (the apiserver sends a bookmark every minute)', { min: 1000 }),
     'leader-elect': flag.bool(false, 'Run controllers only while holding the leader-election Lease'),
     'leader-elect-id': flag.string(leaderElectionId, 'Name of the leader-election Lease'),
     'leader-elect-namespace': flag.optionalString('Namespace of the Lease (default: --namespace, $POD_NAMESPACE, or the pod\'s own namespace)'),
@@ -55,6 +64,10 @@ export interface ManagerConfig {
   readonly concurrency: number;
   readonly kubeApiQps: number;
   readonly kubeApiBurst: number;
+  /** Per-verb deadline of one request (`--kube-api-timeout`, `--kube-api-list-timeout`). */
+  readonly requestDeadlines: RequestDeadlines;
+  /** Silence after which an informer's watch is reopened (`--watch-inactivity-timeout`). */
+  readonly watchInactivityTimeoutMs: number;
   /** Undefined when `--leader-elect` is off. */
   readonly leaderElection: LeaderElectionConfig | undefined;
   readonly metricsBindAddress: string;
@@ -127,6 +140,8 @@ export function parseArgs<S extends FlagSpecs>(
     concurrency: all.concurrency,
     kubeApiQps: all['kube-api-qps'],
     kubeApiBurst: all['kube-api-burst'],
+    requestDeadlines: { default: all['kube-api-timeout'], list: all['kube-api-list-timeout'] },
+    watchInactivityTimeoutMs: all['watch-inactivity-timeout'],
     leaderElection,
     metricsBindAddress: all['metrics-bind-address'],
     healthProbeBindAddress: all['health-probe-bind-address'],

@@ -88,13 +88,14 @@ async function runToExitCode<S extends FlagSpecs>(options: MainOptions<S>, sourc
   }
   const { config, flags } = parsed;
   const log = newLogger({ level: config.logLevel, sink });
-  let deps: MainDeps<S>;
+  let built: ReturnType<typeof build<S>>;
   try {
-    deps = build(options.name, config, flags, sources, log);
+    built = build(options.name, config, flags, sources, log);
   } catch (error) {
     log.error('cannot start', { error });
     return error instanceof FlagError ? 2 : 1;
   }
+  const { deps } = built;
   const { manager, events } = deps;
   const shutdown = shutdownOnSignals(port, log);
   try {
@@ -113,20 +114,35 @@ async function runToExitCode<S extends FlagSpecs>(options: MainOptions<S>, sourc
   } finally {
     // Events recorded during shutdown get a moment to land, never more.
     await Promise.race([events.flush(), realClock.sleep(2000)]);
-    deps.client.transport.close();
+    built.close();
     shutdown.dispose();
   }
 }
 
-function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: FlagValues<S>, sources: ConfigSources, log: Logger): MainDeps<S> {
+function build<S extends FlagSpecs>(
+  name: string,
+  config: ManagerConfig,
+  flags: FlagValues<S>,
+  sources: ConfigSources,
+  log: Logger,
+): { deps: MainDeps<S>; close(): void } {
   const registry = new Registry();
   const clock = realClock;
   const connection = connectionFor(config, sources);
-  const client = newClient(connection, { qps: config.kubeApiQps, burst: config.kubeApiBurst, registry, log, userAgent: name });
-  const informers = new InformerFactory(client, { ...(config.namespace ? { namespace: config.namespace } : {}), log, clock, registry });
+  const client = newClient(connection, { qps: config.kubeApiQps, burst: config.kubeApiBurst, registry, log, userAgent: name, deadlines: config.requestDeadlines });
+  const informers = new InformerFactory(client, {
+    ...(config.namespace ? { namespace: config.namespace } : {}),
+    log,
+    clock,
+    registry,
+    watcher: { inactivityTimeoutMs: config.watchInactivityTimeoutMs },
+  });
   // Controllers write through this client, so their next reconcile reads their own writes.
   const writer = new WriteThroughClient(client.transport, informers);
   const election = config.leaderElection;
+  // Its own client, as controller-runtime's: renewals neither queue behind the controllers' rate
+  // limiter nor share their connections.
+  const leaseClient = election ? newClient(connection, { registry, log, userAgent: `${name}/leader-election`, deadlines: config.requestDeadlines }) : undefined;
   const manager = new Manager({
     registry,
     log,
@@ -134,10 +150,10 @@ function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: 
     metricsBindAddress: config.metricsBindAddress,
     healthProbeBindAddress: config.healthProbeBindAddress,
     gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
-    ...(election
+    ...(election && leaseClient
       ? {
           leaderElection: {
-            lock: leaseLock(client, election.namespace, election.id),
+            lock: leaseLock(leaseClient, election.namespace, election.id),
             leaseDurationMs: election.leaseDurationMs,
             renewDeadlineMs: election.renewDeadlineMs,
             retryPeriodMs: election.retryPeriodMs,
@@ -150,7 +166,8 @@ function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: 
   manager.addReadyCheck('ping', () => true);
   manager.addReadyCheck('informers', () => informers.hasSynced());
   const events = new EventRecorder({ client, component: name, ...(manager.identity ? { instance: manager.identity } : {}), log });
-  return { name, config, flags, client: writer, informers, manager, registry, log, clock, events };
+  const deps = { name, config, flags, client: writer, informers, manager, registry, log, clock, events };
+  return { deps, close: () => [client, leaseClient].forEach((c) => c?.transport.close()) };
 }
 
 function pick<T extends object, K extends keyof T>(from: T, ...keys: K[]): Partial<Pick<T, K>> {

@@ -74,6 +74,35 @@ test('two candidates racing for an absent lease: exactly one wins', async () => 
   }
 });
 
+test('a renewal that hangs (dead connection) is abandoned at half the renew deadline and retried: the leader keeps leading', async () => {
+  const lock = new MemoryLeaseLock();
+  const a = candidate(lock, 'a');
+  await until(() => a.elector.isLeader());
+  const writes = lock.writes;
+  lock.hangNext = 1;
+  await until(() => lock.hangNext === 0 && lock.writes > writes + 2);
+  assert.ok(a.elector.isLeader());
+  assert.equal(a.stopped, [], 'one hung attempt did not cost the term');
+  a.stop.abort();
+  assert.is(await a.done, 'released');
+});
+
+test('a leader whose every renewal hangs stops leading (lost) within the renew deadline', async () => {
+  const lock = new MemoryLeaseLock();
+  const a = candidate(lock, 'a');
+  await until(() => a.elector.isLeader());
+  const hungAt = performance.now();
+  lock.hangNext = 1000;
+  // Polling keeps the event loop alive: a hung request waits only on AbortSignal.timeout, which
+  // does not hold a process open.
+  await until(() => a.stopped.length > 0);
+  assert.is(await a.done, 'lost');
+  const tookMs = performance.now() - hungAt;
+  assert.ok(tookMs < timings.retryPeriodMs + timings.renewDeadlineMs + 300, `lost after ${tookMs.toFixed(0)} ms`);
+  assert.equal(a.stopped, ['lost']);
+  assert.not.ok(a.elector.isLeader());
+});
+
 test('a leader that stops without releasing is replaced about one lease duration later', async () => {
   const lock = new MemoryLeaseLock();
   const a = candidate(lock, 'a', { releaseOnCancel: false });

@@ -20,6 +20,7 @@ import {
   JITTER_FACTOR,
   recordFingerprint,
   releasedSpec,
+  renewAttemptBudgetMs,
   validateTimings,
   type LeaseTimings,
 } from './lease-record.ts';
@@ -157,7 +158,9 @@ export class LeaderElector {
       while (!renewed) {
         const remaining = deadline - this.#clock.now();
         if (remaining <= 0) return 'lost';
-        const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.ceil(remaining))]);
+        // Bounded below the deadline: a renewal stuck on a dead connection must leave time for one
+        // on a fresh connection (aborting drops the dead one), and can never outlast the deadline.
+        const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.ceil(renewAttemptBudgetMs(remaining, this.timings)))]);
         renewed = await this.#tryAcquireOrRenew(attempt);
         if (signal.aborted) return 'stopped';
         if (!renewed && !(await this.#sleep(Math.min(this.timings.retryPeriodMs, deadline - this.#clock.now()), signal))) return 'stopped';

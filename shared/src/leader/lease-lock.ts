@@ -1,7 +1,8 @@
 // The I/O behind leader election: read, create and replace one Lease. Every write carries the
 // resourceVersion it was based on (PUT), so of two candidates writing from the same version exactly
 // one succeeds and the other gets a ConflictError. Requests honour an AbortSignal so a hung
-// connection cannot hold a renewal past its deadline.
+// connection cannot hold a renewal past its deadline; a request cut short that way also drops the
+// transport's idle connections, so the next attempt dials afresh instead of finding another dead one.
 import { NotFoundError, type Client, type Transport } from '@metal3-ts/generated';
 import { LeaseResource, type Lease } from '@metal3-ts/generated/coordination.k8s.io/v1';
 
@@ -58,7 +59,9 @@ class TransportLeaseLock implements LeaseLock {
 
   #send<R>(method: 'GET' | 'POST' | 'PUT', verb: string, path: string, body: unknown, signal: AbortSignal): Promise<R> {
     const request = this.#transport.request<R>({ method, verb, path, body, resource: LeaseResource.plural, signal });
-    return abortable(request, signal);
+    const dropIdle = () => this.#transport.dropIdleConnections();
+    signal.addEventListener('abort', dropIdle, { once: true });
+    return abortable(request, signal).finally(() => signal.removeEventListener('abort', dropIdle));
   }
 }
 

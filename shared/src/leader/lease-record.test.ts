@@ -8,6 +8,7 @@ import {
   microTime,
   recordFingerprint,
   releasedSpec,
+  renewAttemptBudgetMs,
   validateTimings,
 } from './lease-record.ts';
 
@@ -20,6 +21,19 @@ test('timings: defaults and the test settings pass; overlapping terms are refuse
   assert.throws(() => validateTimings({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 }), (e: unknown) => e instanceof LeaderElectionConfigError && /lease duration/.test(e.message));
   assert.throws(() => validateTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 2400, retryPeriodMs: 2000 }), /1.2 × retry period/);
   assert.throws(() => validateTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 0 }), /retry period/);
+});
+
+test('a renewal attempt gets half the renew deadline (at least a retry period), never past the deadline', () => {
+  const table: [remainingMs: number, timings: typeof defaultLeaseTimings, expected: number][] = [
+    [10_000, defaultLeaseTimings, 5000],
+    [7000, defaultLeaseTimings, 5000],
+    [3000, defaultLeaseTimings, 3000],
+    [0, defaultLeaseTimings, 0],
+    [-5, defaultLeaseTimings, 0],
+    [1500, { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 }, 750],
+    [5000, { leaseDurationMs: 6000, renewDeadlineMs: 5000, retryPeriodMs: 4000 }, 4000],
+  ];
+  for (const [remaining, timings, expected] of table) assert.is(renewAttemptBudgetMs(remaining, timings), expected, `${remaining} ms left`);
 });
 
 test('a lease with another holder is held until its duration has passed since WE observed the change', () => {

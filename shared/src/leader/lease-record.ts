@@ -21,6 +21,15 @@ export const defaultLeaseTimings: LeaseTimings = { leaseDurationMs: 15_000, rene
 /** client-go's JitterFactor: acquire attempts wait retryPeriod × (1 + [0, 1.2)). */
 export const JITTER_FACTOR = 1.2;
 
+/**
+ * How long one renewal attempt may take when `remainingMs` of the renew deadline are left: half the
+ * renew deadline (at least a retry period), never past the deadline. An attempt stuck on a dead
+ * connection then leaves time for another on a fresh one, instead of using up the whole deadline.
+ */
+export function renewAttemptBudgetMs(remainingMs: number, t: LeaseTimings): number {
+  return Math.max(0, Math.min(remainingMs, Math.max(t.retryPeriodMs, t.renewDeadlineMs / 2)));
+}
+
 export class LeaderElectionConfigError extends Error {
   override name = 'LeaderElectionConfigError';
 }

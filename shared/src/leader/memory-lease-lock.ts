@@ -10,6 +10,8 @@ export class MemoryLeaseLock implements LeaseLock {
   readonly description: string;
   /** When set, every request fails with this error (an unreachable apiserver). */
   failWith: Error | undefined;
+  /** The next this many requests never answer, until their signal aborts (a black-holed connection). */
+  hangNext = 0;
   /** Successful writes so far. */
   writes = 0;
   #lease: Lease | undefined;
@@ -26,18 +28,18 @@ export class MemoryLeaseLock implements LeaseLock {
   }
 
   async get(signal: AbortSignal): Promise<Lease | undefined> {
-    this.#check(signal);
+    await this.#check(signal);
     return this.current;
   }
 
   async create(lease: Lease, signal: AbortSignal): Promise<Lease> {
-    this.#check(signal);
+    await this.#check(signal);
     if (this.#lease) throw new AlreadyExistsError(409, { kind: 'Status', apiVersion: 'v1', metadata: {}, reason: 'AlreadyExists' }, this.#context('POST'));
     return this.#store(lease);
   }
 
   async update(lease: Lease, signal: AbortSignal): Promise<Lease> {
-    this.#check(signal);
+    await this.#check(signal);
     if (!this.#lease || lease.metadata.resourceVersion !== this.#lease.metadata.resourceVersion) {
       throw new ConflictError(409, undefined, this.#context('PUT'));
     }
@@ -51,8 +53,12 @@ export class MemoryLeaseLock implements LeaseLock {
     return structuredClone(this.#lease);
   }
 
-  #check(signal: AbortSignal): void {
+  async #check(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
+    if (this.hangNext > 0) {
+      this.hangNext--;
+      await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+    }
     if (this.failWith) throw this.failWith;
   }
 
