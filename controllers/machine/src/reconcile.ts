@@ -8,7 +8,7 @@ import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { releaseHost } from '@metal3-ts/shared/host/release';
-import { isProvisioned } from '@metal3-ts/shared/host/states';
+import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
@@ -26,7 +26,7 @@ import { reconcileMetadata, waitForMetadata } from './phases/metadata.ts';
 import { reconcileHostPause } from './phases/pause.ts';
 import { reconcileProviderID } from './phases/provider-id.ts';
 import { releaseStrayHosts } from './phases/stray-hosts.ts';
-import { readScope, type MachineScope } from './scope.ts';
+import { hostAnnotationProblem, readScope, type MachineScope } from './scope.ts';
 import {
   conditionMessage,
   finishStatus,
@@ -167,8 +167,12 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         const userData = userDataFor(m3m, machine);
         if (userData) status.userData = userData;
       }
-      if (!m3m.metadata.annotations?.[HOST_ANNOTATION]) {
-        const outcome = await reconcileAssociate(deps, m3m, claimant);
+      const problem = hostAnnotationProblem(m3m, scope.hostRef);
+      if (problem) throw new InvalidConfigurationError(problem);
+      // M-40 (changed): a record of a host nobody holds goes through selection like no record at all.
+      const unclaimed = host && !isClaimed(host) ? host : undefined;
+      if (!m3m.metadata.annotations?.[HOST_ANNOTATION] || unclaimed) {
+        const outcome = await reconcileAssociate(deps, m3m, claimant, unclaimed, scope.log);
         if (outcome.kind === 'waiting') {
           markAssociateWaiting(m3m, { kind: 'Host', message: outcome.message });
           return outcome.retrySoon ? { requeueAfterMs: 200 } : safetyNet;
@@ -179,8 +183,6 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         }
         host = outcome.host;
         deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
-      } else if (scope.hostRef === 'invalid') {
-        throw new InvalidConfigurationError(`annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${m3m.metadata.annotations[HOST_ANNOTATION]}"`);
       }
     } catch (error) {
       markAssociateFailed(m3m, messageOf(error));

@@ -9,6 +9,10 @@
 // A crash between record and claim leaves a record of an unclaimed host, which the next pass claims
 // (or forgets, if someone else took it: phases/host.ts); a host claimed before the record existed
 // (upstream CAPM3, a restore) is found first on the next pass (H-4, E-31).
+// A record of a host nobody holds (that crash, or an annotation a user wrote) is no way around
+// selection (M-40 changed): the recorded host is claimed only when selection itself could give it to
+// this machine (its selector, every filter, node reuse and failure domain); otherwise the record is
+// forgotten with a Warning event and the machine chooses by its selector.
 import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
@@ -19,8 +23,9 @@ import { metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/shared/host/label-selector';
 import { nodeReuseName } from '@metal3-ts/shared/host/node-reuse';
-import { chooseHost, type HostChoice } from '@metal3-ts/shared/host/selection';
+import { chooseHost, exclusionOf, exclusionText, type HostChoice } from '@metal3-ts/shared/host/selection';
 import { provisioningState } from '@metal3-ts/shared/host/states';
+import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
@@ -70,15 +75,32 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
 /**
  * Chooses a host (section 2), records it on the machine (M-41, locked), claims it (M-22, locked),
  * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
- * to choose again soon. Throws InvalidConfigurationError for an invalid host selector (H-3).
+ * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: it is
+ * claimed if selection would choose it, else the record is forgotten and reported (`log`, a Warning
+ * event) and selection goes on without it. Throws InvalidConfigurationError for an invalid host
+ * selector (H-3).
  */
-export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, { consumer, clusterName }: Claimant): Promise<AssociateOutcome> {
+export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, claimant: Claimant, recorded?: Readonly<BareMetalHost>, log?: Logger): Promise<AssociateOutcome> {
+  const { consumer, clusterName } = claimant;
   let choice: HostChoice;
   try {
-    choice = chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {});
+    choice = chooseHost(deps.inventory.candidates(consumer), consumer, { ...(deps.random ? { random: deps.random } : {}), prefer: recorded?.metadata.name });
   } catch (error) {
     if (error instanceof InvalidHostSelectorError) throw new InvalidConfigurationError(error.message, { cause: error });
     throw error;
+  }
+  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
+  let base: Readonly<Metal3Machine> = m3m;
+  if (recorded) {
+    if (choice.outcome !== 'none' && choice.outcome !== 'reuse-pending' && choice.host.metadata.name === recorded.metadata.name) return claimRecorded(deps, m3m, choice, claimant);
+    const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
+    const message = `Ignoring annotation ${HOST_ANNOTATION}: ${value}: BareMetalHost ${hostKey(recorded)} ${whyNotChosen(recorded, claimant, choice)}; choosing a host by the host selector instead`;
+    log?.warn(message);
+    deps.events?.warning(m3m, 'HostAnnotationIgnored', message);
+    const written = await forgetHost(api, m3m, value);
+    if (!written) return { kind: 'lost', message: 'the host record changed meanwhile' };
+    base = written;
+    Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
   }
   switch (choice.outcome) {
     case 'none':
@@ -92,16 +114,47 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
     default:
       break;
   }
-  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
   const key = hostKey(choice.host);
-  const record = await recordHost(api, m3m, key);
+  const record = await recordHost(api, base, key);
   if (!record) return { kind: 'lost', message: 'the Metal3Machine is gone' };
   if (record.host !== key) return { kind: 'lost', message: `BareMetalHost ${record.host} was recorded for this machine meanwhile` };
-  const recorded = record.written ?? m3m;
+  const recordedNow = record.written ?? base;
   const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
   if (!claim.claimed) {
-    await forgetHost(api, recorded, key);
+    await forgetHost(api, recordedNow, key);
     return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
+  }
+  await labelCredentials(deps.client, claim.host, clusterName);
+  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
+  return { kind: 'associated', host: claim.host, choice: choice.outcome };
+}
+
+/** Why selection does not give `recorded` to the claimant: the rule that excludes it, or the host it prefers. */
+function whyNotChosen(recorded: Readonly<BareMetalHost>, { consumer }: Claimant, choice: HostChoice): string {
+  const exclusion = exclusionOf(recorded, consumer);
+  if (exclusion) return exclusionText(exclusion, recorded);
+  switch (choice.outcome) {
+    case 'owned':
+      return `is not the host this machine holds (${hostKey(choice.host)})`;
+    case 'reused':
+    case 'reuse-pending':
+      return `is not the host reserved for this machine (${hostKey(choice.host)})`;
+    default:
+      return 'is outside the failure domain selection prefers';
+  }
+}
+
+/**
+ * Claims the host the machine already records (a crash between record and claim): no second record.
+ * A host that changed meanwhile but is still free keeps its record and is decided on again soon (the
+ * change may be this machine's own claim from another replica); a host taken or gone loses it.
+ */
+async function claimRecorded(deps: MachineReconcilerDeps, m3m: Metal3Machine, choice: Extract<HostChoice, { outcome: 'owned' | 'reused' | 'picked' }>, { consumer, clusterName }: Claimant): Promise<AssociateOutcome> {
+  const key = hostKey(choice.host);
+  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
+  if (!claim.claimed) {
+    if (claim.reason !== 'conflict') await forgetHost(deps.client.api(Metal3MachineResource, m3m.metadata.namespace), m3m, m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '');
+    return { kind: 'waiting', message: `BareMetalHost ${key} changed or was taken meanwhile; choosing again`, retrySoon: true };
   }
   await labelCredentials(deps.client, claim.host, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
