@@ -51,6 +51,8 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
   const now = deps.now ?? (() => new Date());
   const safetyNet: Result = { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
   const nodeWaits = new NodeWaits(deps.nodePollMs ?? 1_000, deps.requeueAfterMs ?? REQUEUE_AFTER_MS);
+  /** The last dropped-address report per machine (`namespace/name`), so each problem is told once. */
+  const reportedDrops = new Map<string, string>();
   /** The Node was found, or the machine is gone: no more polls, no more Node events for it. */
   const stopAwaitingNode = (key: string) => {
     nodeWaits.forget(key);
@@ -62,6 +64,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     const scope = readScope(deps.informers, request, deps.client.api(Metal3MachineResource, request.namespace), ctx.log);
     if (!scope) {
       stopAwaitingNode(key);
+      reportedDrops.delete(key);
       return {};
     }
     // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
@@ -221,12 +224,28 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
 
   async function updateHost(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, claimant: Claimant, deploy: boolean): Promise<Readonly<BareMetalHost>> {
     try {
-      return await reconcileHost(deps, m3m, host, claimant, deploy);
+      const kept = await reconcileHost(deps, m3m, host, claimant, deploy);
+      reportDroppedAddresses(scope, m3m, kept.host, kept.droppedAddresses);
+      return kept.host;
     } catch (error) {
       if (error instanceof HostTakenError || isInvalidConfiguration(error)) markAssociateFailed(m3m, error.message);
       if (error instanceof HostTakenError) scope.log.error(error.message);
       throw error;
     }
+  }
+
+  /** M-31 (changed): what the host reported but the machine did not copy, told once per problem (log line and Warning event). */
+  function reportDroppedAddresses(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, dropped: readonly string[]): void {
+    if (dropped.length === 0) {
+      reportedDrops.delete(scope.key);
+      return;
+    }
+    const shown = dropped.length > 5 ? [...dropped.slice(0, 5), `${dropped.length - 5} more`] : dropped;
+    const message = `Not copied from the inspection data of BareMetalHost ${hostKey(host)}: ${shown.join('; ')}`;
+    if (reportedDrops.get(scope.key) === message) return;
+    reportedDrops.set(scope.key, message);
+    scope.log.warn(message);
+    deps.events?.warning(m3m, 'HostAddressesDropped', message);
   }
 
   /** P-*: the provider ID, once the host is provisioned (M-32, M-33). */
