@@ -95,10 +95,11 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
     if (choice.outcome !== 'none' && choice.outcome !== 'reuse-pending' && choice.host.metadata.name === recorded.metadata.name) return claimRecorded(deps, m3m, choice, claimant);
     const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
     const message = `Ignoring annotation ${HOST_ANNOTATION}: ${value}: BareMetalHost ${hostKey(recorded)} ${whyNotChosen(recorded, claimant, choice)}; choosing a host by the host selector instead`;
-    log?.warn(message);
-    deps.events?.warning(m3m, 'HostAnnotationIgnored', message);
     const written = await forgetHost(api, m3m, value);
     if (!written) return { kind: 'lost', message: 'the host record changed meanwhile' };
+    // Told once: only the reconcile that removed the record gets here.
+    log?.warn(message);
+    deps.events?.warning(m3m, 'HostAnnotationIgnored', message);
     base = written;
     Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
   }
