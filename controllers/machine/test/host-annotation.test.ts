@@ -6,13 +6,15 @@
 // record naming another namespace is terminal InvalidConfiguration. Every test selects its own group.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
 import { FAIL_ANNOTATION } from '@metal3-ts/test/sim/bmo/index';
-import { HOST_ANNOTATION } from '../src/names.ts';
+import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../src/names.ts';
 import {
+  CLUSTER,
   consumerOf as hostConsumer,
   createAvailableHosts,
   createHosts,
@@ -112,6 +114,19 @@ test('M-40 (changed), H-6: an annotation naming a host in error, paused, unhealt
   for (const [host] of cases) assert.is(await consumerOf(host), undefined, `${host} not claimed`);
   await hosts.mergePatch('flt-deleting', { metadata: { finalizers: null } } as never);
   assert.is(scene.controller.errors(), 0);
+});
+
+test('M-40, M-41, M-26 (crash between record and claim): a record of a free host selection would choose is claimed, that host and no other, with its BMC Secret labelled', async () => {
+  await createAvailableHosts(scene.client, scene.ns, { 'rec-a': { group: 'rec' }, 'rec-b': { group: 'rec' }, 'rec-c': { group: 'rec' } });
+  await machine('rec', 'rec', `${scene.ns}/rec-b`);
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'rec', 'rec associated', (m) => v1(m, 'AssociateBMH') === 'True//', EVENT_MS);
+  assert.is(m3m.metadata.annotations?.[HOST_ANNOTATION], `${scene.ns}/rec-b`);
+  assert.is(await consumerOf('rec-b'), 'rec', 'the recorded host, not a random pick among three');
+  assert.is(await consumerOf('rec-a'), undefined);
+  assert.is(await consumerOf('rec-c'), undefined);
+  const bmc = await scene.client.api(SecretResource, scene.ns).get('rec-b-bmc-secret');
+  assert.is(bmc.metadata.labels?.[CLUSTER_NAME_LABEL], CLUSTER, 'M-26 on this path too');
+  assert.equal(await eventsFor(scene.client, scene.ns, 'rec', 'HostAnnotationIgnored'), []);
 });
 
 test('M-40, M-41, H-4: a host already consumed by this machine (clusterctl move, a re-association) is adopted through its annotation though off-selector and unhealthy, and the record is never rewritten', async () => {
