@@ -184,8 +184,10 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
           scope.log.info(outcome.message);
           return { requeueAfterMs: 200 };
         }
-        host = outcome.host;
-        deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
+        if (outcome.kind === 'associated') {
+          host = outcome.host;
+          deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
+        }
       }
     } catch (error) {
       markAssociateFailed(m3m, messageOf(error));

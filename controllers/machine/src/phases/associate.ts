@@ -10,9 +10,9 @@
 // (or forgets, if someone else took it: phases/host.ts); a host claimed before the record existed
 // (upstream CAPM3, a restore) is found first on the next pass (H-4, E-31).
 // A record of a host nobody holds (that crash, or an annotation a user wrote) is no way around
-// selection (M-40 changed): the recorded host is claimed only when selection itself could give it to
-// this machine (its selector, every filter, node reuse and failure domain); otherwise the record is
-// forgotten with a Warning event and the machine chooses by its selector.
+// selection (M-40 changed): the record stands (and the host update claims the host) only when
+// selection itself would give that host to this machine (its selector, every filter, node reuse and
+// failure domain); otherwise it is forgotten with a Warning event and the machine chooses anew.
 import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
@@ -33,6 +33,11 @@ import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
   | { readonly kind: 'associated'; readonly host: BareMetalHost; readonly choice: 'owned' | 'reused' | 'picked' }
+  /**
+   * The record names the free host selection would choose (a crash between record and claim): it
+   * stands, and the host update claims it under the host's lock as on any pass (phases/host.ts).
+   */
+  | { readonly kind: 'kept' }
   /** Nothing to take now; `message` says what is awaited. */
   | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean }
   /** Another reconcile of the same machine (another replica) recorded a host first: look again soon. */
@@ -75,9 +80,9 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
 /**
  * Chooses a host (section 2), records it on the machine (M-41, locked), claims it (M-22, locked),
  * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
- * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: it is
- * claimed if selection would choose it, else the record is forgotten and reported (`log`, a Warning
- * event) and selection goes on without it. Throws InvalidConfigurationError for an invalid host
+ * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: the
+ * record stands if selection would choose that host (`kept`), else it is forgotten and reported (`log`,
+ * a Warning event) and selection goes on without it. Throws InvalidConfigurationError for an invalid host
  * selector (H-3).
  */
 export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, claimant: Claimant, recorded?: Readonly<BareMetalHost>, log?: Logger): Promise<AssociateOutcome> {
@@ -92,7 +97,7 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
   const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
   let base: Readonly<Metal3Machine> = m3m;
   if (recorded) {
-    if (choice.outcome !== 'none' && choice.outcome !== 'reuse-pending' && choice.host.metadata.name === recorded.metadata.name) return claimRecorded(deps, m3m, choice, claimant);
+    if (choice.outcome !== 'none' && choice.outcome !== 'reuse-pending' && choice.host.metadata.name === recorded.metadata.name) return { kind: 'kept' };
     const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
     const message = `Ignoring annotation ${HOST_ANNOTATION}: ${value}: BareMetalHost ${hostKey(recorded)} ${whyNotChosen(recorded, claimant, choice)}; choosing a host by the host selector instead`;
     const written = await forgetHost(api, m3m, value);
@@ -143,23 +148,6 @@ function whyNotChosen(recorded: Readonly<BareMetalHost>, { consumer }: Claimant,
     default:
       return 'is outside the failure domain selection prefers';
   }
-}
-
-/**
- * Claims the host the machine already records (a crash between record and claim): no second record.
- * A host that changed meanwhile but is still free keeps its record and is decided on again soon (the
- * change may be this machine's own claim from another replica); a host taken or gone loses it.
- */
-async function claimRecorded(deps: MachineReconcilerDeps, m3m: Metal3Machine, choice: Extract<HostChoice, { outcome: 'owned' | 'reused' | 'picked' }>, { consumer, clusterName }: Claimant): Promise<AssociateOutcome> {
-  const key = hostKey(choice.host);
-  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
-  if (!claim.claimed) {
-    if (claim.reason !== 'conflict') await forgetHost(deps.client.api(Metal3MachineResource, m3m.metadata.namespace), m3m, m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '');
-    return { kind: 'waiting', message: `BareMetalHost ${key} changed or was taken meanwhile; choosing again`, retrySoon: true };
-  }
-  await labelCredentials(deps.client, claim.host, clusterName);
-  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
-  return { kind: 'associated', host: claim.host, choice: choice.outcome };
 }
 
 /**

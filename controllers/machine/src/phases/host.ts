@@ -2,7 +2,9 @@
 // re-asserts the claim (consumerRef, controller owner reference, cluster label) and writes the
 // deployment once its data is ready (image or customDeploy with the user data, metadata and network
 // data Secrets), the cleaning mode and power on every pass (N-2, E-9). The machine's addresses are
-// read back from the host's hardware details, filtered (host-addresses.ts). A record of a host the machine cannot have is found here
+// read back from the host's hardware details, filtered (host-addresses.ts). A host not yet claimed is
+// claimed here under its lock (the record of a crash between record and claim, which associate.ts
+// let stand because selection would choose that host). A record of a host the machine cannot have is found here
 // too (staleHostRecord), so the reconcile can forget it and choose again.
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -16,7 +18,7 @@ import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { hostAddresses } from '../host-addresses.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import type { Claimant } from './associate.ts';
+import { labelCredentials, type Claimant } from './associate.ts';
 
 /** The host is held by another consumer: we never overwrite a claim (a hand edit, or a restore). */
 export class HostTakenError extends Error {
@@ -80,6 +82,8 @@ export async function reconcileHost(
   const optimisticLock = !isClaimedBy(host, consumer.ref) || !deepEqual(host.metadata.ownerReferences, claimed.metadata.ownerReferences);
   const written = await patchHost(deps.client, host, desired, { optimisticLock, onWrite: (h) => deps.inventory.noteWrite(h) });
   const current = written ?? (host as BareMetalHost);
+  // M-26: a claim made here (a recorded host whose claim a crash interrupted) labels the BMC Secret as association does.
+  if (!isClaimedBy(host, consumer.ref)) await labelCredentials(deps.client, current, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
   const { addresses, dropped } = hostAddresses(current);
   (m3m.status ??= {}).addresses = addresses;
