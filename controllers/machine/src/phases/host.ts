@@ -3,9 +3,9 @@
 // deployment once its data is ready (image or customDeploy with the user data, metadata and network
 // data Secrets), the cleaning mode and power on every pass (N-2, E-9). The machine's addresses are
 // read back from the host's hardware details, filtered (host-addresses.ts). A host not yet claimed is
-// claimed here under its lock (the record of a crash between record and claim, which associate.ts
-// let stand because selection would choose that host). A record of a host the machine cannot have is found here
-// too (staleHostRecord), so the reconcile can forget it and choose again.
+// claimed here under its lock (the record of a crash between record and claim, which associate.ts let
+// stand because selection would choose that host). A record of a host the machine cannot have is
+// found here too (staleHostRecord), so the reconcile can forget it and choose again.
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimedHost } from '@metal3-ts/shared/host/claim';
@@ -55,8 +55,8 @@ export interface HostKept {
 }
 
 /**
- * Writes the host as the machine wants it and copies its addresses to the machine's status. `deploy` is
- * false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
+ * Writes the host as the machine wants it and copies its addresses to the machine's status. `deploy`
+ * is false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
  * Throws HostTakenError, InvalidConfigurationError (a Secret in another namespace), or a
  * ConflictError when the host changed meanwhile (the reconcile retries at once with the new copy).
  */
@@ -82,7 +82,7 @@ export async function reconcileHost(
   const optimisticLock = !isClaimedBy(host, consumer.ref) || !deepEqual(host.metadata.ownerReferences, claimed.metadata.ownerReferences);
   const written = await patchHost(deps.client, host, desired, { optimisticLock, onWrite: (h) => deps.inventory.noteWrite(h) });
   const current = written ?? (host as BareMetalHost);
-  // M-26: a claim made here (a recorded host whose claim a crash interrupted) labels the BMC Secret as association does.
+  // M-26: a claim made here (a record whose claim a crash interrupted) labels the BMC Secret as association does.
   if (!isClaimedBy(host, consumer.ref)) await labelCredentials(deps.client, current, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
   const { addresses, dropped } = hostAddresses(current);
