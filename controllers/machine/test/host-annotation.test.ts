@@ -22,6 +22,7 @@ import {
   eventsFor,
   eventually,
   EVENT_MS,
+  gone,
   HOLD_FINALIZER,
   hostWhen,
   IMAGE,
@@ -155,7 +156,7 @@ test('M-40, M-41, H-4: a host already consumed by this machine (clusterctl move,
   assert.is(scene.controller.errors(), 0);
 });
 
-test('M-40 (changed), E-29, seed 002: an annotation naming a host in another namespace is terminal InvalidConfiguration with a Warning event; the same-named host of our namespace is not taken', async () => {
+test('M-40 (changed), E-29, seed 002: an annotation naming a host in another namespace is terminal InvalidConfiguration with a Warning event; the same-named host of our namespace is not taken; deletion works', async () => {
   const errors = scene.controller.errors();
   await createAvailableHosts(scene.client, scene.ns, { 'ns-host': { group: 'nsx' } });
   await machine('foreign', 'nsx', 'elsewhere/ns-host');
@@ -174,6 +175,10 @@ test('M-40 (changed), E-29, seed 002: an annotation naming a host in another nam
   await eventually('the terminal error counted', () => (scene.controller.errors() > errors ? true : undefined));
   assert.is(scene.controller.errors() - errors, 1, 'one terminal error, not retried');
   assert.is(await consumerOf('ns-host'), undefined, 'never mapped to our namespace');
+  // Deletion still works (seed 002), and releases nothing it never held.
+  await scene.client.api(Metal3MachineResource, scene.ns).delete('foreign');
+  await gone(scene.client, Metal3MachineResource, scene.ns, 'foreign', EVENT_MS);
+  assert.is(await consumerOf('ns-host'), undefined);
 });
 
 test.run();
