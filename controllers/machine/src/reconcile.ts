@@ -6,6 +6,7 @@
 import { isConflict } from '@metal3-ts/generated';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { releaseHost } from '@metal3-ts/shared/host/release';
 import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
@@ -149,8 +150,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     // After M-10: host selection prefers the failure domain just copied.
     const claimant = claimantOf(deps, m3m, machine, cluster);
 
-    // M-19: provisioned, adopted and with a Node: only keep the host as it should be.
-    if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
+    // M-19: provisioned, adopted and with a Node: only keep the host as it should be. Only a host this
+    // machine holds: a record edited to name another host goes through association (M-40 changed).
+    if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host && isClaimedBy(scope.host, claimant.consumer.ref)) {
       markAssociated(m3m);
       markMetadataAssociated(m3m);
       if (!spec.dataTemplate) markSecretsSetExternally(m3m);

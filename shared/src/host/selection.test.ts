@@ -171,18 +171,4 @@ test('exclusionOf: the first rule that keeps a host from the consumer, in the or
   assert.is(exclusionText('paused', testHost('h')), 'is paused');
 });
 
-test('prefer: the recorded host wins the random pick and the reuse pick only when it is in their pool', () => {
-  const hosts = [testHost('a'), testHost('b'), testHost('c')];
-  assert.is(describe(chooseHost(hosts, me, { random: first, prefer: 'b' })), 'picked:b');
-  assert.is(describe(chooseHost(hosts, me, { random: first, prefer: 'zz' })), 'picked:a', 'an unknown name changes nothing');
-  assert.is(describe(chooseHost([...hosts, testHost('p', { annotations: { 'baremetalhost.metal3.io/paused': '' } })], me, { random: first, prefer: 'p' })), 'picked:a', 'a paused record is not taken');
-  const zoned: HostConsumer = { ...me, failureDomain: 'fd-1' };
-  const inDomain = testHost('d', { labels: { [DOMAIN]: 'fd-1' } });
-  assert.is(describe(chooseHost([...hosts, inDomain], zoned, { random: first, prefer: 'b' })), 'picked:d', 'H-12: outside the preferred failure domain, the record loses');
-  const reuser: HostConsumer = { ...me, nodeReuseName: 'md-0' };
-  const reserved = [testHost('r1', { labels: { [REUSE]: 'md-0' } }), testHost('r2', { labels: { [REUSE]: 'md-0' } })];
-  assert.is(describe(chooseHost([...hosts, ...reserved], reuser, { random: first, prefer: 'r1' })), 'reused:r1');
-  assert.is(describe(chooseHost([...hosts, ...reserved], reuser, { random: first, prefer: 'a' })), 'reused:r2', 'H-10: a reservation shuts the record out');
-});
-
 test.run();

@@ -40,12 +40,6 @@ export type HostChoice =
 
 export interface ChooseHostOptions {
   readonly random?: RandomIndex;
-  /**
-   * The name of a host the consumer has on record (its host annotation, written before the claim):
-   * taken instead of a random or last-wins pick when it is among the hosts the rules would choose
-   * from, and never otherwise, so a record cannot get a consumer anything selection would not.
-   */
-  readonly prefer?: string | undefined;
 }
 
 /** Why a host is not one `consumer` may select (H-1, H-2, H-3, H-5, H-6, H-8), in the rules' order. */
@@ -122,8 +116,7 @@ export function ownedHost(hosts: readonly Readonly<BareMetalHost>[], consumer: H
  *   the last one (name order) in `ready`/`available` wins, and any one in another state makes the
  *   whole choice `reuse-pending` (H-10, E-32);
  * - otherwise hosts in `ready`/`available` without a reservation are candidates (H-8); with a
- *   failure domain, those labelled with it are preferred (H-12); the pick is uniformly random, or
- *   the `prefer`red host when it is in the pool (a record written before a claim that did not happen).
+ *   failure domain, those labelled with it are preferred (H-12); the pick is uniformly random.
  *
  * Throws InvalidHostSelectorError for an invalid selector or failure domain (not retryable).
  */
@@ -144,7 +137,6 @@ export function chooseHost(hosts: readonly Readonly<BareMetalHost>[], consumer: 
     if (nodeReuseLabelMatches(host, consumer.nodeReuseName)) reserved.push(host);
     else candidates.push(host);
   }
-  const preferred = (pool: readonly Readonly<BareMetalHost>[]) => (options.prefer ? pool.find((host) => host.metadata.name === options.prefer) : undefined);
 
   if (reserved.length > 0) {
     let chosen: Readonly<BareMetalHost> | undefined;
@@ -152,7 +144,6 @@ export function chooseHost(hosts: readonly Readonly<BareMetalHost>[], consumer: 
       if (!isAvailableState(provisioningState(host))) return { outcome: 'reuse-pending', host };
       chosen = host;
     }
-    chosen = preferred(reserved) ?? chosen;
     return chosen ? { outcome: 'reused', host: chosen } : { outcome: 'none' };
   }
   if (candidates.length === 0) return { outcome: 'none' };
@@ -160,7 +151,7 @@ export function chooseHost(hosts: readonly Readonly<BareMetalHost>[], consumer: 
   const inDomain = failureDomain === '' ? [] : candidates.filter((host) => host.metadata.labels?.[FAILURE_DOMAIN_LABEL] === failureDomain);
   const pool = inDomain.length > 0 ? inDomain : candidates;
   const random = options.random ?? cryptoRandomIndex;
-  const host = preferred(pool) ?? pool[random(pool.length)];
+  const host = pool[random(pool.length)];
   if (!host) throw new RangeError(`random index out of range for ${pool.length} candidates`);
   return { outcome: 'picked', host };
 }
