@@ -27,7 +27,9 @@ import {
   hostWhen,
   IMAGE,
   machineTestScene,
+  machineWithNode,
   metal3MachineWhen,
+  PROVISION_MS,
   v1,
   v1Message,
   v2,
@@ -154,6 +156,21 @@ test('M-40, M-41, H-4: a host already consumed by this machine (clusterctl move,
   assert.ok(versions.every((value) => value === `${scene.ns}/pivot-host`), `the record never changed: ${JSON.stringify(versions)}`);
   assert.equal(await eventsFor(scene.client, scene.ns, 'pivot', 'HostAnnotationIgnored'), []);
   assert.is(scene.controller.errors(), 0);
+});
+
+test('M-19, M-40 (changed): the annotation of a running machine edited to name a free host outside its selector claims nothing; the machine keeps its host and its record', async () => {
+  await createAvailableHosts(scene.client, scene.ns, { 'run-held': { group: 'run' }, 'run-free': { group: 'run-other' } });
+  await createMachine(scene.client, scene.ns, 'run', { spec: { image: IMAGE, hostSelector: { matchLabels: { group: 'run' } } } });
+  await metal3MachineWhen(scene.client, scene.ns, 'run', 'run ready', (m) => m.status?.ready === true && !!m.spec?.providerID, PROVISION_MS);
+  await machineWithNode(scene.client, scene.ns, 'run', PROVISION_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('run', { metadata: { annotations: { [HOST_ANNOTATION]: `${scene.ns}/run-free` } } });
+  await ignoredEvent('run', new RegExp(`BareMetalHost ${scene.ns}/run-free is not the host this machine holds \\(${scene.ns}/run-held\\)`));
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'run', 'run recording its host again', (m) => m.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/run-held`, EVENT_MS);
+  assert.is(m3m.status?.ready, true);
+  assert.is(await consumerOf('run-free'), undefined, 'not claimed');
+  const held = await scene.client.api(BareMetalHostResource, scene.ns).get('run-held');
+  assert.is(held.spec?.consumerRef?.name, 'run');
+  assert.is(held.status?.provisioning?.state, 'provisioned', 'not released');
 });
 
 test('M-40 (changed), E-29, seed 002: an annotation naming a host in another namespace is terminal InvalidConfiguration with a Warning event; the same-named host of our namespace is not taken; deletion works', async () => {
