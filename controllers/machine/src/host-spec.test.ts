@@ -2,9 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InvalidConfigurationError } from './errors.ts';
-import { addressesOf, specDataSecrets, userDataFor } from './host-spec.ts';
+import { specDataSecrets, userDataFor } from './host-spec.ts';
 
 const m3m = (spec: Metal3Machine['spec']): Metal3Machine => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'ns' }, spec }) as Metal3Machine;
 const machine = (bootstrap: object): Machine => ({ metadata: { name: 'm', namespace: 'ns' }, spec: { clusterName: 'c', bootstrap } }) as unknown as Machine;
@@ -30,21 +29,6 @@ test('M-23, M-35: a Secret in another namespace is invalid configuration, naming
     );
   }
   assert.equal(specDataSecrets(m3m({ metaData: { name: 'md' }, networkData: { name: 'nd', namespace: 'ns' } })), { metaData: { name: 'md' }, networkData: { name: 'nd', namespace: 'ns' } });
-});
-
-test('M-31: InternalIP per NIC with an address, then Hostname and InternalDNS; none without hardware', () => {
-  const host = (hardware?: object) => ({ metadata: { name: 'h', namespace: 'ns' }, spec: { online: true }, status: hardware ? { hardware } : {} }) as unknown as BareMetalHost;
-  assert.equal(addressesOf(host()), []);
-  assert.equal(
-    addressesOf(host({ hostname: 'node-0', nics: [{ name: 'eth0', ip: '192.168.111.20' }, { name: 'eth1' }, { name: 'eth2', ip: 'fd00::20' }] })),
-    [
-      { type: 'InternalIP', address: '192.168.111.20' },
-      { type: 'InternalIP', address: 'fd00::20' },
-      { type: 'Hostname', address: 'node-0' },
-      { type: 'InternalDNS', address: 'node-0' },
-    ],
-  );
-  assert.equal(addressesOf(host({ nics: [{ name: 'eth0', ip: '10.0.0.1' }] })), [{ type: 'InternalIP', address: '10.0.0.1' }]);
 });
 
 test.run();

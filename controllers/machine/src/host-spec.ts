@@ -1,9 +1,8 @@
 // What the Metal3Machine tells its host and what it learns back, as pure functions: which user data
-// Secret to deploy (M-23), which metadata and network data Secrets (M-35 steps 1-2), and the machine
-// addresses read from the host's hardware details (M-31).
+// Secret to deploy (M-23) and which metadata and network data Secrets (M-35 steps 1-2). The machine
+// addresses read from the host's hardware details (M-31) are host-addresses.ts's.
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Metal3Machine, Metal3MachineStatusAddresses } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { InvalidConfigurationError } from './errors.ts';
 
 export interface SecretRef {
@@ -44,17 +43,4 @@ export function specDataSecrets(m3m: Readonly<Metal3Machine>): { metaData?: Secr
     ...(m3m.spec?.metaData ? { metaData: { ...m3m.spec.metaData } } : {}),
     ...(m3m.spec?.networkData ? { networkData: { ...m3m.spec.networkData } } : {}),
   };
-}
-
-/**
- * M-31: an InternalIP per NIC with an address, then the hostname as Hostname and InternalDNS.
- * No hardware details, no addresses.
- */
-export function addressesOf(host: Readonly<BareMetalHost>): Metal3MachineStatusAddresses[] {
-  const hardware = host.status?.hardware;
-  if (!hardware) return [];
-  const addresses: Metal3MachineStatusAddresses[] = [];
-  for (const nic of hardware.nics ?? []) if (nic.ip) addresses.push({ type: 'InternalIP', address: nic.ip });
-  if (hardware.hostname) addresses.push({ type: 'Hostname', address: hardware.hostname }, { type: 'InternalDNS', address: hardware.hostname });
-  return addresses;
 }

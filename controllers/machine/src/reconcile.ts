@@ -6,9 +6,10 @@
 import { isConflict } from '@metal3-ts/generated';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { releaseHost } from '@metal3-ts/shared/host/release';
-import { isProvisioned } from '@metal3-ts/shared/host/states';
+import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
@@ -27,7 +28,7 @@ import { reconcileHostPause } from './phases/pause.ts';
 import { reconcileProviderID } from './phases/provider-id.ts';
 import { releaseStrayHosts } from './phases/stray-hosts.ts';
 import { foreignReferencesMessage } from './references.ts';
-import { readScope, type MachineScope } from './scope.ts';
+import { hostAnnotationProblem, readScope, type MachineScope } from './scope.ts';
 import {
   conditionMessage,
   finishStatus,
@@ -52,6 +53,8 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
   const now = deps.now ?? (() => new Date());
   const safetyNet: Result = { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS };
   const nodeWaits = new NodeWaits(deps.nodePollMs ?? 1_000, deps.requeueAfterMs ?? REQUEUE_AFTER_MS);
+  /** The last dropped-address report per machine (`namespace/name`), so each problem is told once. */
+  const reportedDrops = new Map<string, string>();
   /** The Node was found, or the machine is gone: no more polls, no more Node events for it. */
   const stopAwaitingNode = (key: string) => {
     nodeWaits.forget(key);
@@ -63,6 +66,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     const scope = readScope(deps.informers, request, deps.client.api(Metal3MachineResource, request.namespace), ctx.log);
     if (!scope) {
       stopAwaitingNode(key);
+      reportedDrops.delete(key);
       return {};
     }
     // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
@@ -153,8 +157,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     // After M-10: host selection prefers the failure domain just copied.
     const claimant = claimantOf(deps, m3m, machine, cluster);
 
-    // M-19: provisioned, adopted and with a Node: only keep the host as it should be.
-    if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host) {
+    // M-19: provisioned, adopted and with a Node: only keep the host as it should be. Only a host this
+    // machine holds: a record edited to name another host goes through association (M-40 changed).
+    if (spec.providerID && m3m.status?.ready && machine.status?.nodeRef && scope.host && isClaimedBy(scope.host, claimant.consumer.ref)) {
       markAssociated(m3m);
       markMetadataAssociated(m3m);
       if (!spec.dataTemplate) markSecretsSetExternally(m3m);
@@ -174,8 +179,12 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         const userData = userDataFor(m3m, machine);
         if (userData) status.userData = userData;
       }
-      if (!m3m.metadata.annotations?.[HOST_ANNOTATION]) {
-        const outcome = await reconcileAssociate(deps, m3m, claimant);
+      const problem = hostAnnotationProblem(m3m, scope.hostRef);
+      if (problem) throw new InvalidConfigurationError(problem);
+      // M-40 (changed): a record of a host nobody holds goes through selection like no record at all.
+      const unclaimed = host && !isClaimed(host) ? host : undefined;
+      if (!m3m.metadata.annotations?.[HOST_ANNOTATION] || unclaimed) {
+        const outcome = await reconcileAssociate(deps, m3m, claimant, unclaimed, scope.log);
         if (outcome.kind === 'waiting') {
           markAssociateWaiting(m3m, { kind: 'Host', message: outcome.message });
           return outcome.retrySoon ? { requeueAfterMs: 200 } : safetyNet;
@@ -184,10 +193,10 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
           scope.log.info(outcome.message);
           return { requeueAfterMs: 200 };
         }
-        host = outcome.host;
-        deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
-      } else if (scope.hostRef === 'invalid') {
-        throw new InvalidConfigurationError(`annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${m3m.metadata.annotations[HOST_ANNOTATION]}"`);
+        if (outcome.kind === 'associated') {
+          host = outcome.host;
+          deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
+        }
       }
     } catch (error) {
       markAssociateFailed(m3m, messageOf(error));
@@ -226,12 +235,28 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
 
   async function updateHost(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, claimant: Claimant, deploy: boolean): Promise<Readonly<BareMetalHost>> {
     try {
-      return await reconcileHost(deps, m3m, host, claimant, deploy);
+      const kept = await reconcileHost(deps, m3m, host, claimant, deploy);
+      reportDroppedAddresses(scope, m3m, kept.host, kept.droppedAddresses);
+      return kept.host;
     } catch (error) {
       if (error instanceof HostTakenError || isInvalidConfiguration(error)) markAssociateFailed(m3m, error.message);
       if (error instanceof HostTakenError) scope.log.error(error.message);
       throw error;
     }
+  }
+
+  /** M-31 (changed): what the host reported but the machine did not copy, told once per problem (log line and Warning event). */
+  function reportDroppedAddresses(scope: MachineScope, m3m: Metal3Machine, host: Readonly<BareMetalHost>, dropped: readonly string[]): void {
+    if (dropped.length === 0) {
+      reportedDrops.delete(scope.key);
+      return;
+    }
+    const shown = dropped.length > 5 ? [...dropped.slice(0, 5), `${dropped.length - 5} more`] : dropped;
+    const message = `Not copied from the inspection data of BareMetalHost ${hostKey(host)}: ${shown.join('; ')}`;
+    if (reportedDrops.get(scope.key) === message) return;
+    reportedDrops.set(scope.key, message);
+    scope.log.warn(message);
+    deps.events?.warning(m3m, 'HostAddressesDropped', message);
   }
 
   /** P-*: the provider ID, once the host is provisioned (M-32, M-33). */

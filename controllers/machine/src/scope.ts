@@ -49,15 +49,16 @@ export interface MachineScope {
   /** M-13: the Metal3Cluster named by the Cluster's infrastructureRef. */
   readonly metal3Cluster: Readonly<Metal3Cluster> | undefined;
   readonly hostRef: HostReference;
-  /** M-40: the associated host (always looked up in the Metal3Machine's namespace). */
+  /** M-40: the associated host (looked up in the Metal3Machine's namespace only, never in another). */
   readonly host: Readonly<BareMetalHost> | undefined;
   readonly api: Api<Metal3Machine>;
   readonly log: Logger;
 }
 
 /**
- * M-40: `<namespace>/<name>` or a bare name. As upstream, the namespace part is not used for the
- * lookup (hosts are always in the Metal3Machine's namespace); it only matters to provider IDs (E-29).
+ * M-40: `<namespace>/<name>` or a bare name. Hosts are always in the Metal3Machine's namespace;
+ * changed from upstream (which ignores the namespace part, E-29), another namespace is never mapped
+ * to ours: readScope looks nothing up and hostAnnotationProblem says why.
  */
 export function parseHostAnnotation(m3m: Readonly<Metal3Machine>): HostReference {
   const value = m3m.metadata.annotations?.[HOST_ANNOTATION];
@@ -65,6 +66,17 @@ export function parseHostAnnotation(m3m: Readonly<Metal3Machine>): HostReference
   const parts = value.split('/');
   if (parts.length > 2) return 'invalid';
   return parts.length === 2 ? { namespace: parts[0] ?? '', name: parts[1] ?? '' } : { namespace: '', name: value };
+}
+
+/** The record cannot name a host of this machine: more than one `/`, or another namespace (terminal). */
+export function hostAnnotationProblem(m3m: Readonly<Metal3Machine>, ref: HostReference): string | undefined {
+  const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
+  if (ref === 'invalid') return `annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${value}"`;
+  const namespace = m3m.metadata.namespace ?? '';
+  if (ref?.namespace && ref.namespace !== namespace) {
+    return `annotation ${HOST_ANNOTATION} names BareMetalHost "${value}" in another namespace; a Metal3Machine can only use hosts of its own namespace "${namespace}"`;
+  }
+  return undefined;
 }
 
 /** The scope of `request`, or undefined when the Metal3Machine does not exist (M-8). */
@@ -81,7 +93,8 @@ export function readScope(informers: MachineInformers, request: Request, api: Ap
   const m3cName = cluster?.spec?.infrastructureRef?.name;
   const metal3Cluster = m3cName ? informers.metal3Clusters.store.get(at(m3cName)) : undefined;
   const hostRef = parseHostAnnotation(cached);
-  const host = hostRef && hostRef !== 'invalid' && hostRef.name ? informers.hosts.store.get(at(hostRef.name)) : undefined;
+  const own = hostRef && hostRef !== 'invalid' && hostRef.name && (!hostRef.namespace || hostRef.namespace === namespace);
+  const host = own ? informers.hosts.store.get(at(hostRef.name)) : undefined;
   return {
     request,
     key: `${namespace}/${cached.metadata.name ?? ''}`,

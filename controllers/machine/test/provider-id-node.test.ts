@@ -1,5 +1,6 @@
 // The providerID workflow without a cloud provider (seed 000 steps 1, 3 and 4; research P-6, P-8,
-// P-10, P-12, E-11 as changed here, E-29, E-37, M-19), against a real apiserver, the simulated BMO and
+// P-10, P-12, E-11 as changed here, E-37, M-19; a host annotation naming another namespace, E-29, is
+// refused before any provider ID: host-annotation.test.ts), against a real apiserver, the simulated BMO and
 // Cluster API core and one workload apiserver. The simulated kubelets leave the providerID to CAPM3
 // (mode `default`); what each Node looks like comes from the machine's own bootstrap user data, as in
 // a real cluster: a kubelet `provider-id` argument (the legacy `metal3://{{ ds.meta_data.uuid }}`, or
@@ -34,10 +35,10 @@ import {
 } from './support.ts';
 
 /** Each machine selects the one host carrying its slot, so which host it gets is known in advance. */
-const SLOTS = ['legacy', 'p6', 'hostname', 'e29', 'e11'] as const;
+const SLOTS = ['legacy', 'p6', 'hostname', 'e11'] as const;
 type Slot = (typeof SLOTS)[number];
 
-const test = suite('Metal3Machine providerID without a cloud provider (P-6, P-8, P-10, P-12, E-11, E-29, E-37)');
+const test = suite('Metal3Machine providerID without a cloud provider (P-6, P-8, P-10, P-12, E-11, E-37)');
 const scene = machineTestScene(test, {
   prefix: 'machine-pid-node',
   cluster: { cloudProvider: false },
@@ -169,18 +170,6 @@ test('P-10, P-12, P-14 row 7, seed 000 step 4: no uuid label and no configRef â‡
   assert.is(machine.spec?.providerID, id);
   assert.is(machine.status?.nodeRef?.name, 'host-hostname');
   await eventually('a ProviderIDSet event', async () => ((await eventsFor(scene.client, scene.ns, 'm-hostname', 'ProviderIDSet')).length > 0 ? true : undefined), PROVISION_MS);
-  assert.is(scene.controller.errors(), 0);
-});
-
-test('E-29, P-3: a host annotation naming the host under another namespace is rewritten to <ns>/<host>, so the providerID is computed instead of looping', async () => {
-  // clusterctl move style: the Metal3Machine arrives with its host annotation, here with a foreign
-  // namespace part. The host is looked up in the machine's namespace regardless (M-40); upstream then
-  // cannot compute a providerID from the annotation and loops on transient errors (E-29).
-  await machineFor('e29', 'm-e29', { annotations: { 'metal3.io/BareMetalHost': 'elsewhere/host-e29' } });
-  const id = newID('e29', 'm-e29');
-  const m3m = await readyWith('m-e29', id, nodeReady);
-  assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${scene.ns}/host-e29`);
-  assert.is((await nodeWhen('host-e29', 'host-e29 given the providerID', (n) => !!n.spec?.providerID)).spec?.providerID, id);
   assert.is(scene.controller.errors(), 0);
 });
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { HostConsumer } from './consumer.ts';
 import { InvalidHostSelectorError } from './label-selector.ts';
-import { chooseHost, cryptoRandomIndex, nodeReuseLabelMatches, type HostChoice, type RandomIndex } from './selection.ts';
+import { chooseHost, cryptoRandomIndex, exclusionOf, exclusionText, nodeReuseLabelMatches, type Exclusion, type HostChoice, type RandomIndex } from './selection.ts';
 import { machineRef, testHost } from './testing.ts';
 
 const test = suite('host selection');
@@ -148,6 +148,27 @@ test('name order is used whatever order the hosts arrive in (reuse: last ready w
   const r = (name: string) => testHost(name, { labels: { [REUSE]: 'md-a' } });
   assert.is(choose([r('h-3'), r('h-1'), r('h-2')], consumer), 'reused:h-3');
   assert.is(choose([r('h-2'), r('h-3'), r('h-1')], consumer), 'reused:h-3');
+});
+
+test('exclusionOf: the first rule that keeps a host from the consumer, in the order chooseHost applies them', () => {
+  const consumer: HostConsumer = { ref: machineRef('m-0'), hostSelector: { matchLabels: { pool: 'a' } }, nodeReuseName: 'md-0' };
+  const pool = { pool: 'a' };
+  const rows: [label: string, host: BareMetalHost, expected: Exclusion | undefined][] = [
+    ['a candidate', testHost('h', { labels: pool }), undefined],
+    ['reserved for us, in any state (H-7)', testHost('h', { labels: { ...pool, [REUSE]: 'md-0' }, state: 'deprovisioning' }), undefined],
+    ['other namespace (H-1)', testHost('h', { namespace: 'other', labels: pool }), 'other namespace'],
+    ['off-selector, though paused too (H-2)', testHost('h', { annotations: { 'baremetalhost.metal3.io/paused': '' } }), 'selector'],
+    ['claimed (H-5)', testHost('h', { labels: pool, consumer: machineRef('m-1') }), 'claimed'],
+    ['reserved for another (H-6)', testHost('h', { labels: { ...pool, [REUSE]: 'md-1' } }), 'reserved for another consumer'],
+    ['deleting (H-6)', testHost('h', { labels: pool, deleting: true }), 'being deleted'],
+    ['errored (H-6)', testHost('h', { labels: pool, errorMessage: 'boom' }), 'in error'],
+    ['paused (H-6)', testHost('h', { labels: pool, annotations: { 'baremetalhost.metal3.io/paused': 'x' } }), 'paused'],
+    ['unhealthy (H-6)', testHost('h', { labels: pool, annotations: { 'capi.metal3.io/unhealthy': '' } }), 'unhealthy'],
+    ['provisioned (H-8)', testHost('h', { labels: pool, state: 'provisioned' }), 'state'],
+  ];
+  for (const [label, host, expected] of rows) assert.is(exclusionOf(host, consumer), expected, label);
+  assert.is(exclusionText('state', testHost('h', { state: 'provisioned' })), 'is "provisioned", not ready or available');
+  assert.is(exclusionText('paused', testHost('h')), 'is paused');
 });
 
 test.run();

@@ -4,7 +4,7 @@
 // node-reuse rule (H-10) depends on.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { isClaimedBy, type HostConsumer } from './consumer.ts';
-import { hostSelectorRequirements, InvalidHostSelectorError, labelValueProblem, matchesRequirements } from './label-selector.ts';
+import { hostSelectorRequirements, InvalidHostSelectorError, labelValueProblem, matchesRequirements, type LabelRequirement } from './label-selector.ts';
 import { FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL } from './names.ts';
 import { hasError, isAvailableState, isBeingDeleted, isClaimed, isPaused, isUnhealthy, provisioningState } from './states.ts';
 
@@ -40,6 +40,49 @@ export type HostChoice =
 
 export interface ChooseHostOptions {
   readonly random?: RandomIndex;
+}
+
+/** Why a host is not one `consumer` may select (H-1, H-2, H-3, H-5, H-6, H-8), in the rules' order. */
+export type Exclusion = 'other namespace' | 'selector' | 'claimed' | 'reserved for another consumer' | 'being deleted' | 'in error' | 'paused' | 'unhealthy' | 'state';
+
+const EXCLUSION_TEXT: Record<Exclusion, string> = {
+  'other namespace': 'is in another namespace',
+  selector: 'does not match the host selector',
+  claimed: 'is already consumed',
+  'reserved for another consumer': 'is reserved for node reuse by another machine',
+  'being deleted': 'is being deleted',
+  'in error': 'is in error',
+  paused: 'is paused',
+  unhealthy: 'is marked unhealthy',
+  state: 'is not ready or available',
+};
+
+/** Words for an exclusion, to follow `BareMetalHost <ns>/<name>` in a message. */
+export function exclusionText(exclusion: Exclusion, host: Readonly<BareMetalHost>): string {
+  return exclusion === 'state' ? `is ${JSON.stringify(provisioningState(host) || 'unregistered')}, not ready or available` : EXCLUSION_TEXT[exclusion];
+}
+
+/**
+ * The first rule that keeps `host` from `consumer`, or undefined when it is a candidate (a host
+ * reserved for this consumer is one in any state, H-7). Ignores H-4: a host the consumer already
+ * holds is the caller's business. Throws InvalidHostSelectorError for an invalid selector.
+ */
+export function exclusionOf(host: Readonly<BareMetalHost>, consumer: HostConsumer): Exclusion | undefined {
+  return exclude(host, consumer, hostSelectorRequirements(consumer.hostSelector));
+}
+
+function exclude(host: Readonly<BareMetalHost>, consumer: HostConsumer, requirements: readonly LabelRequirement[]): Exclusion | undefined {
+  if (host.metadata.namespace !== consumer.ref.namespace) return 'other namespace';
+  if (!matchesRequirements(requirements, host.metadata.labels)) return 'selector';
+  if (isClaimed(host)) return 'claimed';
+  const reservedForUs = nodeReuseLabelMatches(host, consumer.nodeReuseName);
+  if (NODE_REUSE_LABEL in (host.metadata.labels ?? {}) && !reservedForUs) return 'reserved for another consumer';
+  if (isBeingDeleted(host)) return 'being deleted';
+  if (hasError(host)) return 'in error';
+  if (isPaused(host)) return 'paused';
+  if (isUnhealthy(host)) return 'unhealthy';
+  if (!reservedForUs && !isAvailableState(provisioningState(host))) return 'state';
+  return undefined;
 }
 
 const byName = (a: Readonly<BareMetalHost>, b: Readonly<BareMetalHost>): number => {
@@ -90,14 +133,9 @@ export function chooseHost(hosts: readonly Readonly<BareMetalHost>[], consumer: 
   const reserved: Readonly<BareMetalHost>[] = [];
   const candidates: Readonly<BareMetalHost>[] = [];
   for (const host of inNamespace) {
-    if (!matchesRequirements(requirements, host.metadata.labels)) continue;
-    if (isClaimed(host)) continue;
-    const labels = host.metadata.labels ?? {};
-    const reservedForUs = nodeReuseLabelMatches(host, consumer.nodeReuseName);
-    if (NODE_REUSE_LABEL in labels && !reservedForUs) continue;
-    if (isBeingDeleted(host) || hasError(host) || isPaused(host) || isUnhealthy(host)) continue;
-    if (reservedForUs) reserved.push(host);
-    else if (isAvailableState(provisioningState(host))) candidates.push(host);
+    if (exclude(host, consumer, requirements) !== undefined) continue;
+    if (nodeReuseLabelMatches(host, consumer.nodeReuseName)) reserved.push(host);
+    else candidates.push(host);
   }
 
   if (reserved.length > 0) {

@@ -9,18 +9,23 @@
 // A crash between record and claim leaves a record of an unclaimed host, which the next pass claims
 // (or forgets, if someone else took it: phases/host.ts); a host claimed before the record existed
 // (upstream CAPM3, a restore) is found first on the next pass (H-4, E-31).
+// A record of a host nobody holds (that crash, or an annotation a user wrote) is no way around
+// selection (M-40 changed): the record stands (and the host update claims the host) only when the
+// host passes the selector and every filter selection applies; otherwise it is forgotten with a
+// Warning event and the machine chooses anew (reviewRecord).
 import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimHost } from '@metal3-ts/shared/host/claim';
-import { metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host/consumer';
+import { isClaimedBy, metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/shared/host/label-selector';
 import { nodeReuseName } from '@metal3-ts/shared/host/node-reuse';
-import { chooseHost, type HostChoice } from '@metal3-ts/shared/host/selection';
+import { chooseHost, exclusionOf, exclusionText } from '@metal3-ts/shared/host/selection';
 import { provisioningState } from '@metal3-ts/shared/host/states';
+import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
@@ -28,6 +33,11 @@ import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
   | { readonly kind: 'associated'; readonly host: BareMetalHost; readonly choice: 'owned' | 'reused' | 'picked' }
+  /**
+   * The record names the free host selection would choose (a crash between record and claim): it
+   * stands, and the host update claims it under the host's lock as on any pass (phases/host.ts).
+   */
+  | { readonly kind: 'kept' }
   /** Nothing to take now; `message` says what is awaited. */
   | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean }
   /** Another reconcile of the same machine (another replica) recorded a host first: look again soon. */
@@ -70,16 +80,19 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
 /**
  * Chooses a host (section 2), records it on the machine (M-41, locked), claims it (M-22, locked),
  * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
- * to choose again soon. Throws InvalidConfigurationError for an invalid host selector (H-3).
+ * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: see
+ * reviewRecord. Throws InvalidConfigurationError for an invalid host selector (H-3).
  */
-export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, { consumer, clusterName }: Claimant): Promise<AssociateOutcome> {
-  let choice: HostChoice;
-  try {
-    choice = chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {});
-  } catch (error) {
-    if (error instanceof InvalidHostSelectorError) throw new InvalidConfigurationError(error.message, { cause: error });
-    throw error;
+export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, claimant: Claimant, recorded?: Readonly<BareMetalHost>, log?: Logger): Promise<AssociateOutcome> {
+  const { consumer, clusterName } = claimant;
+  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
+  let base: Readonly<Metal3Machine> = m3m;
+  if (recorded) {
+    const review = await selecting(() => reviewRecord(deps, m3m, consumer, recorded, log));
+    if (review.kind !== 'forgotten') return review;
+    base = review.written;
   }
+  const choice = await selecting(() => chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {}));
   switch (choice.outcome) {
     case 'none':
       return { kind: 'waiting', message: `No available host found: waiting for an available BareMetalHost ${describeSelector(m3m)}`, retrySoon: false };
@@ -92,20 +105,80 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
     default:
       break;
   }
-  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
   const key = hostKey(choice.host);
-  const record = await recordHost(api, m3m, key);
+  const record = await recordHost(api, base, key);
   if (!record) return { kind: 'lost', message: 'the Metal3Machine is gone' };
   if (record.host !== key) return { kind: 'lost', message: `BareMetalHost ${record.host} was recorded for this machine meanwhile` };
-  const recorded = record.written ?? m3m;
+  const recordedNow = record.written ?? base;
   const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
   if (!claim.claimed) {
-    await forgetHost(api, recorded, key);
+    await forgetHost(api, recordedNow, key);
     return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
   }
   await labelCredentials(deps.client, claim.host, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
   return { kind: 'associated', host: claim.host, choice: choice.outcome };
+}
+
+/** Runs a step of host selection, turning an invalid selector into invalid configuration (H-3). */
+async function selecting<T>(step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof InvalidHostSelectorError) throw new InvalidConfigurationError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+type Review = { readonly kind: 'kept' } | Extract<AssociateOutcome, { kind: 'lost' }> | { readonly kind: 'forgotten'; readonly written: Metal3Machine };
+
+/**
+ * M-40 (changed): a record of a host nobody holds stands only if the host passes the selector and
+ * every filter of selection (H-2, H-3, H-5, H-6, H-8), or was this machine's before (its controller
+ * owner reference carries this machine's uid: a claim removed by hand); then the host update claims
+ * it under the host's lock. Otherwise the record is forgotten and the reason logged and told by a
+ * Warning event. A machine that holds another host (H-4) forgets the record at once; any other
+ * verdict against the record is confirmed on a fresh read first, since the cache may lag behind
+ * another replica that recorded this very host and is claiming it.
+ */
+async function reviewRecord(deps: MachineReconcilerDeps, m3m: Metal3Machine, consumer: HostConsumer, recorded: Readonly<BareMetalHost>, log: Logger | undefined): Promise<Review> {
+  const key = hostKey(recorded);
+  const held = deps.inventory.ownedBy(consumer.ref)[0];
+  let why: string | undefined;
+  if (held) {
+    why = `is not the host this machine holds (${hostKey(held)})`;
+  } else {
+    if (heldBefore(recorded, m3m) || !exclusionOf(recorded, consumer)) return { kind: 'kept' };
+    const fresh = await readHost(deps.client, recorded);
+    if (fresh && isClaimedBy(fresh, consumer.ref)) return { kind: 'lost', message: `BareMetalHost ${key} was claimed for this machine meanwhile` };
+    const exclusion = fresh && exclusionOf(fresh, consumer);
+    if (fresh && !exclusion) return { kind: 'kept' };
+    why = fresh && exclusion ? exclusionText(exclusion, fresh) : 'does not exist';
+  }
+  const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
+  const written = await forgetHost(deps.client.api(Metal3MachineResource, m3m.metadata.namespace), m3m, value);
+  if (!written) return { kind: 'lost', message: 'the host record changed meanwhile' };
+  // Told once: only the reconcile that removed the record gets here.
+  const message = `Ignoring annotation ${HOST_ANNOTATION}: ${value}: BareMetalHost ${key} ${why}; choosing a host by the host selector instead`;
+  log?.warn(message);
+  deps.events?.warning(m3m, 'HostAnnotationIgnored', message);
+  Object.assign(m3m.metadata, { annotations: written.metadata.annotations ?? {} });
+  return { kind: 'forgotten', written };
+}
+
+/** The host names this machine (by uid) as its controller owner: it was claimed by this very object. */
+function heldBefore(host: Readonly<BareMetalHost>, m3m: Readonly<Metal3Machine>): boolean {
+  const uid = m3m.metadata.uid;
+  return !!uid && (host.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid && ref.kind === 'Metal3Machine');
+}
+
+async function readHost(client: Client, host: Readonly<BareMetalHost>): Promise<BareMetalHost | undefined> {
+  try {
+    return await client.api(BareMetalHostResource, host.metadata.namespace).get(host.metadata.name ?? '');
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
 }
 
 /**

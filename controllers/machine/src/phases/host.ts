@@ -2,8 +2,10 @@
 // re-asserts the claim (consumerRef, controller owner reference, cluster label) and writes the
 // deployment once its data is ready (image or customDeploy with the user data, metadata and network
 // data Secrets), the cleaning mode and power on every pass (N-2, E-9). The machine's addresses are
-// read back from the host's hardware details. A record of a host the machine cannot have is found here
-// too (staleHostRecord), so the reconcile can forget it and choose again.
+// read back from the host's hardware details, filtered (host-addresses.ts). A host not yet claimed is
+// claimed here under its lock (the record of a crash between record and claim, which associate.ts let
+// stand because selection would choose that host). A record of a host the machine cannot have is
+// found here too (staleHostRecord), so the reconcile can forget it and choose again.
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimedHost } from '@metal3-ts/shared/host/claim';
@@ -14,9 +16,9 @@ import { isClaimed } from '@metal3-ts/shared/host/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
-import { addressesOf } from '../host-spec.ts';
+import { hostAddresses } from '../host-addresses.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import type { Claimant } from './associate.ts';
+import { labelCredentials, type Claimant } from './associate.ts';
 
 /** The host is held by another consumer: we never overwrite a claim (a hand edit, or a restore). */
 export class HostTakenError extends Error {
@@ -45,9 +47,16 @@ export function staleHostRecord(
   return undefined;
 }
 
+export interface HostKept {
+  /** The written (or unchanged) host. */
+  readonly host: BareMetalHost;
+  /** What of the host's inspection data was not copied to `status.addresses`, in words. */
+  readonly droppedAddresses: readonly string[];
+}
+
 /**
- * Writes the host as the machine wants it and returns the written (or unchanged) host. `deploy` is
- * false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
+ * Writes the host as the machine wants it and copies its addresses to the machine's status. `deploy`
+ * is false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
  * Throws HostTakenError, InvalidConfigurationError (a Secret in another namespace), or a
  * ConflictError when the host changed meanwhile (the reconcile retries at once with the new copy).
  */
@@ -57,7 +66,7 @@ export async function reconcileHost(
   host: Readonly<BareMetalHost>,
   { consumer, clusterName }: Claimant,
   deploy: boolean,
-): Promise<BareMetalHost> {
+): Promise<HostKept> {
   if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
   const provisioning = metal3MachineProvisioning(m3m);
@@ -73,7 +82,10 @@ export async function reconcileHost(
   const optimisticLock = !isClaimedBy(host, consumer.ref) || !deepEqual(host.metadata.ownerReferences, claimed.metadata.ownerReferences);
   const written = await patchHost(deps.client, host, desired, { optimisticLock, onWrite: (h) => deps.inventory.noteWrite(h) });
   const current = written ?? (host as BareMetalHost);
+  // M-26: a claim made here (a record whose claim a crash interrupted) labels the BMC Secret as association does.
+  if (!isClaimedBy(host, consumer.ref)) await labelCredentials(deps.client, current, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
-  (m3m.status ??= {}).addresses = addressesOf(current);
-  return current;
+  const { addresses, dropped } = hostAddresses(current);
+  (m3m.status ??= {}).addresses = addresses;
+  return { host: current, droppedAddresses: dropped };
 }
