@@ -148,7 +148,7 @@ function build<S extends FlagSpecs>(name: string, config: ManagerConfig, flags: 
   manager.add({ name: 'informers', needsLeaderElection: false, start: (signal) => informers.start(signal) });
   manager.addHealthCheck('ping', () => true);
   manager.addReadyCheck('ping', () => true);
-  manager.addReadyCheck('informers', () => informers.hasSynced());
+  manager.addReadyCheck('informers', () => informers.readiness());
   const events = new EventRecorder({ client, component: name, ...(manager.identity ? { instance: manager.identity } : {}), log });
   return { name, config, flags, client: writer, informers, manager, registry, log, clock, events };
 }
