@@ -10,8 +10,9 @@ import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import type { InformerSource } from '../cache/types.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Registry } from '../metrics/registry.ts';
-import type { ReconcileFn, Reconciler } from '../reconcile/reconcile.ts';
+import type { ReconcileFn, Reconciler, Request } from '../reconcile/reconcile.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { enqueueFromMap, enqueueOwner, enqueueSelf, type EventHandler, type MapFn } from './handlers.ts';
 import type { Predicate } from './predicates.ts';
@@ -50,6 +51,7 @@ export class ControllerBuilder<T extends KubeObject> {
   readonly #watches: PendingSource[] = [];
   readonly #problems: string[] = [];
   #options: ControllerOptions = {};
+  #recorder: EventRecorder | undefined;
   #built = false;
 
   constructor(name: string, descriptor: ResourceDescriptor<T>, deps: ControllerDeps) {
@@ -113,6 +115,12 @@ export class ControllerBuilder<T extends KubeObject> {
     return this;
   }
 
+  /** Refused requests of a reconcile leave a Warning event on the reconciled object (controller.ts). */
+  withEvents(recorder: EventRecorder | undefined): this {
+    this.#recorder = recorder;
+    return this;
+  }
+
   withOptions(options: ControllerOptions): this {
     this.#options = { ...this.#options, ...options };
     return this;
@@ -125,7 +133,9 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#built = true;
     const { informers, registry, log, clock } = this.#deps;
     const filters = [...this.#filters];
-    const primary = informerSource(informers.informerFor(this.#descriptor), enqueueSelf<T>(), [...filters, ...this.#predicates]);
+    const reconciled = informers.informerFor(this.#descriptor);
+    const primary = informerSource(reconciled, enqueueSelf<T>(), [...filters, ...this.#predicates]);
+    const recorder = this.#recorder;
     return new Controller({
       name: this.#name,
       kind: this.#descriptor.kind,
@@ -133,6 +143,7 @@ export class ControllerBuilder<T extends KubeObject> {
       reconciler,
       sources: [primary, ...this.#watches.map((make) => make(informers, filters))],
       options: this.#options,
+      ...(recorder ? { failureEvents: { recorder, objectOf: (request: Request) => reconciled.store.get(request) } } : {}),
       ...(registry ? { registry } : {}),
       ...(log ? { log } : {}),
       ...(clock ? { clock } : {}),
