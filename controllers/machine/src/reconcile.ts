@@ -42,6 +42,7 @@ import {
   markMetadataAssociated,
   markNodeProblem,
   markNodeReady,
+  markNodeWaiting,
   markPause,
   markSecretsSetExternally,
 } from './status.ts';
@@ -255,6 +256,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         scope.log.error('Workload cluster unusable', { error: message });
       } else {
         scope.log.info(`Workload cluster not usable yet: ${message}`);
+        markNodeWaiting(m3m, `Workload cluster not usable yet: ${message}`);
       }
       return { requeueAfterMs: nodeWaits.next(scope.key) };
     }

@@ -23,6 +23,8 @@ export interface ControllerDeps {
   readonly registry?: Registry;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Refused requests of a reconcile leave a Warning event on the reconciled object (controller.ts). */
+  readonly events?: EventRecorder | undefined;
 }
 
 /** A wiring mistake found by `build()`; `problems` lists all of them. */
@@ -51,7 +53,6 @@ export class ControllerBuilder<T extends KubeObject> {
   readonly #watches: PendingSource[] = [];
   readonly #problems: string[] = [];
   #options: ControllerOptions = {};
-  #recorder: EventRecorder | undefined;
   #built = false;
 
   constructor(name: string, descriptor: ResourceDescriptor<T>, deps: ControllerDeps) {
@@ -115,12 +116,6 @@ export class ControllerBuilder<T extends KubeObject> {
     return this;
   }
 
-  /** Refused requests of a reconcile leave a Warning event on the reconciled object (controller.ts). */
-  withEvents(recorder: EventRecorder | undefined): this {
-    this.#recorder = recorder;
-    return this;
-  }
-
   withOptions(options: ControllerOptions): this {
     this.#options = { ...this.#options, ...options };
     return this;
@@ -135,7 +130,7 @@ export class ControllerBuilder<T extends KubeObject> {
     const filters = [...this.#filters];
     const reconciled = informers.informerFor(this.#descriptor);
     const primary = informerSource(reconciled, enqueueSelf<T>(), [...filters, ...this.#predicates]);
-    const recorder = this.#recorder;
+    const recorder = this.#deps.events;
     return new Controller({
       name: this.#name,
       kind: this.#descriptor.kind,

@@ -12,6 +12,7 @@ import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
+import { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { newLogger } from '@metal3-ts/shared/log/logger';
@@ -58,6 +59,8 @@ export interface InProcessController {
   /** The user's client (what the controller writes through). */
   readonly client: Client;
   readonly registry: Registry;
+  /** Every request the controller made, by verb, resource and code. */
+  readonly counter: RequestCounter;
   /** GET /readyz?verbose on the manager's probe server. */
   readyz(): Promise<{ status: number; body: string }>;
   /** Error-level log lines so far. */
@@ -91,7 +94,8 @@ export async function startInProcess(env: TestEnv, name: ControllerName, user: s
   const registry = new Registry();
   const lines: string[] = [];
   const log = newLogger({ level: 'error', sink: (line) => lines.push(line) });
-  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { registry, log });
+  const counter = new RequestCounter();
+  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { registry, log, counter });
   const informers = new InformerFactory(base, { namespace, registry, log, watcher: { backoff: { maxMs: 1000 } } });
   const client = new WriteThroughClient(base.transport, informers);
   const events = new EventRecorder({ client: base, component: `metal3-ts-${name}`, log });
@@ -106,6 +110,7 @@ export async function startInProcess(env: TestEnv, name: ControllerName, user: s
   return {
     client,
     registry,
+    counter,
     async readyz() {
       const res = await fetch(`http://${manager.addresses.healthProbe}/readyz?verbose`);
       return { status: res.status, body: await res.text() };
