@@ -13,6 +13,8 @@ export interface WriteCase {
   readonly shows: 'object' | 'event';
   /** The Warning event's reason when the controller reports the refusal itself (default: the worker loop's RequestRefused). */
   readonly eventReason?: string;
+  /** The object the event is about when it is not the scene's reported object. */
+  readonly eventOn?: { readonly kind: string; readonly name: string };
 }
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -30,12 +32,18 @@ export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3dataclaims/status', group: INFRA, shows: 'event' },
   { controller: 'dataclaim', verb: 'create', plural: 'metal3datas', group: INFRA, shows: 'object' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3datatemplates/status', group: INFRA, shows: 'object' },
+  { controller: 'data', verb: 'patch', plural: 'metal3datas', group: INFRA, shows: 'object' },
+  { controller: 'data', verb: 'patch', plural: 'metal3datas/status', group: INFRA, shows: 'event' },
+  { controller: 'data', verb: 'get', plural: 'secrets', group: '', shows: 'object' },
+  { controller: 'data', verb: 'create', plural: 'secrets', group: '', shows: 'object' },
+  // The Metal3DataTemplate controller's owner reference and finalizer: the template has no condition or errorMessage.
+  { controller: 'data', verb: 'patch', plural: 'metal3datatemplates', group: INFRA, shows: 'event', eventOn: { kind: 'Metal3DataTemplate', name: 'tmpl' } },
 ];
 
 const EVENTS = 'the event channel itself: a refused Event write cannot be shown as an Event; the recorder logs it at error level naming verb and resource';
 const CACHE_READ = 'not requested in the scene (reads come from the informer cache; a GET is made only to re-read after a conflict or an object missing from the cache)';
 const DELETION = 'made only in a deletion flow; no deletion scene in this suite yet';
-const NO_DATA_SCENE = 'no scene for the Metal3Data controller yet (rendering needs a host, IP pools and a claimed machine)';
+const NO_IPAM_SCENE = 'made only for a template with IP pools; the data scene has none yet';
 const NO_CLAIM_SCENE = 'made only for a Metal3Machine with a data template; the machine scene has none yet';
 
 /** `controller verb plural` → why the write suite does not show it. */
@@ -70,21 +78,16 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'dataclaim delete metal3datas': DELETION,
   'dataclaim create events': EVENTS,
   'dataclaim patch events': EVENTS,
-  'data get metal3datas': NO_DATA_SCENE,
-  'data patch metal3datas': NO_DATA_SCENE,
-  'data get metal3datatemplates': NO_DATA_SCENE,
-  'data patch metal3datatemplates': NO_DATA_SCENE,
-  'data patch metal3datas/status': NO_DATA_SCENE,
-  'data get secrets': NO_DATA_SCENE,
-  'data create secrets': NO_DATA_SCENE,
-  'data get ipclaims': NO_DATA_SCENE,
-  'data create ipclaims': NO_DATA_SCENE,
-  'data patch ipclaims': NO_DATA_SCENE,
-  'data delete ipclaims': NO_DATA_SCENE,
-  'data get ipaddressclaims': NO_DATA_SCENE,
-  'data create ipaddressclaims': NO_DATA_SCENE,
-  'data patch ipaddressclaims': NO_DATA_SCENE,
-  'data delete ipaddressclaims': NO_DATA_SCENE,
+  'data get metal3datas': CACHE_READ,
+  'data get metal3datatemplates': CACHE_READ,
+  'data get ipclaims': NO_IPAM_SCENE,
+  'data create ipclaims': NO_IPAM_SCENE,
+  'data patch ipclaims': NO_IPAM_SCENE,
+  'data delete ipclaims': NO_IPAM_SCENE,
+  'data get ipaddressclaims': NO_IPAM_SCENE,
+  'data create ipaddressclaims': NO_IPAM_SCENE,
+  'data patch ipaddressclaims': NO_IPAM_SCENE,
+  'data delete ipaddressclaims': NO_IPAM_SCENE,
   'data create events': EVENTS,
   'data patch events': EVENTS,
 };

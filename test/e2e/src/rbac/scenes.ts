@@ -4,8 +4,10 @@
 // report is (condition messages, status.errorMessage), and when the scene has converged.
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3ClusterResource,
+  Metal3DataResource,
   Metal3DataClaimResource,
   Metal3DataTemplateResource,
   Metal3MachineResource,
@@ -25,6 +27,9 @@ import { simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 // The machine controller's own scene builders (Cluster + ready Metal3Cluster + bootstrap Secret,
 // hosts the simulated BMO makes available, Machine + Metal3Machine pairs).
 import { createAvailableHosts, createClusterScene, createMachine } from '../../../../controllers/machine/test/support.ts';
+// The data controller's own scene (research V-2: Cluster, Machine, host with NICs, Metal3Machine,
+// claim, template, Metal3Data).
+import { createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
 import type { ControllerName } from './verbs.ts';
 
 export interface Scene {
@@ -129,7 +134,20 @@ export async function sceneFor(controller: ControllerName, env: TestEnv, admin: 
         stop: none,
       };
     }
-    case 'data':
-      throw new Error('no write scene for the data controller (see NOT_SHOWN in writes.test.ts)');
+    case 'data': {
+      await createDataScene(admin, ns);
+      return {
+        descriptor: Metal3DataResource as unknown as ResourceDescriptor<KubeObject>,
+        name: DATA,
+        reported,
+        converged: async () => {
+          const data = await admin.api(Metal3DataResource, ns).get(DATA);
+          const template = await admin.api(Metal3DataTemplateResource, ns).get('tmpl');
+          const secrets = (await admin.api(SecretResource, ns).list()).items.map((x) => x.metadata.name);
+          return data.status?.ready === true && !data.status.errorMessage && (template.metadata.finalizers ?? []).length > 0 && secrets.includes(`${M3M}-metadata`) && secrets.includes(`${M3M}-networkdata`);
+        },
+        stop: none,
+      };
+    }
   }
 }

@@ -38,15 +38,15 @@ for (const c of WRITE_CASES) {
       const expected = `${c.verb} ${resource} refused: 403 Forbidden`;
       const explain = () => running.errors().slice(-3);
       const reason = c.eventReason ?? 'RequestRefused';
-      const event = await eventually(
-        `a Warning event ${reason} on ${scene.name} saying "${expected}"`,
+      const on = c.eventOn ?? { kind: scene.descriptor.kind, name: scene.name };
+      await eventually(
+        `a Warning event ${reason} on ${on.kind} ${on.name} saying "${expected}"`,
         async () => {
           const events = (await admin.api(EventResource, namespace).list()).items;
-          return events.find((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.name === scene.name && e.message?.includes(expected));
+          return events.find((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === on.kind && e.involvedObject.name === on.name && e.message?.includes(expected));
         },
         { timeoutMs: VISIBLE_MS, pollMs: 200, explain },
       );
-      assert.is(event.involvedObject.kind, scene.descriptor.kind);
       if (c.shows === 'object') {
         await eventually(
           `${scene.descriptor.kind} ${scene.name} to say "${expected}"`,
