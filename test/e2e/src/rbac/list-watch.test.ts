@@ -14,6 +14,9 @@ const env = withSharedEnv(test);
 
 const VISIBLE_MS = 30_000;
 let n = 0;
+/** Seconds from the verb taken away to the failure shown, and from given back to converged, per case. */
+const timings: { visible: number; converged: number }[] = [];
+const since = (start: number) => (performance.now() - start) / 1000;
 
 for (const controller of CONTROLLERS) {
   const cases = verbCases(controller).filter((c) => c.verb === 'list' || c.verb === 'watch');
@@ -22,6 +25,7 @@ for (const controller of CONTROLLERS) {
     for (const c of cases) {
       const user = await bindUser(env(), controller, `rbac-lw-${controller}-${++n}`, rulesWithout(clusterRoleOf(controller), c));
       const running = await startInProcess(env(), controller, user.name, namespace);
+      const started = performance.now();
       try {
         const expected = `cannot ${c.verb} ${c.resource} `;
         const failing = await eventually(
@@ -32,17 +36,25 @@ for (const controller of CONTROLLERS) {
           },
           { timeoutMs: VISIBLE_MS, pollMs: 100, explain: () => running.errors().slice(-3) },
         );
+        const visible = since(started);
         assert.match(failing, /403 Forbidden/);
         assert.ok(running.errors().some((l) => l.includes('informer cannot keep its cache current') && l.includes(`"verb":"${c.verb}"`) && l.includes(`"resource":"${c.resource}"`)), 'an error line names verb and resource');
         const counted = running.registry.counter('informer_list_watch_errors_total', '', ['resource', 'verb', 'code']).get({ resource: c.resource, verb: c.verb, code: '403' });
         assert.ok(counted > 0, 'informer_list_watch_errors_total counted it');
         await user.restore();
+        const restored = performance.now();
         await eventually('/readyz ok after the verb is given back', async () => ((await running.readyz()).status === 200 ? true : undefined), { timeoutMs: VISIBLE_MS, pollMs: 100 });
+        timings.push({ visible, converged: since(restored) });
       } finally {
         await running.stop();
       }
     }
   });
 }
+
+test.after(() => {
+  const max = (key: 'visible' | 'converged') => Math.max(0, ...timings.map((t) => t[key])).toFixed(1);
+  console.log(`  ${timings.length} cases: failure shown within ${max('visible')} s at most, converged within ${max('converged')} s of the verb given back`);
+});
 
 test.run();

@@ -21,6 +21,9 @@ const VISIBLE_MS = 30_000;
 const CONVERGE_MS = 60_000;
 let admin: Client;
 let n = 0;
+/** Seconds from the verb taken away to the failure shown, and from given back to converged, per case. */
+const timings: { visible: number; converged: number }[] = [];
+const since = (start: number) => (performance.now() - start) / 1000;
 
 test.before(() => {
   admin = new Client(Transport.fromConnection(env().admin));
@@ -34,6 +37,7 @@ for (const c of WRITE_CASES) {
     const user = await bindUser(env(), c.controller, `rbac-w-${c.controller}-${++n}`, rulesWithout(clusterRoleOf(c.controller), c));
     const running = await startInProcess(env(), c.controller, user.name, namespace);
     const scene = await sceneFor(c.controller, env(), admin, namespace);
+    const started = performance.now();
     try {
       const expected = `${c.verb} ${resource} refused: 403 Forbidden`;
       const explain = () => running.errors().slice(-3);
@@ -54,14 +58,22 @@ for (const c of WRITE_CASES) {
           { timeoutMs: VISIBLE_MS, pollMs: 200, explain },
         );
       }
+      const visible = since(started);
       assert.ok(running.errors().some((l) => l.includes(expected)), 'the error log names the refusal too');
       await user.restore();
+      const restored = performance.now();
       await eventually('the scene to converge once the verb is given back', async () => ((await scene.converged()) ? true : undefined), { timeoutMs: CONVERGE_MS, pollMs: 200, explain });
+      timings.push({ visible, converged: since(restored) });
     } finally {
       await running.stop();
       await scene.stop();
     }
   });
 }
+
+test.after(() => {
+  const max = (key: 'visible' | 'converged') => Math.max(0, ...timings.map((t) => t[key])).toFixed(1);
+  console.log(`  ${timings.length} cases: failure shown within ${max('visible')} s at most, converged within ${max('converged')} s of the verb given back`);
+});
 
 test.run();
