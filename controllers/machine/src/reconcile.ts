@@ -218,6 +218,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     try {
       await reconcileMetadata(deps, m3m);
       markMetadataAssociated(m3m);
+      // A node problem of an earlier pass (a refused claim write, an unusable workload cluster, a
+      // provider-ID conflict) is stale now unless reconcileNode finds it again below.
+      markNodeWaiting(m3m, 'Waiting for the Node of the workload cluster');
     } catch (error) {
       markNodeProblem(m3m, 'AssociateM3MetaDataFailed', messageOf(error));
       throw error;
@@ -251,7 +254,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       // waits for a person: say so on the object. Anything else (no kubeconfig yet, apiserver
       // starting) is a normal wait during bring-up: look again soon.
       if (error instanceof InvalidKubeconfigSecretError || refusalOf(error)) {
-        if (conditionMessage(m3m, KUBERNETES_NODE_READY) !== message) deps.events?.warning(m3m, 'WorkloadClusterUnusable', message);
+        if (conditionMessage(scope.cached, KUBERNETES_NODE_READY) !== message) deps.events?.warning(m3m, 'WorkloadClusterUnusable', message);
         markNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
         scope.log.error('Workload cluster unusable', { error: message });
       } else {
@@ -275,8 +278,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         scope.log.debug(outcome.message);
         return { requeueAfterMs: nodeWaits.next(scope.key) };
       case 'conflict':
-        // A fix in the workload cluster raises no event here: keep polling, but tell once per problem.
-        if (conditionMessage(m3m, KUBERNETES_NODE_READY) !== outcome.message) deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
+        // A fix in the workload cluster raises no event here: keep polling, but tell once per problem
+        // (judged on the cached object: this pass may have reset the condition to a wait above).
+        if (conditionMessage(scope.cached, KUBERNETES_NODE_READY) !== outcome.message) deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
         markNodeProblem(m3m, 'AssociateM3MetaDataFailed', outcome.message);
         return { requeueAfterMs: nodeWaits.next(scope.key) };
     }

@@ -101,11 +101,12 @@ export function markNodeProblem(m3m: Metal3Machine, step: 'AssociateM3MetaDataFa
 /**
  * A problem reported on KubernetesNodeReady (an unusable workload cluster) has become a plain wait
  * (the Secret missing, the apiserver starting): the same reason with severity Info and the wait's
- * message, so the earlier failure does not stay on the object. Nothing changes when no problem was shown.
+ * message, so the earlier failure does not stay on the object; a later, more precise wait replaces an
+ * earlier one. Nothing changes when no problem was shown.
  */
 export function markNodeWaiting(m3m: Metal3Machine, message: string): void {
   const current = getCondition(m3m, KUBERNETES_NODE_READY);
-  if (current?.status !== 'False' || current.severity !== 'Warning' || current.reason !== V1Beta1Reason.AssociateM3MetaDataFailed) return;
+  if (current?.status !== 'False' || current.reason !== V1Beta1Reason.AssociateM3MetaDataFailed) return;
   markFalse(m3m, KUBERNETES_NODE_READY, V1Beta1Reason.AssociateM3MetaDataFailed, 'Info', message);
 }
 

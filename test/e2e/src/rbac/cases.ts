@@ -1,6 +1,7 @@
 // Which write (and get) verbs of the controllers' ClusterRoles the write suite shows, where the
 // failure becomes visible, and why the others are not shown: every verb of every manifest is in the
 // list/watch suite, in WRITE_CASES or in NOT_SHOWN (coverage.test.ts fails on a verb in none).
+import type { SceneName } from './scenes.ts';
 import type { ControllerName } from './verbs.ts';
 
 export interface WriteCase {
@@ -15,6 +16,8 @@ export interface WriteCase {
   readonly eventReason?: string;
   /** The object the event is about when it is not the scene's reported object. */
   readonly eventOn?: { readonly kind: string; readonly name: string };
+  /** The scene, when not the controller's own. */
+  readonly scene?: SceneName;
 }
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -27,6 +30,8 @@ export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'machine', verb: 'patch', plural: 'baremetalhosts', group: 'metal3.io', shows: 'object' },
   // The workload cluster's kubeconfig Secret: KubernetesNodeReady False and its own Warning event.
   { controller: 'machine', verb: 'get', plural: 'secrets', group: '', shows: 'object', eventReason: 'WorkloadClusterUnusable' },
+  // M-35: the claim of a Metal3Machine with a data template (the AssociateMetadata / KubernetesNodeReady conditions).
+  { controller: 'machine', verb: 'create', plural: 'metal3dataclaims', group: INFRA, shows: 'object', scene: 'machine-data' },
   { controller: 'template', verb: 'patch', plural: 'metal3machines', group: INFRA, shows: 'event' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3dataclaims', group: INFRA, shows: 'object' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3dataclaims/status', group: INFRA, shows: 'event' },
@@ -44,7 +49,6 @@ const EVENTS = 'the event channel itself: a refused Event write cannot be shown 
 const CACHE_READ = 'not requested in the scene (reads come from the informer cache; a GET is made only to re-read after a conflict or an object missing from the cache)';
 const DELETION = 'made only in a deletion flow; no deletion scene in this suite yet';
 const NO_IPAM_SCENE = 'made only for a template with IP pools; the data scene has none yet';
-const NO_CLAIM_SCENE = 'made only for a Metal3Machine with a data template; the machine scene has none yet';
 
 /** `controller verb plural` → why the write suite does not show it. */
 export const NOT_SHOWN: Readonly<Record<string, string>> = {
@@ -56,8 +60,7 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'cluster patch events': EVENTS,
   'machine get metal3machines': CACHE_READ,
   'machine get metal3dataclaims': CACHE_READ,
-  'machine create metal3dataclaims': NO_CLAIM_SCENE,
-  'machine patch metal3dataclaims': NO_CLAIM_SCENE,
+  'machine patch metal3dataclaims': DELETION,
   'machine delete metal3dataclaims': DELETION,
   'machine get metal3datas': CACHE_READ,
   'machine get metal3clusters': CACHE_READ,

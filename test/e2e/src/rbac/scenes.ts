@@ -32,6 +32,9 @@ import { createAvailableHosts, createClusterScene, createMachine } from '../../.
 import { createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
 import type { ControllerName } from './verbs.ts';
 
+/** A scene per controller, and the machine controller's with a data template (it then creates a claim). */
+export type SceneName = ControllerName | 'machine-data';
+
 export interface Scene {
   readonly descriptor: ResourceDescriptor<KubeObject>;
   /** The object the controller reports on. */
@@ -54,8 +57,8 @@ function reported(object: KubeObject): string[] {
 
 const none = async () => {};
 
-export async function sceneFor(controller: ControllerName, env: TestEnv, admin: Client, ns: string): Promise<Scene> {
-  switch (controller) {
+export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns: string): Promise<Scene> {
+  switch (name) {
     case 'cluster': {
       const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'c' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'c' } } }));
       await admin.api(Metal3ClusterResource, ns).create(
@@ -75,12 +78,15 @@ export async function sceneFor(controller: ControllerName, env: TestEnv, admin: 
         stop: none,
       };
     }
-    case 'machine': {
+    case 'machine':
+    case 'machine-data': {
       const deps = simulatorDeps(env.admin);
       const sims = await startSimulators(deps, [...bmoSimulator(deps, {}), ...clusterSimulator(deps), ...machineSimulator(deps)]);
       await createClusterScene(admin, ns);
       await createAvailableHosts(admin, ns, ['h0']);
-      await createMachine(admin, ns, 'm0');
+      const withData = name === 'machine-data';
+      if (withData) await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'tmpl' }, spec: { clusterName: 'test1' } }));
+      await createMachine(admin, ns, 'm0', withData ? { spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: ns } } } : {});
       return {
         descriptor: Metal3MachineResource as unknown as ResourceDescriptor<KubeObject>,
         name: 'm0',
@@ -89,7 +95,8 @@ export async function sceneFor(controller: ControllerName, env: TestEnv, admin: 
           const host = await admin.api(BareMetalHostResource, ns).get('h0');
           const m3m = await admin.api(Metal3MachineResource, ns).get('m0');
           const associated = (m3m.status?.conditions ?? []).some((c) => c.type === 'AssociateBMH' && c.status === 'True');
-          return host.spec?.consumerRef?.name === 'm0' && associated && !reported(m3m).some((m) => m.includes('refused'));
+          const claimed = !withData || (await admin.api(Metal3DataClaimResource, ns).list()).items.some((c) => c.metadata.name === 'm0');
+          return host.spec?.consumerRef?.name === 'm0' && associated && claimed && !reported(m3m).some((m) => m.includes('refused'));
         },
         stop: () => sims.stop(),
       };

@@ -36,7 +36,7 @@ for (const c of WRITE_CASES) {
     const namespace = await freshNamespace(env().admin.client, `rbac-w-${c.controller}`);
     const user = await bindUser(env(), c.controller, `rbac-w-${c.controller}-${++n}`, rulesWithout(clusterRoleOf(c.controller), c));
     const running = await startInProcess(env(), c.controller, user.name, namespace);
-    const scene = await sceneFor(c.controller, env(), admin, namespace);
+    const scene = await sceneFor(c.scene ?? c.controller, env(), admin, namespace);
     const started = performance.now();
     try {
       const expected = `${c.verb} ${resource} refused: 403 Forbidden`;
