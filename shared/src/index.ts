@@ -21,6 +21,8 @@ export { RequestCounter, type RequestCount } from './client/metrics.ts';
 export { KubeConfigError, inClusterConnection, loadKubeConfigFile, parseKubeConfig } from './client/kubeconfig.ts';
 export { controllerFor, ControllerBuilder, ControllerBuildError } from './controller/builder.ts';
 export { Controller } from './controller/controller.ts';
+export { describeRefusal, refusalOf, requestOf, type Refusal } from './controller/refusal.ts';
+export { runStep, StepError } from './controller/step-error.ts';
 export * from './controller/predicates.ts';
 export { enqueueFromMap, enqueueOwner, enqueueSelf, type MapFn } from './controller/handlers.ts';
 export { PatchHelper, PatchError, type PatchOptions } from './patch/patch-helper.ts';

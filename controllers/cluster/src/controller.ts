@@ -70,6 +70,7 @@ export function metal3ClusterController(deps: ClusterControllerDeps): Controller
     ...(deps.registry ? { registry: deps.registry } : {}),
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
+    events: deps.events,
   })
     .withEventFilter(metal3ClusterEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3ClusterChanged)

@@ -26,6 +26,8 @@ export const V1Beta2Reason = {
   Deleting: 'Deleting',
   Paused: 'Paused',
   NotPaused: 'NotPaused',
+  /** Cluster API's v1beta2 InternalErrorReason: a write the apiserver refused (not upstream CAPM3). */
+  InternalError: 'InternalError',
 } as const;
 
 /** The conditions the final patch claims (C-17): on a conflict with another writer, ours win. */

@@ -1,12 +1,16 @@
 // One reconcile of a Metal3Cluster (research §1.1): read from the informers → guard → the writes that
 // must not race other writers (spec defaults and the finalizer, each a JSON patch whose `test` ops pin
 // what they were computed from) → snapshot → status decision → one status patch. Deletion removes the
-// finalizer with a guarded write once no machine of the cluster is left.
+// finalizer with a guarded write once no machine of the cluster is left. A write the apiserver refuses
+// (Forbidden, Invalid) is written to the conditions, naming verb and resource, before the error goes
+// to the worker loop (which retries it and leaves a Warning event); a refused status patch can only
+// reach the event.
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
@@ -60,10 +64,16 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
 
   async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, key: string): Promise<Result> {
     let m3c = copy(scope.cached);
-    if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, key);
-    if (decision.kind === 'Reconcile') {
-      const written = await writeStep(key, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
-      if (written) m3c = copy(written);
+    let refused: unknown;
+    try {
+      if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, key);
+      if (decision.kind === 'Reconcile') {
+        const written = await writeStep(key, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+        if (written) m3c = copy(written);
+      }
+    } catch (error) {
+      if (!refusalOf(error)) throw error;
+      refused = error;
     }
     const before = copy(m3c);
     const patch = new PatchHelper(m3c, scope.api);
@@ -99,21 +109,30 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
         break;
       }
     }
+    if (refused) outcome = refusedOutcome(refused);
     applyOutcome(m3c, outcome);
     if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
     await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    if (refused) throw refused;
     return result;
   }
 
   async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, key: string): Promise<Result> {
     const m3c = copy(scope.cached);
     const wait = deletionWait(decision.clusterName, machinesOfCluster(deps.informers, m3c.metadata.namespace, decision.clusterName));
+    const patch = new PatchHelper(m3c, scope.api);
     if (wait === undefined) {
       scope.log.info('No machines of the cluster left, removing the finalizer');
-      await writeStep(key, 'finalizer removal', () => removeFinalizerGuarded(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+      try {
+        await writeStep(key, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
+      } catch (error) {
+        if (!refusalOf(error)) throw error;
+        applyOutcome(m3c, refusedOutcome(error));
+        await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+        throw error;
+      }
       return {};
     }
-    const patch = new PatchHelper(m3c, scope.api);
     setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
     applyOutcome(m3c, { kind: 'Deleting', message: wait });
     await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
@@ -126,6 +145,12 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     if (getCondition(before, BAREMETAL_INFRASTRUCTURE_READY)?.message === message) return;
     deps.events?.warning(m3c, reason, message);
   }
+}
+
+/** The status of a reconcile one of whose writes the apiserver refused (the caller checked refusalOf). */
+function refusedOutcome(error: unknown): ClusterOutcome {
+  const refusal = refusalOf(error);
+  return { kind: 'RequestRefused', message: refusal ? describeRefusal(refusal) : String(error) };
 }
 
 /**

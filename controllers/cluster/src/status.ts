@@ -10,6 +10,9 @@
 //   (E-14); this controller never sets them;
 // - the v1beta2 Ready reasons FailedToGetOwnerCluster and Deleting stay visible instead of being
 //   replaced by the summary in the same patch (E-3);
+// - a write the apiserver refuses (a verb missing from the RBAC, a value the schema refuses) sets
+//   BaremetalInfrastructureReady False (InternalFailureOccured / v1beta2 InternalError) with the verb
+//   and resource in the message; upstream only logs it;
 // - lastUpdated moves only when the status says something new, so a reconcile that finds nothing to
 //   change writes nothing.
 import type { Metal3Cluster, Metal3ClusterStatus } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -28,6 +31,8 @@ export type ClusterOutcome =
   | { readonly kind: 'EndpointInvalid'; readonly message: string }
   /** C-8. */
   | { readonly kind: 'OwnerClusterMissing'; readonly message: string }
+  /** A write the apiserver refused (RBAC, validation); `message` names verb and resource. Not upstream. */
+  | { readonly kind: 'RequestRefused'; readonly message: string }
   /** C-11, still waiting for machines. */
   | { readonly kind: 'Deleting'; readonly message: string }
   /** C-9, C-10: nothing but the summaries (and the Paused condition, set elsewhere). */
@@ -58,6 +63,10 @@ export function applyOutcome(m3c: Metal3Cluster, outcome: ClusterOutcome): void 
     case 'OwnerClusterMissing':
       markFalse(m3c, BAREMETAL_INFRASTRUCTURE_READY, V1Beta1Reason.InternalFailureOccured, 'Error', outcome.message);
       explicitReady = { reason: V1Beta2Reason.FailedToGetOwnerCluster, message: outcome.message };
+      break;
+    case 'RequestRefused':
+      markFalse(m3c, BAREMETAL_INFRASTRUCTURE_READY, V1Beta1Reason.InternalFailureOccured, 'Error', outcome.message);
+      setV1Beta2Condition(m3c, { type: BAREMETAL_INFRASTRUCTURE_READY, status: 'False', reason: V1Beta2Reason.InternalError, message: outcome.message });
       break;
     case 'Deleting':
       explicitReady = { reason: V1Beta2Reason.Deleting, message: outcome.message };

@@ -102,6 +102,7 @@ function builderDeps(deps: DataControllersDeps) {
     ...(deps.registry ? { registry: deps.registry } : {}),
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
+    events: deps.events,
   };
 }
 

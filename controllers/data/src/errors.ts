@@ -1,8 +1,10 @@
 // The errors a reconcile of this package returns are failed requests to the apiserver: anything wrong
 // with the objects themselves is reported in `status.errorMessage` and a Warning event instead (bad
-// input never becomes a retry loop). The controller retries these with per-item backoff; `step` says
-// which request failed, `cause` why.
+// input never becomes a retry loop). They are the harness's StepError, retried with per-item backoff;
+// `step` says which request failed, `cause` why. A refused one (refusalOf) also goes to
+// status.errorMessage.
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { runStep, StepError } from '@metal3-ts/shared/controller/step-error';
 import { PatchError } from '@metal3-ts/shared/patch/patch-helper';
 
 export type WriteStep =
@@ -17,26 +19,15 @@ export type WriteStep =
   | 'ip claims'
   | 'ip claim release';
 
-export class WriteError extends Error {
-  override name = 'WriteError';
-  readonly step: WriteStep;
-  constructor(what: string, step: WriteStep, cause: unknown) {
-    super(`${what}: ${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.step = step;
-  }
-}
+export type WriteError = StepError<WriteStep>;
 
 /** Runs a request, labelling its failure with the object (`Metal3Data ns/name`) and the step. */
-export async function writeStep<T>(what: string, step: WriteStep, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    throw new WriteError(what, step, error);
-  }
+export function writeStep<T>(what: string, step: WriteStep, write: () => Promise<T>): Promise<T> {
+  return runStep(what, step, write);
 }
 
 /** E-48: a patch that failed only because the object is gone (deleted meanwhile) is no failure. */
 export function isGoneDuringPatch(error: unknown): boolean {
-  const inner = error instanceof WriteError ? error.cause : error;
+  const inner = error instanceof StepError ? error.cause : error;
   return inner instanceof PatchError && inner.errors.length > 0 && inner.errors.every(isNotFound);
 }

@@ -3,6 +3,7 @@
 // Deletion waits for the claim to be gone, releases the IP claims and removes the finalizer.
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -71,18 +72,20 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
 
   async function reconcileNormal(request: Request, api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {
     let data = copy(cached);
-    const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, data, METAL3_DATA_FINALIZER));
-    if (written) data = copy(written);
-    const before = copy(data);
+    try {
+      const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
+      if (written) data = copy(written);
+    } catch (error) {
+      if (!refusalOf(error)) throw error;
+      return recordFailure(new PatchHelper(data, api), data, what, error, log);
+    }
     const patch = new PatchHelper(data, api);
+    const before = copy(data);
     let outcome: DataOutcome;
     try {
       outcome = await renderData(phaseDeps, data, what);
     } catch (error) {
-      // Upstream records the cause of any failure; the write is retried with backoff.
-      applyOutcome(data, { kind: 'Failed', message: error instanceof Error ? error.message : String(error) });
-      await patchStatus(patch, data, what).catch((patchError: unknown) => log.error('recording the failure failed', { error: patchError }));
-      throw error;
+      return recordFailure(patch, data, what, error, log);
     }
     // A Secret in the way carries no label of ours: watched by name while it blocks us.
     const blocking = outcome.kind === 'Invalid' && outcome.secret !== undefined ? [outcome.secret] : [];
@@ -107,6 +110,18 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     }
     await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
     return {};
+  }
+
+  /**
+   * Upstream records the cause of any failure in status.errorMessage; a refused request is described
+   * by verb and resource. The error is rethrown: the worker retries it and, when refused, leaves a
+   * Warning event.
+   */
+  async function recordFailure(patch: PatchHelper<Metal3Data>, data: Metal3Data, what: string, error: unknown, log: Logger): Promise<never> {
+    const refusal = refusalOf(error);
+    applyOutcome(data, { kind: 'Failed', message: refusal ? describeRefusal(refusal) : error instanceof Error ? error.message : String(error) });
+    await patchStatus(patch, data, what).catch((patchError: unknown) => log.error('recording the failure failed', { error: patchError }));
+    throw error;
   }
 
   /** The status alone (guards that stop before the finalizer). */

@@ -92,6 +92,7 @@ export function dataClaimController(deps: DataClaimControllerDeps): Controller {
     ...(registry ? { registry } : {}),
     ...(log ? { log } : {}),
     ...(clock ? { clock } : {}),
+    events: deps.events,
   })
     .withEventFilter(resourceNotPausedAndHasFilterLabel(config.watchFilter ?? ''))
     .withPredicates(claimChanged)

@@ -1,7 +1,8 @@
 // How a claim reconcile fails. Bad input is never an error: it is written to the claim's
 // status.errorMessage and the reconcile ends (the next change to the claim or its template brings it
-// back). What is thrown is a failed request (nearly always a write), retried with the controller's
-// per-item backoff.
+// back). What is thrown is a failed request (nearly always a write): the harness's StepError, retried
+// with the controller's per-item backoff; a refused one (refusalOf) also goes to status.errorMessage.
+import { runStep, StepError } from '@metal3-ts/shared/controller/step-error';
 
 export type WriteStep =
   | 'finalizer'
@@ -12,23 +13,16 @@ export type WriteStep =
   | 'Metal3Data release'
   | 'finalizer removal';
 
-export class DataClaimWriteError extends Error {
-  override name = 'DataClaimWriteError';
-  readonly step: WriteStep;
+/** A failed request of a claim reconcile (`key` is the claim's namespace/name). */
+export class DataClaimWriteError extends StepError<WriteStep> {
   constructor(key: string, step: WriteStep, cause: unknown) {
-    super(`Metal3DataClaim ${key}: writing the ${step} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
-    this.step = step;
+    super(`Metal3DataClaim ${key}`, step, cause);
   }
 }
 
 /** Runs a write, labelling its failure with the step. */
-export async function writeStep<T>(key: string, step: WriteStep, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (error instanceof DataClaimWriteError) throw error;
-    throw new DataClaimWriteError(key, step, error);
-  }
+export function writeStep<T>(key: string, step: WriteStep, write: () => Promise<T>): Promise<T> {
+  return runStep(`Metal3DataClaim ${key}`, step, write);
 }
 
 /**

@@ -12,6 +12,8 @@ import {
   type Metal3DataClaim,
   type Metal3DataTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
+import { StepError } from '@metal3-ts/shared/controller/step-error';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -72,12 +74,27 @@ export async function reconcileClaim(deps: ReconcilerDeps, request: Request, { l
       await writeStep(key, 'claim status', () => reportProblem(claims, deps.events, claim, decision.reason, decision.message));
       return {};
     case 'Release':
-      await releaseClaim({ claims, datas, informers: deps.informers, ledger: deps.ledger, events: deps.events }, claim, key, log);
-      return {};
     case 'Allocate':
-      await reconcileAllocation(deps, { claims, datas, key, log }, claim, decision.template);
+      try {
+        if (decision.kind === 'Release') await releaseClaim({ claims, datas, informers: deps.informers, ledger: deps.ledger, events: deps.events }, claim, key, log);
+        else await reconcileAllocation(deps, { claims, datas, key, log }, claim, decision.template);
+      } catch (error) {
+        await recordRefusal(claims, claim, error, log);
+        throw error;
+      }
       return {};
   }
+}
+
+/**
+ * A request the apiserver refused (RBAC, validation) goes to status.errorMessage, naming verb and
+ * resource; the worker loop retries and leaves the Warning event. A refused claim status write
+ * cannot record itself: only the event shows it.
+ */
+async function recordRefusal(claims: Api<Metal3DataClaim>, claim: Readonly<Metal3DataClaim>, error: unknown, log: Logger): Promise<void> {
+  const refusal = refusalOf(error);
+  if (!refusal || (error instanceof StepError && error.step === 'claim status')) return;
+  await writeErrorMessage(claims, claim, describeRefusal(refusal)).catch((writeError: unknown) => log.error('recording the failure failed', { error: writeError }));
 }
 
 interface Io {

@@ -103,6 +103,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     ...(deps.registry ? { registry: deps.registry } : {}),
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
+    events: deps.events,
   })
     .withEventFilter(metal3MachineEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3MachineChanged)

@@ -4,6 +4,8 @@
 // is thrown is retried with backoff after its condition is written; waits are not errors at all
 // (phases return a requeue).
 
+import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
+
 /** The spec cannot work as written (a cross-namespace Secret, an invalid host selector, …). */
 export class InvalidConfigurationError extends Error {
   override name = 'InvalidConfigurationError';
@@ -11,7 +13,13 @@ export class InvalidConfigurationError extends Error {
 
 export const isInvalidConfiguration = (error: unknown): error is InvalidConfigurationError => error instanceof InvalidConfigurationError;
 
-/** The message of any thrown value. */
+/**
+ * The message of any thrown value, for conditions and events. A request the apiserver refused is
+ * described by verb and resource (`patch baremetalhosts.metal3.io refused: 403 Forbidden: …`), which
+ * says what to grant or fix better than the HTTP method and path.
+ */
 export function messageOf(error: unknown): string {
+  const refusal = refusalOf(error);
+  if (refusal) return describeRefusal(refusal);
   return error instanceof Error ? error.message : String(error);
 }

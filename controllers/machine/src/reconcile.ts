@@ -3,6 +3,8 @@
 // each writing what it decided into a working copy → summaries → one patch of the Metal3Machine.
 // Phases report waits as results; thrown errors are written to conditions first, then retried with
 // backoff, except invalid configuration, which is terminal (failureReason/failureMessage, seed 002).
+// A request the apiserver refuses (Forbidden, Invalid) always reaches a condition naming verb and
+// resource: the phase's own, else AssociateBMH (the worker loop adds the Warning event).
 import { isConflict } from '@metal3-ts/generated';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -12,6 +14,8 @@ import { releaseHost } from '@metal3-ts/shared/host/release';
 import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
+import { refusalOf } from '@metal3-ts/shared/controller/refusal';
+import { InvalidKubeconfigSecretError } from '@metal3-ts/shared/workload/errors';
 import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { MachineReconcilerDeps } from './deps.ts';
 import { InvalidConfigurationError, isInvalidConfiguration, messageOf } from './errors.ts';
@@ -40,6 +44,7 @@ import {
   markMetadataAssociated,
   markNodeProblem,
   markNodeReady,
+  markNodeWaiting,
   markPause,
   markSecretsSetExternally,
 } from './status.ts';
@@ -74,19 +79,27 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     const decision = guard(scope);
     if (decision.kind === 'NotOurs') return {};
     let m3m = copy(scope.cached);
+    let failure: unknown;
     if (decision.kind === 'Reconcile') {
-      const written = await ensureFinalizer(scope.api, m3m, METAL3_MACHINE_FINALIZER);
-      if (written) m3m = copy(written);
+      try {
+        const written = await ensureFinalizer(scope.api, m3m, METAL3_MACHINE_FINALIZER);
+        if (written) m3m = copy(written);
+      } catch (error) {
+        if (!refusalOf(error)) throw error;
+        failure = error;
+      }
     }
     const before = copy(m3m);
     const patch = new PatchHelper(m3m, scope.api);
     let result: Result = {};
-    let failure: unknown;
-    try {
-      result = await run(scope, decision, m3m);
-    } catch (error) {
-      failure = error;
+    if (failure === undefined) {
+      try {
+        result = await run(scope, decision, m3m);
+      } catch (error) {
+        failure = error;
+      }
     }
+    if (refusalOf(failure) && !mentioned(m3m, messageOf(failure))) markAssociateFailed(m3m, messageOf(failure));
     if (isInvalidConfiguration(failure)) {
       const status = (m3m.status ??= {});
       status.failureReason = FailureReason.InvalidConfiguration;
@@ -221,6 +234,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     try {
       await reconcileMetadata(deps, m3m);
       markMetadataAssociated(m3m);
+      // A node problem of an earlier pass (a refused claim write, an unusable workload cluster, a
+      // provider-ID conflict) is stale now unless reconcileNode finds it again below.
+      markNodeWaiting(m3m, 'Waiting for the Node of the workload cluster');
     } catch (error) {
       markNodeProblem(m3m, 'AssociateM3MetaDataFailed', messageOf(error));
       throw error;
@@ -239,7 +255,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       reportDroppedAddresses(scope, m3m, kept.host, kept.droppedAddresses);
       return kept.host;
     } catch (error) {
-      if (error instanceof HostTakenError || isInvalidConfiguration(error)) markAssociateFailed(m3m, error.message);
+      if (error instanceof HostTakenError || isInvalidConfiguration(error) || refusalOf(error)) markAssociateFailed(m3m, messageOf(error));
       if (error instanceof HostTakenError) scope.log.error(error.message);
       throw error;
     }
@@ -265,8 +281,18 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     try {
       outcome = await reconcileProviderID(deps, m3m, host, decision.machine, decision.cluster, decision.metal3Cluster);
     } catch (error) {
-      // Workload cluster not there yet (no kubeconfig, apiserver starting): look again soon.
-      scope.log.info(`Workload cluster not usable yet: ${messageOf(error)}`);
+      const message = messageOf(error);
+      // A kubeconfig that can never work (junk, exec plugin, file references) or a refused request
+      // waits for a person: say so on the object. Anything else (no kubeconfig yet, apiserver
+      // starting) is a normal wait during bring-up: look again soon.
+      if (error instanceof InvalidKubeconfigSecretError || refusalOf(error)) {
+        if (conditionMessage(scope.cached, KUBERNETES_NODE_READY) !== message) deps.events?.warning(m3m, 'WorkloadClusterUnusable', message);
+        markNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
+        scope.log.error('Workload cluster unusable', { error: message });
+      } else {
+        scope.log.info(`Workload cluster not usable yet: ${message}`);
+        markNodeWaiting(m3m, `Workload cluster not usable yet: ${message}`);
+      }
       return { requeueAfterMs: nodeWaits.next(scope.key) };
     }
     // P-9, M-19: a ready machine without a data template got its Secrets from elsewhere. Said as soon
@@ -284,8 +310,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         scope.log.debug(outcome.message);
         return { requeueAfterMs: nodeWaits.next(scope.key) };
       case 'conflict':
-        // A fix in the workload cluster raises no event here: keep polling, but tell once per problem.
-        if (conditionMessage(m3m, KUBERNETES_NODE_READY) !== outcome.message) deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
+        // A fix in the workload cluster raises no event here: keep polling, but tell once per problem
+        // (judged on the cached object: this pass may have reset the condition to a wait above).
+        if (conditionMessage(scope.cached, KUBERNETES_NODE_READY) !== outcome.message) deps.events?.warning(m3m, 'ProviderIDConflict', outcome.message);
         markNodeProblem(m3m, 'AssociateM3MetaDataFailed', outcome.message);
         return { requeueAfterMs: nodeWaits.next(scope.key) };
     }
@@ -312,6 +339,13 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     }
     return RELEASED;
   }
+}
+
+/** Whether some condition already carries `message` (a phase reported the failure itself). */
+function mentioned(m3m: Readonly<Metal3Machine>, message: string): boolean {
+  const v1 = m3m.status?.conditions ?? [];
+  const v2 = m3m.status?.v1beta2?.conditions ?? [];
+  return [...v1, ...v2].some((c) => c.message === message);
 }
 
 /** The deletion flow's "host released, remove the finalizer" result (compared by identity). */

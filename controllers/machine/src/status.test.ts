@@ -13,6 +13,7 @@ import {
   markMetadataAssociated,
   markNodeProblem,
   markNodeReady,
+  markNodeWaiting,
   markPause,
   markSecretsSetExternally,
   type AssociateWait,
@@ -126,6 +127,18 @@ test('M-31: lastUpdated moves only when something else in the status changed', (
   markAssociated(again);
   finishStatus(before, again, new Date('2026-11-25T11:00:00Z'));
   assert.is(again.status?.lastUpdated, '2026-11-25T10:00:00Z');
+});
+
+test('an unusable workload cluster turned into a plain wait leaves no Warning behind; with no problem shown, a wait writes nothing', () => {
+  const m = fresh();
+  markNodeWaiting(m, 'waiting');
+  assert.is(v1(m, 'KubernetesNodeReady'), '-');
+  markNodeProblem(m, 'AssociateM3MetaDataFailed', 'get secrets refused: 403 Forbidden: …');
+  markNodeWaiting(m, 'Workload cluster not usable yet: Secret not found');
+  assert.is(v1(m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: Secret not found');
+  markNodeReady(m);
+  markNodeWaiting(m, 'again');
+  assert.is(v1(m, 'KubernetesNodeReady'), 'True///');
 });
 
 test.run();

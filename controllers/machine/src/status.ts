@@ -98,6 +98,18 @@ export function markNodeProblem(m3m: Metal3Machine, step: 'AssociateM3MetaDataFa
   setV1Beta2Condition(m3m, { type: ASSOCIATE_METADATA, status: 'False', reason: v2[step], ...(message ? { message } : {}) });
 }
 
+/**
+ * A problem reported on KubernetesNodeReady (an unusable workload cluster) has become a plain wait
+ * (the Secret missing, the apiserver starting): the same reason with severity Info and the wait's
+ * message, so the earlier failure does not stay on the object; a later, more precise wait replaces an
+ * earlier one. Nothing changes when no problem was shown.
+ */
+export function markNodeWaiting(m3m: Metal3Machine, message: string): void {
+  const current = getCondition(m3m, KUBERNETES_NODE_READY);
+  if (current?.status !== 'False' || current.reason !== V1Beta1Reason.AssociateM3MetaDataFailed) return;
+  markFalse(m3m, KUBERNETES_NODE_READY, V1Beta1Reason.AssociateM3MetaDataFailed, 'Info', message);
+}
+
 /** E-5 fix: the Node exists with our provider ID. */
 export function markNodeReady(m3m: Metal3Machine): void {
   markTrue(m3m, KUBERNETES_NODE_READY);

@@ -47,6 +47,7 @@ export function templateController(deps: TemplateControllerDeps): Controller {
     ...(registry ? { registry } : {}),
     ...(log ? { log } : {}),
     ...(clock ? { clock } : {}),
+    events,
   })
     .withEventFilter(templateEventFilter)
     .watches(Metal3MachineResource, metal3MachineToTemplate, { predicates: [propagationInputsChanged] })

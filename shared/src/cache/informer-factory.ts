@@ -1,6 +1,9 @@
 // One informer per kind per process: every controller that asks for BareMetalHosts shares one
 // list/watch and one cache. The manager starts the factory; informers asked for later (a controller
-// added after start) start at once. `hasSynced` feeds the manager's readiness check.
+// added after start) start at once. `readiness()` feeds the manager's readiness check: every informer
+// synced, and none unable to list or watch (a refused verb, a missing CRD, repeated failures), with
+// the verb and resource named; each failed list or watch is counted in
+// `informer_list_watch_errors_total{resource,verb,code}`.
 import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
@@ -42,9 +45,14 @@ export class InformerFactory implements InformerSource {
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace, clock, registry } = this.#options;
     const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(descriptor, namespace) : this.#client.all(descriptor);
-    const resource = descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
+    const resource = resourceOf(descriptor);
     const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
     const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);
+    const failures = registry?.counter(
+      'informer_list_watch_errors_total',
+      'Failed list or watch requests of a shared informer, by HTTP status code (0: no response)',
+      ['resource', 'verb', 'code'],
+    );
     objects?.set({ resource }, 0);
     const informer = new SharedInformer<T>(api, descriptor, {
       ...this.#options.watcher,
@@ -53,6 +61,7 @@ export class InformerFactory implements InformerSource {
       log: this.#log,
       onSize: (size) => objects?.set({ resource }, size),
       onRestart: (reason) => restarts?.inc({ resource, reason }),
+      onListWatchError: (verb, code) => failures?.inc({ resource, verb, code: String(code) }),
     });
     this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
     if (this.#signal) this.#run(informer, this.#signal);
@@ -79,6 +88,20 @@ export class InformerFactory implements InformerSource {
     return true;
   }
 
+  /**
+   * The readiness verdict: ok when every informer has synced and can still list and watch; otherwise
+   * `reason` names each informer not synced yet and each verb and resource that keeps failing.
+   */
+  readiness(): { readonly ok: boolean; readonly reason?: string } {
+    const reasons: string[] = [];
+    for (const informer of this.#informers.values()) {
+      const problems = informer.problems();
+      reasons.push(...problems);
+      if (!informer.hasSynced() && problems.length === 0) reasons.push(`${resourceOf(informer.descriptor)} not synced yet`);
+    }
+    return reasons.length === 0 ? { ok: true } : { ok: false, reason: reasons.join('; ') };
+  }
+
   /** Resolves when every informer (including ones added while waiting) has synced. */
   async waitForSync(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -95,4 +118,9 @@ export class InformerFactory implements InformerSource {
       }),
     );
   }
+}
+
+/** `plural.group` (core kinds: `plural`), as RBAC rules and apiserver messages name a resource. */
+function resourceOf<T extends KubeObject>(descriptor: ResourceDescriptor<T>): string {
+  return descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
 }

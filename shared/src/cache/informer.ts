@@ -10,17 +10,20 @@
 // - Own writes (noteWrite/noteDelete) change what reads return until the watch catches up; they never
 //   produce events. The watch's event for the write still reaches subscribers when it arrives.
 // - A throwing subscriber is logged and does not stop the informer or other subscribers.
+// - A list or watch that keeps failing or is refused (list-watch-health.ts) is logged at error level
+//   with verb and resource on every failed attempt, and `problems()` names it until it works again.
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { deepFreeze } from './freeze.ts';
 import { ObjectStore } from './object-store.ts';
+import { describeFailure, isProblem, ListWatchHealth, type ListWatchVerb, type VerbFailure } from './list-watch-health.ts';
 import { ReadYourWrites } from './read-your-writes.ts';
 import { stripManagedFields, type CacheTransform } from './transform.ts';
 import type { CacheEvent, IndexFn, Informer, ObjectKey, Store } from './types.ts';
 import { watcher, type ListWatchSource, type RestartReason, type WatcherEvent, type WatcherOptions } from './watcher.ts';
 
-export interface SharedInformerOptions<T extends KubeObject = KubeObject> extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart'> {
+export interface SharedInformerOptions<T extends KubeObject = KubeObject> extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart' | 'onStep'> {
   /** Only objects of this namespace are cached (the source must be bound to it too). */
   readonly namespace?: string;
   readonly clock?: Clock;
@@ -28,6 +31,8 @@ export interface SharedInformerOptions<T extends KubeObject = KubeObject> extend
   /** Observers for metrics: the cached object count after each change, and each watcher restart. */
   readonly onSize?: (size: number) => void;
   readonly onRestart?: (reason: RestartReason, error?: unknown) => void;
+  /** Observer for metrics: each failed list or watch, with its HTTP status (0: no response). */
+  readonly onListWatchError?: (verb: ListWatchVerb, code: number) => void;
   /** Applied to every object before it is cached (default: drop managedFields). */
   readonly transform?: CacheTransform<T>;
 }
@@ -44,6 +49,9 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly #view: ReadYourWrites<T>;
   readonly #handlers = new Set<Handler<T>>();
   readonly #synced: Promise<void>;
+  readonly #health = new ListWatchHealth();
+  /** `plural.group`, as RBAC and error messages name the resource. */
+  readonly #resource: string;
   #markSynced!: () => void;
   #hasSynced = false;
   #running = false;
@@ -55,6 +63,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     const transform = options.transform ?? stripManagedFields;
     this.#ingest = (object) => deepFreeze(transform(object));
     this.descriptor = descriptor;
+    this.#resource = descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
     this.#options = options;
     this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
     this.#objects = new ObjectStore<T>((index, object, error) =>
@@ -91,6 +100,11 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     return this.#hasSynced;
   }
 
+  /** Why this informer cannot keep its cache current (refused or repeatedly failing list/watch); empty when it can. */
+  problems(): string[] {
+    return this.#health.problems().map((f) => describeFailure(this.#resource, f));
+  }
+
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.#hasSynced) return Promise.resolve();
     if (!signal) return this.#synced;
@@ -119,17 +133,29 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error(`informer for ${this.descriptor.plural} is already running`);
     this.#running = true;
-    const { onSize, onRestart, ...watcherOptions } = this.#options;
+    const { onSize, onRestart, onListWatchError, ...watcherOptions } = this.#options;
     const events = watcher(this.#source, signal, {
       ...watcherOptions,
       clock: this.#options.clock ?? realClock,
       log: this.#log,
       onRestart: (reason, error) => onRestart?.(reason, error),
+      onStep: (verb, error) => (error === undefined ? this.#stepWorked(verb) : this.#stepFailed(verb, error, onListWatchError)),
     });
     for await (const event of events) {
       this.#apply(event);
       onSize?.(this.#objects.size);
     }
+  }
+
+  #stepFailed(verb: ListWatchVerb, error: unknown, observe?: (verb: ListWatchVerb, code: number) => void): void {
+    const failure = this.#health.failed(verb, error);
+    observe?.(verb, failure.code);
+    if (isProblem(failure)) this.#log.error('informer cannot keep its cache current', { resource: this.#resource, verb, code: failure.code, reason: describeFailure(this.#resource, failure) });
+  }
+
+  #stepWorked(verb: ListWatchVerb): void {
+    const cleared: VerbFailure | undefined = this.#health.succeeded(verb);
+    if (cleared) this.#log.info('informer recovered', { resource: this.#resource, verb, failedAttempts: cleared.count });
   }
 
   #apply(event: WatcherEvent<T>): void {

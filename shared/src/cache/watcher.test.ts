@@ -123,6 +123,23 @@ test('errors are retried with backoff for ever: 40 failed lists and 40 failed wa
   await w.stop();
 });
 
+test('each step is reported: the list works, a refused watch fails at once, a watch open a second works', async () => {
+  const source = new FakeListWatch<KubeObject>();
+  const refused = serverError(403);
+  source.watchFailures.push(refused, refused);
+  const steps: string[] = [];
+  const aborter = new AbortController();
+  const done = (async () => {
+    for await (const _ of watcher(source, aborter.signal, { ...fast, onStep: (verb, error) => steps.push(`${verb}:${error === undefined ? 'ok' : (error as ApiError).code}`) })) {
+      // only the steps matter here
+    }
+  })();
+  await until('the watch to count as working', () => steps.includes('watch:ok'), 4000);
+  assert.equal(steps, ['list:ok', 'watch:403', 'watch:403', 'watch:ok']);
+  aborter.abort();
+  await done;
+});
+
 test('a watch that stays silent past the inactivity timeout is abandoned and reopened', async () => {
   const source = new FakeListWatch<KubeObject>();
   source.silent = true;

@@ -10,10 +10,13 @@
 //   deletes for everything that vanished meanwhile;
 // - anything else (500, refused or reset connections, 429) waits a jittered exponential backoff and
 //   retries the same step. Nothing stops the loop but the AbortSignal.
+// Each step's success or failure is also reported (`onStep`), so the informer can tell a working
+// watch from one that keeps failing (list-watch-health.ts) instead of only retrying.
 import { ApiError, GoneError, type KubeList, type KubeObject, type ListOptions, type WatchEvent, type WatchOptions } from '@metal3-ts/generated';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
+import type { ListWatchVerb } from './list-watch-health.ts';
 
 /** What the watcher needs from a client: `Api<T>` fits, and so does a scripted fake in tests. */
 export interface ListWatchSource<T extends KubeObject> {
@@ -48,6 +51,11 @@ export interface WatcherOptions {
   readonly log?: Logger;
   /** Called on every return to the apiserver other than the first list. */
   readonly onRestart?: (reason: RestartReason, error?: unknown) => void;
+  /**
+   * How each step went: a list that completed, a watch that delivered an event or stayed open for a
+   * second (`error` undefined), or a failed list or watch (`error` set). 410 Gone is not a failure.
+   */
+  readonly onStep?: (verb: ListWatchVerb, error?: unknown) => void;
 }
 
 const DEFAULTS = { pageSize: 500, watchTimeoutSeconds: { min: 300, max: 600 }, listTimeoutMs: 60_000, inactivityGraceMs: 30_000 };
@@ -71,9 +79,10 @@ export async function* watcher<T extends KubeObject>(
   // undefined: the next step is a list. A list is consistent (no resourceVersion): "0" would be
   // cheaper but may serve a cache older than what this process already saw.
   let rv: string | undefined;
-  const pause = async (reason: RestartReason, error: unknown, retryAfterMs = 0): Promise<void> => {
+  const onStep = options.onStep ?? (() => {});
+  const pause = async (verb: ListWatchVerb, reason: RestartReason, error: unknown, retryAfterMs = 0): Promise<void> => {
     const ms = Math.max(backoff.next(), retryAfterMs);
-    log.warn('list/watch failed; retrying', { reason, error: String(error), retryInMs: Math.round(ms), attempt: backoff.attempt });
+    log.warn('list/watch failed; retrying', { verb, reason, error: String(error), retryInMs: Math.round(ms), attempt: backoff.attempt });
     await clock.sleep(ms, signal).catch(() => {});
   };
 
@@ -82,11 +91,13 @@ export async function* watcher<T extends KubeObject>(
       try {
         const list = await listAll(source, selectors, options.pageSize ?? DEFAULTS.pageSize, options.listTimeoutMs ?? DEFAULTS.listTimeoutMs, clock, signal);
         rv = list.resourceVersion ?? '';
+        onStep('list');
         yield { type: 'replace', objects: list.objects, resourceVersion: list.resourceVersion };
       } catch (error) {
         if (signal.aborted) return;
         options.onRestart?.('error', error);
-        await pause('error', error, retryAfterMs(error));
+        onStep('list', error);
+        await pause('list', 'error', error, retryAfterMs(error));
       }
       continue;
     }
@@ -105,12 +116,23 @@ export async function* watcher<T extends KubeObject>(
     });
     const started = clock.now();
     let events = 0;
+    // A watch counts as working once it delivers something or stays open past SHORT_WATCH_MS: an open
+    // watch on a quiet kind says nothing for minutes, and a refused one fails at once.
+    let working = false;
+    const markWorking = () => {
+      if (working) return;
+      working = true;
+      onStep('watch');
+    };
+    const openTimer = new AbortController();
+    clock.sleep(SHORT_WATCH_MS, openTimer.signal).then(markWorking, () => {});
     let outcome: { reason: RestartReason; error?: unknown };
     try {
       const stream = source.watch({ ...selectors, resourceVersion: rv, allowWatchBookmarks: true, timeoutSeconds, signal: aborter.signal });
       for await (const event of stream) {
         last = clock.now();
         events++;
+        markWorking();
         const next = event.object.metadata.resourceVersion;
         if (next) rv = next;
         if (event.type === 'BOOKMARK') {
@@ -125,6 +147,7 @@ export async function* watcher<T extends KubeObject>(
     } catch (error) {
       outcome = { reason: inactive ? 'inactive' : needsRelist(error) ? 'gone' : 'error', error };
     } finally {
+      openTimer.abort();
       watchdog.stop();
       signal.removeEventListener('abort', stopOnAbort);
     }
@@ -141,7 +164,11 @@ export async function* watcher<T extends KubeObject>(
       log.debug('watch closed; resuming', { resourceVersion: rv, events });
     }
     const suspicious = events === 0 && clock.now() - started < SHORT_WATCH_MS;
-    if (outcome.reason === 'error' || suspicious) await pause(outcome.reason, outcome.error ?? 'watch closed at once', retryAfterMs(outcome.error));
+    if (outcome.reason === 'error' || suspicious) {
+      const error = outcome.error ?? new Error('watch closed at once');
+      if (!working) onStep('watch', error);
+      await pause('watch', outcome.reason, error, retryAfterMs(outcome.error));
+    }
   }
 }
 

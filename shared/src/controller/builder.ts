@@ -10,8 +10,9 @@ import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import type { InformerSource } from '../cache/types.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Registry } from '../metrics/registry.ts';
-import type { ReconcileFn, Reconciler } from '../reconcile/reconcile.ts';
+import type { ReconcileFn, Reconciler, Request } from '../reconcile/reconcile.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { enqueueFromMap, enqueueOwner, enqueueSelf, type EventHandler, type MapFn } from './handlers.ts';
 import type { Predicate } from './predicates.ts';
@@ -22,6 +23,8 @@ export interface ControllerDeps {
   readonly registry?: Registry;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Refused requests of a reconcile leave a Warning event on the reconciled object (controller.ts). */
+  readonly events?: EventRecorder | undefined;
 }
 
 /** A wiring mistake found by `build()`; `problems` lists all of them. */
@@ -125,7 +128,9 @@ export class ControllerBuilder<T extends KubeObject> {
     this.#built = true;
     const { informers, registry, log, clock } = this.#deps;
     const filters = [...this.#filters];
-    const primary = informerSource(informers.informerFor(this.#descriptor), enqueueSelf<T>(), [...filters, ...this.#predicates]);
+    const reconciled = informers.informerFor(this.#descriptor);
+    const primary = informerSource(reconciled, enqueueSelf<T>(), [...filters, ...this.#predicates]);
+    const recorder = this.#deps.events;
     return new Controller({
       name: this.#name,
       kind: this.#descriptor.kind,
@@ -133,6 +138,7 @@ export class ControllerBuilder<T extends KubeObject> {
       reconciler,
       sources: [primary, ...this.#watches.map((make) => make(informers, filters))],
       options: this.#options,
+      ...(recorder ? { failureEvents: { recorder, objectOf: (request: Request) => reconciled.store.get(request) } } : {}),
       ...(registry ? { registry } : {}),
       ...(log ? { log } : {}),
       ...(clock ? { clock } : {}),

@@ -6,8 +6,13 @@
 // - no two reconciles of one key at once, however many workers (the queue's processing set);
 // - workers start only after every source has synced, so a reconcile never sees a half-filled cache;
 // - a reconcile that throws anything, even a non-Error, costs that key a backoff, never a worker;
-// - once the signal aborts, no new key is taken; `start` resolves when the in-flight reconciles end.
+// - once the signal aborts, no new key is taken; `start` resolves when the in-flight reconciles end;
+// - a reconcile that failed because the apiserver refused a request (refusal.ts: Forbidden, Invalid, …)
+//   leaves a Warning event `RequestRefused` on the reconciled object naming verb and resource, when the
+//   controller was given an event recorder: the one place every controller's refused writes surface.
 import { realClock, type Clock } from '../clock/clock.ts';
+import type { KubeObject } from '@metal3-ts/generated';
+import type { EventRecorder } from '../events/recorder.ts';
 import type { Runnable } from '../manager/runnable.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 import { Registry } from '../metrics/registry.ts';
@@ -24,6 +29,7 @@ import {
 } from '../reconcile/reconcile.ts';
 import { controllerMetrics, type ControllerMetrics } from './metrics.ts';
 import { outcomeOfResult, outcomeOfThrow, ReconcileTimeoutError, type ReconcileOutcome } from './outcome.ts';
+import { describeRefusal, refusalOf } from './refusal.ts';
 import type { EventSource } from './source.ts';
 
 export interface ControllerOptions {
@@ -38,6 +44,15 @@ export interface ControllerOptions {
   readonly reconcileTimeoutMs?: number;
 }
 
+/** Where refused requests are reported: the recorder, and the reconciled object of a request (from the cache). */
+export interface FailureEvents {
+  readonly recorder: EventRecorder;
+  readonly objectOf: (request: Request) => Readonly<KubeObject> | undefined;
+}
+
+/** The reason of the Warning event a refused request leaves on the reconciled object. */
+export const REQUEST_REFUSED = 'RequestRefused';
+
 export interface ControllerConfig {
   readonly name: string;
   /** The reconciled kind, for logs (`controllerKind`); `group` likewise (`controllerGroup`). */
@@ -49,6 +64,7 @@ export interface ControllerConfig {
   readonly log?: Logger;
   readonly clock?: Clock;
   readonly options?: ControllerOptions;
+  readonly failureEvents?: FailureEvents;
 }
 
 export class Controller implements Runnable {
@@ -62,6 +78,7 @@ export class Controller implements Runnable {
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #timeoutMs: number | undefined;
+  readonly #failureEvents: FailureEvents | undefined;
   #started = false;
 
   constructor(config: ControllerConfig) {
@@ -73,6 +90,7 @@ export class Controller implements Runnable {
     this.#sources = config.sources ?? [];
     this.#clock = config.clock ?? realClock;
     this.#timeoutMs = options.reconcileTimeoutMs;
+    this.#failureEvents = config.failureEvents;
     const registry = config.registry ?? new Registry();
     this.#queue = new RateLimitingQueue({
       clock: this.#clock,
@@ -166,13 +184,15 @@ export class Controller implements Runnable {
         log.debug('Reconcile done, requeueing', { requeueAfterMs: after });
         return;
       }
-      case 'terminal':
+      case 'terminal': {
         this.#queue.forget(key);
         this.#metrics.terminalError();
         this.#metrics.error();
         this.#metrics.reconciled('error');
-        log.error('Reconciler error', { error: outcome.error, terminal: true });
+        const refused = this.#reportRefusal(key, outcome.error);
+        log.error('Reconciler error', { error: outcome.error, terminal: true, ...(refused ? { refused } : {}) });
         return;
+      }
       case 'panic':
         this.#metrics.panic();
         log.error('Observed a panic', { panic: outcome.error.message });
@@ -187,8 +207,19 @@ export class Controller implements Runnable {
     this.#metrics.error();
     this.#metrics.reconciled('error');
     // An error caused by the shutdown itself (an aborted request) is expected, not an incident.
-    if (stopping.aborted) log.info('Reconcile interrupted by shutdown', { error });
-    else log.error('Reconciler error', { error, retries: this.#queue.numRequeues(key) });
+    if (stopping.aborted) return log.info('Reconcile interrupted by shutdown', { error });
+    const refused = this.#reportRefusal(key, error);
+    log.error('Reconciler error', { error, retries: this.#queue.numRequeues(key), ...(refused ? { refused } : {}) });
+  }
+
+  /** A Warning event on the object when the apiserver refused one of the reconcile's requests; returns the description. */
+  #reportRefusal(key: string, error: Error): string | undefined {
+    const refusal = refusalOf(error);
+    if (!refusal) return undefined;
+    const text = describeRefusal(refusal);
+    const object = this.#failureEvents?.objectOf(requestFromKey(key));
+    if (object) this.#failureEvents?.recorder.warning(object, REQUEST_REFUSED, text);
+    return text;
   }
 
   /** The reconcile's signal: the manager's, plus the optional timeout on the controller's clock. */

@@ -164,7 +164,7 @@ function build<S extends FlagSpecs>(
   manager.add({ name: 'informers', needsLeaderElection: false, start: (signal) => informers.start(signal) });
   manager.addHealthCheck('ping', () => true);
   manager.addReadyCheck('ping', () => true);
-  manager.addReadyCheck('informers', () => informers.hasSynced());
+  manager.addReadyCheck('informers', () => informers.readiness());
   const events = new EventRecorder({ client, component: name, ...(manager.identity ? { instance: manager.identity } : {}), log });
   const deps = { name, config, flags, client: writer, informers, manager, registry, log, clock, events };
   return { deps, close: () => [client, leaseClient].forEach((c) => c?.transport.close()) };

@@ -9,6 +9,7 @@
 // never put Secret contents (passwords, tokens, userData, kubeconfigs) in a reason or message.
 import { NotFoundError, type Client, type KubeObject, type ObjectReference } from '@metal3-ts/generated';
 import { EventResource, newEvent, type Event } from '@metal3-ts/generated/core/v1';
+import { describeRefusal, refusalOf } from '../controller/refusal.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
 
 export type EventType = 'Normal' | 'Warning';
@@ -141,7 +142,7 @@ export class EventRecorder {
         }
       } catch (error) {
         if (!(error instanceof NotFoundError)) {
-          this.#log.warn('cannot update event', { event: entry.name, reason: entry.event.reason, error });
+          this.#writeFailed('cannot update event', entry, error);
           continue;
         }
         // The Event expired (the apiserver deletes them after an hour): start a new one.
@@ -160,9 +161,16 @@ export class EventRecorder {
         });
         entry.name = created.metadata.name;
       } catch (error) {
-        this.#log.warn('cannot create event', { reason: entry.event.reason, error });
+        this.#writeFailed('cannot create event', entry, error);
       }
     } while (entry.dirty);
+  }
+
+  /** A refused write (RBAC lost `create` or `patch` on events) is an error: no event will get through until someone acts. */
+  #writeFailed(what: string, entry: Entry, error: unknown): void {
+    const refusal = refusalOf(error);
+    if (refusal) this.#log.error(what, { event: entry.name, reason: entry.event.reason, refused: describeRefusal(refusal) });
+    else this.#log.warn(what, { event: entry.name, reason: entry.event.reason, error });
   }
 
   /** `<object>.<hex nanoseconds>`, unique per recorder, as client-go names events. */

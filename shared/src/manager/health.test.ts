@@ -32,6 +32,16 @@ test('checks run concurrently; throwing or rejecting counts as failing; one chec
   assert.is((await checks.respond('none', new URLSearchParams())).status, 404);
 });
 
+test('a failing check may give its reason, shown instead of "reason withheld"', async () => {
+  const checks = new Checks('readyz');
+  checks.add('informers', () => ({ ok: false, reason: 'cannot watch baremetalhosts.metal3.io (1 attempt): 403\nForbidden' }));
+  checks.add('ping', () => ({ ok: true, reason: 'ignored when ok' }));
+  assert.equal(await checks.respond('', new URLSearchParams()), {
+    status: 500,
+    body: '[-]informers failed: cannot watch baremetalhosts.metal3.io (1 attempt): 403 Forbidden\n[+]ping ok\nreadyz check failed\n',
+  });
+});
+
 test('names are validated and unique', () => {
   const checks = new Checks('healthz');
   checks.add('ping', () => true);

@@ -1,14 +1,23 @@
 // Named health and readiness checks and their HTTP rendering, in the Kubernetes healthz format that
 // controller-runtime serves: `ok` when every check passes, otherwise 500 with one `[+]name ok` /
 // `[-]name failed: reason withheld` line per check. `?verbose` lists the checks on success too,
-// `?exclude=name` skips one, and `/readyz/<name>` runs a single check.
+// `?exclude=name` skips one, and `/readyz/<name>` runs a single check. A check may say why it failed
+// (`{ ok: false, reason }`); the reason replaces "reason withheld", so an operator reading the probe
+// sees what is wrong (e.g. which verb on which resource RBAC refuses). Reasons name resources and
+// verbs, never object contents.
 import type { Logger } from '../log/logger.ts';
 
-export type Check = () => boolean | Promise<boolean>;
+export interface CheckVerdict {
+  readonly ok: boolean;
+  readonly reason?: string | undefined;
+}
+
+export type Check = () => boolean | CheckVerdict | Promise<boolean | CheckVerdict>;
 
 export interface CheckResult {
   readonly name: string;
   readonly ok: boolean;
+  readonly reason?: string | undefined;
 }
 
 export interface ProbeResponse {
@@ -42,9 +51,10 @@ export class Checks {
     return Promise.all(
       selected.map(async ([name, check]) => {
         try {
-          const ok = await check();
-          if (!ok) options.log?.info(`${this.kind} check failed`, { check: name });
-          return { name, ok };
+          const value = await check();
+          const { ok, reason } = typeof value === 'boolean' ? { ok: value, reason: undefined } : value;
+          if (!ok) options.log?.info(`${this.kind} check failed`, { check: name, ...(reason ? { reason } : {}) });
+          return { name, ok, ...(reason && !ok ? { reason } : {}) };
         } catch (error) {
           options.log?.info(`${this.kind} check failed`, { check: name, error });
           return { name, ok: false };
@@ -66,7 +76,7 @@ export class Checks {
 export function renderChecks(kind: string, results: readonly CheckResult[], verbose: boolean): ProbeResponse {
   const ok = results.every((r) => r.ok);
   if (ok && !verbose) return { status: 200, body: 'ok' };
-  const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
+  const lines = results.map((r) => (r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.reason?.replace(/\s+/g, ' ') ?? 'reason withheld'}`));
   lines.push(ok ? `${kind} check passed` : `${kind} check failed`);
   return { status: ok ? 200 : 500, body: lines.join('\n') + '\n' };
 }
