@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { flag, FlagError } from './flags.ts';
-import { connectionFor, DEFAULT_LEADER_ELECTION_ID, parseArgs } from './config.ts';
+import { connectionFor, DEFAULT_LEADER_ELECTION_ID, parseArgs, watchTimeoutsWithin } from './config.ts';
 
 const test = suite('manager config');
 const dir = mkdtempSync(join(tmpdir(), 'entry-config-'));
@@ -50,12 +50,26 @@ test('defaults are CAPM3 defaults', () => {
 test('request deadlines and the watch inactivity timeout: defaults, flags, 0 turns a deadline off', () => {
   const defaults = parseArgs(['--kubeconfig', kubeconfig], none).config;
   assert.equal(defaults.requestDeadlines, { default: 30_000, list: 60_000 });
-  assert.is(defaults.watchInactivityTimeoutMs, 75_000);
+  assert.is(defaults.watchInactivityTimeoutMs, 55_000);
   const set = parseArgs(['--kubeconfig', kubeconfig, '--kube-api-timeout=2s', '--kube-api-list-timeout', '0', '--watch-inactivity-timeout=3s'], none).config;
   assert.equal(set.requestDeadlines, { default: 2000, list: 0 });
   assert.is(set.watchInactivityTimeoutMs, 3000);
   assert.is(flagError(() => parseArgs(['--kubeconfig', kubeconfig, '--watch-inactivity-timeout=10ms'], none)).flag, '--watch-inactivity-timeout');
   assert.is(flagError(() => parseArgs(['--kubeconfig', kubeconfig, '--kube-api-timeout=soon'], none)).flag, '--kube-api-timeout');
+});
+
+test('issue 21.2: every server-side watch timeout ends below the inactivity timeout, so only a dead watch goes silent', () => {
+  const cases: Array<[inactivityMs: number, min: number, max: number]> = [
+    [55_000, 40, 50], // the default: a black-holed watch is found within 55 s
+    [600_000, 476, 595],
+    [4_000, 3, 3], // the fault tests' setting
+    [1_000, 1, 1],
+  ];
+  for (const [inactivityMs, min, max] of cases) {
+    const range = watchTimeoutsWithin(inactivityMs);
+    assert.equal(range, { min, max }, `inactivity ${inactivityMs} ms`);
+    assert.ok(range.max * 1000 < inactivityMs || inactivityMs <= 1_000, `ends before ${inactivityMs} ms`);
+  }
 });
 
 test('leader election: id and timings from flags; namespace from flag, --namespace or POD_NAMESPACE', () => {

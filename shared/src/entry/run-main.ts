@@ -24,7 +24,7 @@ import { newLogger, type Logger, type Sink } from '../log/logger.ts';
 import { Manager } from '../manager/manager.ts';
 import { nodeProcess, shutdownOnSignals, type ProcessPort } from '../manager/signals.ts';
 import { Registry } from '../metrics/registry.ts';
-import { connectionFor, managerFlags, parseArgs, type ConfigSources, type ManagerConfig, type ParsedArgs } from './config.ts';
+import { connectionFor, managerFlags, parseArgs, watchTimeoutsWithin, type ConfigSources, type ManagerConfig, type ParsedArgs } from './config.ts';
 import { FlagError, HelpRequested, usage, type FlagSpecs, type FlagValues } from './flags.ts';
 
 /** What register() receives: everything a controller needs, built from the config. */
@@ -135,7 +135,7 @@ function build<S extends FlagSpecs>(
     log,
     clock,
     registry,
-    watcher: { inactivityTimeoutMs: config.watchInactivityTimeoutMs },
+    watcher: { inactivityTimeoutMs: config.watchInactivityTimeoutMs, watchTimeoutSeconds: watchTimeoutsWithin(config.watchInactivityTimeoutMs) },
   });
   // Controllers write through this client, so their next reconcile reads their own writes.
   const writer = new WriteThroughClient(client.transport, informers);
