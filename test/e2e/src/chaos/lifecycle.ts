@@ -15,7 +15,7 @@ import {
   Metal3MachineTemplateResource,
   newMetal3MachineTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Lab } from '../lab/lab.ts';
 import { applyManifests, deleteManifests, type Manifest } from '../lab/manifests.ts';
 import { isClusterRunning } from '../lab/progress.ts';
@@ -79,6 +79,8 @@ export async function remains(lab: Lab): Promise<string[]> {
     client.api(Metal3DataTemplateResource, namespace).list(),
     client.api(IPClaimResource, namespace).list(),
     client.api(IPAddressResource, namespace).list(),
+    // The pool belongs to the Cluster (collected with it) and waits for its addresses to be released.
+    client.api(IPPoolResource, namespace).list(),
     client.api(MachineResource, namespace).list(),
   ];
   const [world, secrets, listed] = await Promise.all([listWorld(client, namespace), client.api(SecretResource, namespace).list(), Promise.all(lists)]);

@@ -15,7 +15,7 @@ import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
 import { allSimulators, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
 import { CONTROLLERS, startController, type ControllerName } from './controllers.ts';
 import type { SupervisedController } from './supervisor.ts';
@@ -86,7 +86,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     sims = await startSimulators(deps, [
       ...allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
-      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource] }),
+      // The IPPool too: IPAM makes the Cluster its owner, so the collector removes it with the Cluster.
+      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource] }),
     ]);
     log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
     await Promise.all(
