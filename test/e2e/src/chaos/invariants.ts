@@ -34,10 +34,13 @@ const nameOf = (o: { metadata: { name?: string } }): string => o.metadata.name ?
 /** Violations of the invariants in one world; empty when everything holds. */
 export function violations(w: World): string[] {
   const out: string[] = [];
-  // A host with two consumers: two live Metal3Machines that both record it as theirs. (A Metal3Machine
-  // being deleted keeps the annotation after release, as CAPM3's does, so only live ones count.)
-  const live = w.metal3Machines.filter((m) => !m.metadata.deletionTimestamp);
-  for (const [host, m3ms] of duplicates(live, (m) => m.metadata.annotations?.[HOST_ANNOTATION], nameOf)) out.push(`host ${host} recorded by two Metal3Machines: ${m3ms.join(', ')}`);
+  // A host with two consumers: two live Metal3Machines past association (a provider ID set) that both
+  // record it as theirs. Only those: the machine controller records its choice before claiming the
+  // host and takes the record back when another machine won the claim, so two records of one host
+  // for a moment, before either has a provider ID, are that protocol at work. A Metal3Machine being
+  // deleted keeps its record after release, as CAPM3's does, so only live ones count.
+  const associated = w.metal3Machines.filter((m) => !m.metadata.deletionTimestamp && m.spec?.providerID);
+  for (const [host, m3ms] of duplicates(associated, (m) => m.metadata.annotations?.[HOST_ANNOTATION], nameOf)) out.push(`host ${host} used by two Metal3Machines: ${m3ms.join(', ')}`);
   // A machine with two hosts: two hosts whose consumerRef names the same Metal3Machine.
   for (const [m3m, hosts] of duplicates(w.hosts, (h) => (h.spec?.consumerRef?.kind === 'Metal3Machine' ? h.spec.consumerRef.name : undefined), nameOf)) out.push(`Metal3Machine ${m3m} holds two hosts: ${hosts.join(', ')}`);
   for (const [id, machines] of duplicates(w.machines, (m) => m.spec?.providerID || undefined, nameOf)) out.push(`provider ID ${id} on two Machines: ${machines.join(', ')}`);
