@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Secret } from '@metal3-ts/generated/core/v1';
-import { HOST_ANNOTATION, leftovers, violations, type World } from './invariants.ts';
+import { heldByIpam, HOST_ANNOTATION, leftovers, violations, type World } from './invariants.ts';
 
 const host = (name: string, consumer?: string, extra: Record<string, unknown> = {}) =>
   ({ metadata: { name, uid: `uid-${name}`, ...extra }, spec: consumer ? { consumerRef: { kind: 'Metal3Machine', name: consumer } } : {} }) as unknown as World['hosts'][number];
@@ -64,6 +64,15 @@ test('leftovers: a claimed or owned host, an object left (with its finalizers), 
     'orphaned Secret a-metadata (owners gone: Metal3Data/d)',
     'rendered Secret b-networkdata left behind without an owner',
   ]);
+});
+
+test('heldByIpam: only IPAM kinds whose every finalizer is IPAM\'s', () => {
+  const o = (kind: string, finalizers: string[]) => ({ kind, name: 'x', finalizers, deleting: true, owners: [] });
+  assert.ok(heldByIpam(o('IPClaim', ['ipclaim.ipam.metal3.io'])));
+  assert.ok(heldByIpam(o('IPAddress', ['ipaddress.ipam.metal3.io'])));
+  assert.not.ok(heldByIpam(o('IPClaim', ['ipclaim.ipam.metal3.io', 'metal3data.infrastructure.cluster.x-k8s.io'])), 'still held by the Metal3Data');
+  assert.not.ok(heldByIpam(o('IPClaim', [])), 'no finalizer: nobody deleted it');
+  assert.not.ok(heldByIpam(o('Metal3Data', ['x.ipam.metal3.io'])));
 });
 
 test.run();

@@ -58,6 +58,17 @@ export interface Remains {
   readonly objects: readonly { kind: string; name: string; finalizers: readonly string[]; deleting: boolean; owners: readonly string[] }[];
 }
 
+/** The kinds and finalizer suffix of the IP address manager (simulated in the lab, not metal3-ts). */
+const IPAM_KINDS = new Set(['IPClaim', 'IPAddress', 'IPPool']);
+
+/**
+ * True for what only the IP address manager still holds: an IPClaim, IPAddress or IPPool whose every
+ * finalizer is IPAM's. Releasing those is IPAM's job; the chaos run reports them apart.
+ */
+export function heldByIpam(o: Remains['objects'][number]): boolean {
+  return IPAM_KINDS.has(o.kind) && o.finalizers.length > 0 && o.finalizers.every((f) => f.endsWith('.ipam.metal3.io'));
+}
+
 /** What a finished deletion must not leave: claimed hosts, finalizers, rendered or orphaned Secrets. */
 export function leftovers(r: Remains): string[] {
   const out: string[] = [];

@@ -20,7 +20,7 @@ import type { Lab } from '../lab/lab.ts';
 import { applyManifests, deleteManifests, type Manifest } from '../lab/manifests.ts';
 import { isClusterRunning } from '../lab/progress.ts';
 import { CLUSTER, eventually, hostsOf, labUntil } from '../scenarios/support.ts';
-import { leftovers } from './invariants.ts';
+import { heldByIpam, leftovers } from './invariants.ts';
 import { listWorld } from './sampler.ts';
 
 const CONTROL_PLANE = 'm3cluster-controlplane';
@@ -67,8 +67,12 @@ export async function scale(lab: Lab, round: number, timeoutMs: number): Promise
   }
 }
 
-/** What a deleted cluster left behind (empty when clean): claimed hosts, objects, finalizers, orphaned Secrets. */
-export async function remains(lab: Lab): Promise<string[]> {
+/**
+ * What a deleted cluster left behind, split by who must release it: `ours` (claimed hosts, Metal3
+ * objects, finalizers, orphaned Secrets: metal3-ts's job) and `ipam` (claims, addresses and pools only
+ * the IP address manager still holds, simulated in the lab).
+ */
+export async function remains(lab: Lab): Promise<{ ours: string[]; ipam: string[] }> {
   const { client, namespace } = lab;
   type Listed = { items: readonly { kind?: string; metadata: { name?: string; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string }[] } }[] };
   const lists: Promise<Listed>[] = [
@@ -87,29 +91,54 @@ export async function remains(lab: Lab): Promise<string[]> {
   const objects = listed.flatMap((l) =>
     l.items.map((o) => ({ kind: o.kind ?? '?', name: o.metadata.name ?? '?', finalizers: o.metadata.finalizers ?? [], deleting: !!o.metadata.deletionTimestamp, owners: (o.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`) })),
   );
-  return leftovers({ world, secrets: secrets.items, objects });
+  return {
+    ours: leftovers({ world, secrets: secrets.items, objects: objects.filter((o) => !heldByIpam(o)) }),
+    ipam: leftovers({ world: { ...world, hosts: [] }, secrets: [], objects: objects.filter(heldByIpam) }),
+  };
+}
+
+/** Strips IPAM's finalizers from what it failed to release, so the next round starts clean. */
+async function clearIpam(lab: Lab): Promise<void> {
+  const { client, namespace } = lab;
+  const strip = { metadata: { finalizers: null } };
+  for (const c of (await client.api(IPClaimResource, namespace).list()).items) await client.api(IPClaimResource, namespace).mergePatch(c.metadata.name ?? '', strip).catch(() => {});
+  for (const a of (await client.api(IPAddressResource, namespace).list()).items) {
+    await client.api(IPAddressResource, namespace).mergePatch(a.metadata.name ?? '', strip).catch(() => {});
+    await client.api(IPAddressResource, namespace).delete(a.metadata.name ?? '').catch(() => {});
+  }
+  for (const p of (await client.api(IPPoolResource, namespace).list()).items) if (p.metadata.deletionTimestamp) await client.api(IPPoolResource, namespace).mergePatch(p.metadata.name ?? '', strip).catch(() => {});
+}
+
+export interface TearDownOutcome {
+  /** What metal3-ts left behind after `timeoutMs` (empty when clean). */
+  readonly ours: string[];
+  /** What only IPAM still held once ours was clean (then force-cleared for the next round). */
+  readonly ipam: string[];
 }
 
 /**
- * Deletes the Cluster and waits for every host to be available and unclaimed and nothing to be left;
- * returns the leftovers still there after `timeoutMs`. Then removes what the user created beside the
- * Cluster (templates, pool), so the next round starts from the manifests again.
+ * Deletes the Cluster and waits for every host to be available and unclaimed and nothing of ours to
+ * be left; gives IPAM a short grace to release its part. Then removes what the user created beside
+ * the Cluster (templates, pool), so the next round starts from the manifests again.
  */
-export async function tearDown(lab: Lab, round: number, manifests: readonly Manifest[], timeoutMs: number): Promise<string[]> {
+export async function tearDown(lab: Lab, round: number, manifests: readonly Manifest[], timeoutMs: number): Promise<TearDownOutcome> {
   const { client, namespace } = lab;
   await client.api(ClusterResource, namespace).delete(CLUSTER);
   await eventually(`round ${round}: the Cluster gone`, async () => ((await client.api(ClusterResource, namespace).list()).items.length === 0 ? true : undefined), timeoutMs);
-  let left: string[] = [];
+  let left: { ours: string[]; ipam: string[] } = { ours: [], ipam: [] };
+  const tag = (xs: string[]) => xs.map((l) => `round ${round}: ${l}`);
   try {
-    await eventually(`round ${round}: every host available, nothing left`, async () => {
+    await eventually(`round ${round}: every host available, nothing of ours left`, async () => {
       left = await remains(lab);
       const hostsReady = (await listWorld(client, namespace)).hosts.every((h) => h.status?.provisioning?.state === 'available');
-      return left.length === 0 && hostsReady ? true : undefined;
+      return left.ours.length === 0 && hostsReady ? true : undefined;
     }, timeoutMs);
   } catch {
-    return left.length > 0 ? left.map((l) => `round ${round}: ${l}`) : [`round ${round}: hosts not all available after deletion`];
+    return { ours: left.ours.length > 0 ? tag(left.ours) : [`round ${round}: hosts not all available after deletion`], ipam: tag(left.ipam) };
   }
+  const ipam = await eventually(`round ${round}: IPAM released`, async () => ((left = await remains(lab)).ipam.length === 0 ? [] : undefined), 20_000).catch(() => tag(left.ipam));
+  if (ipam.length > 0) await clearIpam(lab);
   await client.api(Metal3MachineTemplateResource, namespace).delete(`${WORKERS}-r${round}`);
   await eventually(`round ${round}: the manifests' remaining objects deleted`, async () => ((await deleteManifests(client, namespace, manifests)) === 0 ? true : undefined), timeoutMs);
-  return [];
+  return { ours: [], ipam };
 }

@@ -13,7 +13,7 @@ const usage = `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserve
   --seed N                PRNG seed (default $CHAOS_SEED, else random); printed for replay
   --pause MIN,MAX         ms between two chaos actions (default 1000,3000)
   --outage MIN,MAX        ms an apiserver or etcd stays down (default 2000,6000)
-  --rounds N              lifecycle rounds at least (default 1; more run until the plan is complete)`;
+  --rounds N              lifecycle rounds at least, the kills shared evenly over their phases (default 3; more run until the plan is complete)`;
 
 function fail(message: string): never {
   console.error(`chaos: ${message}\n${usage}`);
@@ -30,7 +30,7 @@ try {
       seed: { type: 'string', default: process.env['CHAOS_SEED'] ?? String(Math.floor(Math.random() * 2 ** 31)) },
       pause: { type: 'string', default: '1000,3000' },
       outage: { type: 'string', default: '2000,6000' },
-      rounds: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '3' },
       help: { type: 'boolean', default: false },
     },
   }));

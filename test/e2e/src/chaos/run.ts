@@ -3,10 +3,9 @@
 // lifecycle repeats (bring-up, upgrade with node reuse, scale, deletion) until every planned kill and
 // outage has happened. Seeded: the same seed replays the same pauses, victims and outage lengths (the
 // cluster's own timing still varies with load). Returns the figures; never hides a violation.
-import { startLab } from '../lab/lab.ts';
-import { readManifests } from '../lab/manifests.ts';
-import { EXAMPLE_MANIFESTS } from '../lab/lab.ts';
 import type { RestartPolicy } from '../lab/backoff.ts';
+import { EXAMPLE_MANIFESTS, startLab } from '../lab/lab.ts';
+import { readManifests } from '../lab/manifests.ts';
 import { bringUp, scale, tearDown, upgradeWithReuse } from './lifecycle.ts';
 import { Monkey, prng, type ChaosPlan, type OutageRecord } from './monkey.ts';
 import { Sampler } from './sampler.ts';
@@ -33,6 +32,8 @@ export interface ChaosReport {
   readonly failedReads: number;
   /** Invariant violations (with how often they were seen), moved hosts and leftovers. */
   readonly violations: readonly string[];
+  /** What only the (simulated) IP address manager failed to release: reported, not ours to fix. */
+  readonly ipamLeftovers: readonly string[];
   /** Phase → convergence time per round, in ms. */
   readonly phases: Record<string, number[]>;
   readonly planComplete: boolean;
@@ -61,10 +62,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     log,
   });
   const violations: string[] = [];
+  const ipamLeftovers: string[] = [];
   const phases: Record<string, number[]> = {};
-  const rounds0 = Math.max(1, o.minRounds ?? 1);
+  const plannedRounds = Math.max(1, o.minRounds ?? 1);
   // Each phase of each planned round gets an equal share of the kills.
-  const perPhase = Math.ceil(o.kills / (4 * rounds0));
+  const perPhase = Math.ceil(o.kills / (4 * plannedRounds));
   const timed = async <T>(phase: string, run: () => Promise<T>): Promise<T> => {
     monkey.allow(perPhase);
     const t = performance.now();
@@ -79,15 +81,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   let rounds = 0;
   let failure: string | undefined;
   try {
-    while (!monkey.error && (rounds < rounds0 || (!monkey.complete && rounds < (o.maxRounds ?? 10)))) {
+    while (!monkey.error && (rounds < plannedRounds || (!monkey.complete && rounds < (o.maxRounds ?? 10)))) {
       const round = rounds++;
       log(`chaos: round ${round} (${monkey.kills} kills so far)`);
       await timed('bring-up', () => bringUp(lab, round, manifests, timeoutMs));
       violations.push(...(await timed('upgrade with node reuse', () => upgradeWithReuse(lab, round, timeoutMs))));
       await timed('scale down and up', () => scale(lab, round, timeoutMs));
       const left = await timed('deletion', () => tearDown(lab, round, manifests, timeoutMs));
-      violations.push(...left);
-      if (left.length > 0) break;
+      violations.push(...left.ours);
+      ipamLeftovers.push(...left.ipam);
+      if (left.ours.length > 0) break;
     }
   } catch (error) {
     // A phase that did not converge: reported (with the figures so far), never thrown past the lab.
@@ -108,6 +111,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     samples: sampled.samples,
     failedReads: sampled.failedReads,
     violations,
+    ipamLeftovers,
     phases,
     planComplete: monkey.complete,
     ...(failure || monkey.error ? { failure: [monkey.error, failure].filter(Boolean).join('; ') } : {}),
@@ -130,6 +134,7 @@ export function describeReport(r: ChaosReport): string[] {
     `samples ${r.samples} (failed reads during outages ${r.failedReads}), violations ${r.violations.length}`,
     ...Object.entries(r.phases).map(([phase, ms]) => `  ${phase}: ${ms.map(s).join(', ')} (median ${s(median(ms))})`),
     ...r.violations.map((v) => `  VIOLATION ${v}`),
+    ...r.ipamLeftovers.map((v) => `  IPAM simulator left ${v}`),
     ...(r.failure ? [`  FAILED ${r.failure.slice(0, 3000)}`] : []),
   ];
 }
