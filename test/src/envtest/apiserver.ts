@@ -1,7 +1,10 @@
 // One kube-apiserver on 127.0.0.1, using the environment's shared etcd under its own prefix.
-// Used for the management cluster and for every workload cluster.
+// Used for the management cluster and for every workload cluster. It can be restarted in place (same
+// port, certificates and tokens; its objects stay in etcd), as a control-plane node reboot would:
+// clients keep their kubeconfigs and only see the outage.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ProcessExitError } from './errors.ts';
 import { isNotFound } from './http.ts';
 import { makeConnection, type Connection, type Identity } from './kubeconfig.ts';
@@ -31,6 +34,7 @@ export interface ApiServerOptions {
 export interface ApiServer {
   readonly name: string;
   readonly server: string;
+  /** The running process (a new one after restart()). */
   readonly process: ManagedProcess;
   /** A user in system:masters (static token): allowed everything, even before RBAC bootstrap. */
   readonly admin: Connection;
@@ -39,6 +43,11 @@ export interface ApiServer {
    * client CA. No RBAC is granted: tests bind the Roles they mean to prove.
    */
   user(name: string, groups?: readonly string[]): Connection;
+  /**
+   * Stops the process (SIGTERM), keeps it down for `downMs`, then starts it again on the same port with
+   * the same certificates and waits until it is ready. The port stays reserved in between.
+   */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -101,66 +110,98 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
   });
 
   const caPem = o.authorities.servingCa.certPem;
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const server = `https://127.0.0.1:${port}`;
+  /** Starts the process on `port` and waits until it serves; stops it again on failure. */
+  const launch = async (port: number, admin: Connection): Promise<ManagedProcess> => {
     const process = new ManagedProcess({
       name: `kube-apiserver (${o.name})`,
       command: o.binary,
       args: apiserverArgs(o, port, files),
       logFile: join(o.dir, 'kube-apiserver.log'),
     });
-    const admin = makeConnection({ cluster: o.name, server, caPem, identity: adminIdentity, path: join(o.dir, 'admin.kubeconfig') });
     try {
-      // /readyz with credentials: unauthenticated probes see 401/403 until RBAC bootstrap (and
-      // forever under AlwaysAllow, which turns anonymous auth off).
-      await waitFor('kube-apiserver /readyz', async () => ((await admin.client.get<string>('/readyz', { raw: true, timeoutMs: 2000 })) === 'ok' ? true : undefined), {
-        timeoutMs: o.timeoutMs,
-        intervalMs: 100,
-        watch: [process],
-      });
-      // The `default` namespace is created by a post-start hook that /readyz does not wait for.
-      await waitFor(
-        'namespace default',
-        async () => {
-          try {
-            await admin.client.get('/api/v1/namespaces/default');
-            return true;
-          } catch (error) {
-            if (isNotFound(error)) return undefined;
-            throw error;
-          }
-        },
-        { timeoutMs: o.timeoutMs, intervalMs: 50, watch: [process] },
-      );
-      let users = 0;
-      return {
-        name: o.name,
-        server,
-        process,
-        admin,
-        user(name, groups = []) {
-          const cert = clientCertificate(o.authorities, name, groups);
-          const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
-          return makeConnection({
-            cluster: o.name,
-            server,
-            caPem,
-            identity: { user: name, groups, certPem: cert.certPem, keyPem: cert.keyPem },
-            path: join(o.dir, `user-${++users}-${safe}.kubeconfig`),
-          });
-        },
-        async stop() {
-          admin.client.close();
-          await process.stop();
-          releasePort(port);
-        },
-      };
+      await waitReady(admin, process, o.timeoutMs);
+      return process;
+    } catch (error) {
+      await process.stop(1000);
+      throw error;
+    }
+  };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = `https://127.0.0.1:${port}`;
+    const admin = makeConnection({ cluster: o.name, server, caPem, identity: adminIdentity, path: join(o.dir, 'admin.kubeconfig') });
+    let process: ManagedProcess;
+    try {
+      process = await launch(port, admin);
     } catch (error) {
       admin.client.close();
-      await process.stop(1000);
       if (error instanceof ProcessExitError && error.portRace && attempt < 5) continue;
       throw error;
     }
+    let users = 0;
+    return {
+      name: o.name,
+      server,
+      get process() {
+        return process;
+      },
+      admin,
+      user(name, groups = []) {
+        const cert = clientCertificate(o.authorities, name, groups);
+        const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
+        return makeConnection({
+          cluster: o.name,
+          server,
+          caPem,
+          identity: { user: name, groups, certPem: cert.certPem, keyPem: cert.keyPem },
+          path: join(o.dir, `user-${++users}-${safe}.kubeconfig`),
+        });
+      },
+      async restart(downMs) {
+        await process.stop();
+        await sleep(downMs);
+        // The port was never released, so this process hands it to nobody else; another program can
+        // still take it meanwhile, which shows as a port race and is retried for a few seconds.
+        for (let tries = 1; ; tries++) {
+          try {
+            process = await launch(port, admin);
+            return;
+          } catch (error) {
+            if (!(error instanceof ProcessExitError && error.portRace && tries < 10)) throw error;
+            await sleep(500);
+          }
+        }
+      },
+      async stop() {
+        admin.client.close();
+        await process.stop();
+        releasePort(port);
+      },
+    };
   }
+}
+
+/** Ready: /readyz says ok (with credentials) and the `default` namespace exists. */
+async function waitReady(admin: Connection, process: ManagedProcess, timeoutMs: number): Promise<void> {
+  // /readyz with credentials: unauthenticated probes see 401/403 until RBAC bootstrap (and
+  // forever under AlwaysAllow, which turns anonymous auth off).
+  await waitFor('kube-apiserver /readyz', async () => ((await admin.client.get<string>('/readyz', { raw: true, timeoutMs: 2000 })) === 'ok' ? true : undefined), {
+    timeoutMs,
+    intervalMs: 100,
+    watch: [process],
+  });
+  // The `default` namespace is created by a post-start hook that /readyz does not wait for.
+  await waitFor(
+    'namespace default',
+    async () => {
+      try {
+        await admin.client.get('/api/v1/namespaces/default');
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+    { timeoutMs, intervalMs: 50, watch: [process] },
+  );
 }

@@ -62,6 +62,12 @@ export interface TestEnv {
    * etcd: starting a cluster with the same name again brings them back, like a restarted control plane.
    */
   stopWorkloadCluster(name: string): Promise<void>;
+  /**
+   * Outages for chaos and restart tests: the management kube-apiserver, or etcd (every apiserver's
+   * store), stopped for `downMs` and started again in place (same port, certificates and data).
+   */
+  restartApiServer(downMs: number): Promise<void>;
+  restartEtcd(downMs: number): Promise<void>;
   /** Resident memory in bytes of each process, by name. */
   rss(): Record<string, number | undefined>;
   stop(): Promise<void>;
@@ -160,6 +166,20 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
         workloads.delete(name);
         await cluster.apiserver.stop();
         watchdog.update(pids());
+      },
+      async restartApiServer(downMs) {
+        try {
+          await management!.restart(downMs);
+        } finally {
+          watchdog.update(pids());
+        }
+      },
+      async restartEtcd(downMs) {
+        try {
+          await etcd!.restart(downMs);
+        } finally {
+          watchdog.update(pids());
+        }
       },
       rss() {
         const out: Record<string, number | undefined> = { etcd: etcd!.process.rssBytes(), 'kube-apiserver': management!.process.rssBytes() };

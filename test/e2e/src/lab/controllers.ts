@@ -1,12 +1,15 @@
 // The five metal3-ts controllers as production runs them: each bundled by esbuild into one file and
 // started as its own process (Node 24, or Deno 2 where asked) under the credentials of its own
-// deploy/rbac.yaml, with leader election on. Bundles are built once per directory and reused.
+// deploy/rbac.yaml, with leader election on, and restarted whenever it exits (supervisor.ts), as a
+// kubelet would. Bundles are built once per directory and reused.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { ControllerProcess, repoRoot, type Runtime } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../../../scripts/bundle.ts';
+import { LAB_POLICY, type RestartPolicy } from './backoff.ts';
+import { SupervisedController } from './supervisor.ts';
 
 export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
@@ -25,29 +28,40 @@ export function bundleController(name: ControllerName, dir: string): Promise<str
   return done;
 }
 
-export interface StartedController {
-  readonly name: ControllerName;
-  readonly runtime: Runtime;
-  readonly process: ControllerProcess;
+export interface ControllerOptions {
+  readonly dir: string;
+  readonly namespace: string;
+  readonly runtime?: Runtime;
+  readonly extraArgs?: readonly string[];
+  /** Restart back-off (default LAB_POLICY). */
+  readonly restartPolicy?: RestartPolicy;
+  /** Where exits and restarts are reported. */
+  readonly log?: (message: string) => void;
 }
 
 /**
  * Starts controller `name` as a user bound to its deploy/rbac.yaml (leases in `namespace`), watching
- * every namespace, and waits until it serves /readyz.
+ * every namespace, under supervision, and waits until its first process serves /readyz.
  */
-export async function startController(env: TestEnv, name: ControllerName, options: { dir: string; namespace: string; runtime?: Runtime; extraArgs?: readonly string[] }): Promise<StartedController> {
+export async function startController(env: TestEnv, name: ControllerName, options: ControllerOptions): Promise<SupervisedController> {
   const manifest = join(repoRoot, 'controllers', name, 'deploy', 'rbac.yaml');
   if (!existsSync(manifest)) throw new Error(`no RBAC manifest for controller ${name}: ${manifest}`);
   const [bundlePath, user] = await Promise.all([bundleController(name, options.dir), userBoundTo(env, `metal3-ts-${name}`, manifest, options.namespace)]);
   const runtime = options.runtime ?? 'node';
-  const process = new ControllerProcess(runtime, bundlePath, [
+  const args = [
     '--kubeconfig', user.kubeconfigPath,
     // Five processes where CAPM3 runs one: each needs a Lease of its own.
     '--leader-elect', '--leader-elect-namespace', options.namespace, '--leader-elect-id', `metal3-ts-${name}`,
     '--metrics-bind-address', '127.0.0.1:0',
     '--health-probe-bind-address', '127.0.0.1:0',
     ...(options.extraArgs ?? []),
-  ]);
-  await process.address('readyz');
-  return { name, runtime, process };
+  ];
+  const supervised = new SupervisedController(name, runtime, () => new ControllerProcess(runtime, bundlePath, args), options.restartPolicy ?? LAB_POLICY, options.log ?? (() => {}));
+  try {
+    await supervised.process.address('readyz');
+  } catch (error) {
+    await supervised.stop();
+    throw error;
+  }
+  return supervised;
 }

@@ -1,7 +1,7 @@
 // The local lab: a real kube-apiserver with every CRD, the simulated rest of the world (BMO, Cluster
 // API core and KCP, the kubeadm bootstrap provider, IPAM, workload clusters with kubelets), the five
-// metal3-ts controllers as processes from their bundles, N BareMetalHosts with BMC Secrets, and the
-// example cluster applied. What `npm start` runs and what every end-to-end scenario starts from.
+// metal3-ts controllers as processes from their bundles (each restarted with back-off whenever it
+// exits, as a kubelet would), N BareMetalHosts with BMC Secrets, and the example cluster applied. What `npm start` runs and what every end-to-end scenario starts from.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,10 @@ import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
 import { allSimulators, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import { CONTROLLERS, startController, type ControllerName, type StartedController } from './controllers.ts';
+import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import type { RestartPolicy } from './backoff.ts';
+import { CONTROLLERS, startController, type ControllerName } from './controllers.ts';
+import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
 
 export const LAB_NAMESPACE = 'metal3';
@@ -37,6 +39,8 @@ export interface LabOptions {
   readonly runtimes?: Partial<Record<ControllerName, Runtime>>;
   /** Extra flags per controller. */
   readonly args?: Partial<Record<ControllerName, readonly string[]>>;
+  /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
+  readonly restartPolicy?: RestartPolicy;
   readonly log?: (message: string) => void;
 }
 
@@ -44,9 +48,11 @@ export interface Lab {
   readonly env: TestEnv;
   readonly client: Client;
   readonly namespace: string;
-  readonly controllers: ReadonlyMap<ControllerName, StartedController>;
+  readonly controllers: ReadonlyMap<ControllerName, SupervisedController>;
   /** Creates `count` more hosts named `host-<n>` after the existing ones. */
   addHosts(count: number, pool?: string): Promise<string[]>;
+  /** Ends controller supervision and SIGTERMs them (resolves once they exited); the lab stays up. */
+  stopControllers(): Promise<void>;
   /** Stops controllers (SIGTERM), simulators and the apiserver, and removes the lab's files. */
   stop(): Promise<void>;
 }
@@ -64,10 +70,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
 
   let sims: RunningSimulators | undefined;
-  const controllers = new Map<ControllerName, StartedController>();
+  const controllers = new Map<ControllerName, SupervisedController>();
+  const stopControllers = async () => {
+    await Promise.all([...controllers.values()].map((c) => c.stop()));
+  };
   const stop = async () => {
-    for (const c of controllers.values()) c.process.kill('SIGTERM');
-    await Promise.all([...controllers.values()].map((c) => c.process.exited));
+    await stopControllers();
     await sims?.stop();
     client.transport.close();
     await env.stop();
@@ -78,13 +86,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     sims = await startSimulators(deps, [
       ...allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
-      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource] }),
+      // The IPPool too: IPAM makes the Cluster its owner, so the collector removes it with the Cluster.
+      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource] }),
     ]);
     log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
     await Promise.all(
       CONTROLLERS.map(async (name) => {
         const runtime = options.runtimes?.[name] ?? 'node';
-        controllers.set(name, await startController(env, name, { dir, namespace, runtime, extraArgs: options.args?.[name] ?? [] }));
+        controllers.set(name, await startController(env, name, { dir, namespace, runtime, extraArgs: options.args?.[name] ?? [], ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}), log }));
         log(`controller ${name} ready (${runtime})`);
       }),
     );
@@ -109,7 +118,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       await applyManifests(client, namespace, manifests);
       log(`applied ${manifests.length} objects from ${path}`);
     }
-    return { env, client, namespace, controllers, addHosts, stop };
+    return { env, client, namespace, controllers, addHosts, stopControllers, stop };
   } catch (error) {
     await stop().catch(() => {});
     throw error;

@@ -97,19 +97,21 @@ try {
     process.once(signal, () => {
       stopping = true;
       console.log(`${at()} stopping`);
-      lab.controllers.forEach((c) => c.process.kill('SIGTERM'));
+      void lab.stopControllers();
     });
   }
-  // Warnings and errors of the controllers, as they come.
-  const seen = new Map<string, number>();
+  // Warnings and errors of the controllers (every incarnation), as they come.
+  const seen = new Map<object, number>();
   const controllerProblems = () => {
     for (const [name, c] of lab.controllers) {
-      const lines = c.process.lines;
-      for (let i = seen.get(name) ?? 0; i < lines.length; i++) {
-        const line = lines[i];
-        if (line && (line.level === 'warn' || line.level === 'error' || line.level === 'raw')) console.log(`${at()} [${name}] ${line.level}: ${line.msg}${line['error'] ? ` ${String(line['error'])}` : ''}`);
+      for (const p of c.incarnations) {
+        const lines = p.lines;
+        for (let i = seen.get(p) ?? 0; i < lines.length; i++) {
+          const line = lines[i];
+          if (line && (line.level === 'warn' || line.level === 'error' || line.level === 'raw')) console.log(`${at()} [${name}] ${line.level}: ${line.msg}${line['error'] ? ` ${String(line['error'])}` : ''}`);
+        }
+        seen.set(p, lines.length);
       }
-      seen.set(name, lines.length);
     }
   };
   let last = '';

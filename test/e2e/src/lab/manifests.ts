@@ -67,3 +67,19 @@ export async function applyManifests(client: Client, namespace: string, manifest
     }
   }
 }
+
+/** Deletes every object (one already gone is skipped); returns how many are still present (being deleted). */
+export async function deleteManifests(client: Client, namespace: string, manifests: readonly Manifest[]): Promise<number> {
+  let present = 0;
+  for (const manifest of manifests) {
+    const descriptor = descriptorOf(manifest);
+    const api = client.api(descriptor, descriptor.namespaced ? (manifest.object.metadata.namespace ?? namespace) : undefined);
+    try {
+      await api.delete(manifest.object.metadata.name ?? '');
+      present++;
+    } catch (error) {
+      if ((error as { code?: number }).code !== 404) throw new ManifestError(`${manifest.source}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return present;
+}

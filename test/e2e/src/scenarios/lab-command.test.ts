@@ -27,11 +27,10 @@ test('npm start: the lab reaches Running, prints a kubeconfig, and Ctrl-C stops 
     child.kill('SIGINT');
     assert.is(await exited, 130, `exit code after Ctrl-C; output tail:\n${out.slice(-1500)}`);
     assert.not.ok(existsSync(envDir), 'the environment directory is removed');
-    // etcd and kube-apiserver run from the environment directory, the controllers from the lab's bundles.
-    for (const pattern of [envDir, 'metal3-ts-lab-']) {
-      const left = spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim();
-      assert.is(left, '', `no process left matching ${pattern}`);
-    }
+    // etcd and kube-apiserver run from the environment directory, and every controller names its
+    // kubeconfig there too. (Not every `metal3-ts-lab-` process: other labs may run on the machine.)
+    const left = spawnSync('pgrep', ['-f', envDir], { encoding: 'utf8' }).stdout.trim();
+    assert.is(left, '', `no process left matching ${envDir}`);
   } finally {
     child.kill('SIGKILL');
   }

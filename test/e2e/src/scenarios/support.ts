@@ -14,7 +14,7 @@ export const CLUSTER = 'cluster';
 
 /** Warnings and errors the controllers logged, for failure messages. */
 export function controllerProblems(lab: Lab): string[] {
-  return [...lab.controllers.values()].flatMap((c) => c.process.lines.filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `[${c.name}] ${l.msg} ${JSON.stringify(l)}`.slice(0, 400)));
+  return [...lab.controllers.values()].flatMap((c) => c.lines().filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `[${c.name}] ${l.msg} ${JSON.stringify(l)}`.slice(0, 400)));
 }
 
 /** Polls the lab's snapshot until `check` accepts it; a timeout shows the progress lines and controller warnings. */

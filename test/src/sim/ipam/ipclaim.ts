@@ -30,7 +30,7 @@ function addressOfClaim(ctx: PoolContext, addresses: Store<IPAddress>, claimName
 }
 
 export async function reconcileIPClaim(ctx: PoolContext, addresses: Store<IPAddress>, claim: Readonly<IPClaim>): Promise<void> {
-  if (claim.metadata.deletionTimestamp) await releaseIPClaim(ctx, addresses, claim);
+  if (claim.metadata.deletionTimestamp) await releaseIPClaim(ctx, claim);
   else await allocateIPClaim(ctx, addresses, claim);
 }
 
@@ -84,13 +84,15 @@ function addressObject(ctx: PoolContext, claim: IPClaim, allocation: Allocation)
   });
 }
 
-async function releaseIPClaim(ctx: PoolContext, addresses: Store<IPAddress>, claim: Readonly<IPClaim>): Promise<void> {
+async function releaseIPClaim(ctx: PoolContext, claim: Readonly<IPClaim>): Promise<void> {
   if (stillInUse(claim)) return;
   const namespace = poolNamespace(ctx);
   const claimName = claim.metadata.name ?? '';
-  const address = addressOfClaim(ctx, addresses, claimName);
-  if (address) {
-    const api = ctx.client.api(IPAddressResource, namespace);
+  const api = ctx.client.api(IPAddressResource, namespace);
+  // Read live, not from the cache: an address created moments ago (or while a watch was down) may not
+  // be cached yet, and releasing the claim without it would leak the address for good.
+  const live = (await api.list()).items.filter((a) => a.spec?.pool.name === poolName(ctx) && a.spec?.claim.name === claimName);
+  for (const address of live) {
     await removeFinalizerGuarded(api, structuredClone(address) as IPAddress, IPADDRESS_FINALIZER);
     try {
       await api.delete(address.metadata.name ?? '');
