@@ -10,6 +10,7 @@ import { NamespaceResource, SecretResource, newNamespace } from '@metal3-ts/gene
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { registerDirectory } from '@metal3-ts/test/envtest/processes';
+import { installPolicy } from '@metal3-ts/test/isolation/policy';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
@@ -39,6 +40,11 @@ export interface LabOptions {
   readonly runtimes?: Partial<Record<ControllerName, Runtime>>;
   /** Extra flags per controller. */
   readonly args?: Partial<Record<ControllerName, readonly string[]>>;
+  /**
+   * Install the same-namespace ValidatingAdmissionPolicy shipped with the CRDs, as an install does
+   * (default true). Off only for the scenario that shows the controllers hold the boundary alone.
+   */
+  readonly admissionPolicy?: boolean;
   /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
   readonly restartPolicy?: RestartPolicy;
   readonly log?: (message: string) => void;
@@ -68,6 +74,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const client = new Client(Transport.fromConnection(env.admin));
   const namespace = LAB_NAMESPACE;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
+  if (options.admissionPolicy ?? true) {
+    await installPolicy(env.admin.client, namespace);
+    log('same-namespace admission policy enforced');
+  }
 
   let sims: RunningSimulators | undefined;
   const controllers = new Map<ControllerName, SupervisedController>();

@@ -38,7 +38,7 @@ const LABELS = { 'cluster.x-k8s.io/cluster-name': CLUSTER };
 let evil: Metal3Machine | undefined;
 
 test.before(async () => {
-  lab = await startLab();
+  lab = await startLab({ admissionPolicy: false });
   const { client } = lab;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: TENANT_B } }));
   for (const name of ['victim-userdata', 'victim-metadata', 'victim-networkdata']) {
