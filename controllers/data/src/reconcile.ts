@@ -103,12 +103,19 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       log.info('Waiting for the Metal3DataClaim to be deleted before releasing IP addresses', { claim: claimName });
       return { requeueAfterMs };
     }
-    const released = await writeStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
-    if (released.length > 0) {
-      log.info('Released IP claims', { claims: released });
-      deps.events?.normal(cached, 'IPClaimsReleased', `Released IP claims ${released.join(', ')}`);
+    try {
+      const released = await writeStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
+      if (released.length > 0) {
+        log.info('Released IP claims', { claims: released });
+        deps.events?.normal(cached, 'IPClaimsReleased', `Released IP claims ${released.join(', ')}`);
+      }
+      await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
+    } catch (error) {
+      // A refused release would otherwise hold the deletion with nothing on the object saying why.
+      if (!refusalOf(error)) throw error;
+      const data = copy(cached);
+      return recordFailure(new PatchHelper(data, api), data, what, error, log);
     }
-    await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
     return {};
   }
 

@@ -21,6 +21,8 @@ export interface WriteCase {
 }
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
+const IPAM = 'ipam.metal3.io';
+const CAPI_IPAM = 'ipam.cluster.x-k8s.io';
 
 export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'cluster', verb: 'patch', plural: 'metal3clusters', group: INFRA, shows: 'object' },
@@ -32,23 +34,34 @@ export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'machine', verb: 'get', plural: 'secrets', group: '', shows: 'object', eventReason: 'WorkloadClusterUnusable' },
   // M-35: the claim of a Metal3Machine with a data template (the AssociateMetadata / KubernetesNodeReady conditions).
   { controller: 'machine', verb: 'create', plural: 'metal3dataclaims', group: INFRA, shows: 'object', scene: 'machine-data' },
+  // X-2: the claim of a Metal3Machine being deleted loses our finalizer and is deleted (KubernetesNodeReady False, DisassociateM3MetaDataFailed).
+  { controller: 'machine', verb: 'patch', plural: 'metal3dataclaims', group: INFRA, shows: 'object', scene: 'machine-data-delete' },
+  { controller: 'machine', verb: 'delete', plural: 'metal3dataclaims', group: INFRA, shows: 'object', scene: 'machine-data-delete' },
   { controller: 'template', verb: 'patch', plural: 'metal3machines', group: INFRA, shows: 'event' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3dataclaims', group: INFRA, shows: 'object' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3dataclaims/status', group: INFRA, shows: 'event' },
   { controller: 'dataclaim', verb: 'create', plural: 'metal3datas', group: INFRA, shows: 'object' },
   { controller: 'dataclaim', verb: 'patch', plural: 'metal3datatemplates/status', group: INFRA, shows: 'object' },
+  // DT-15: a claim being deleted deletes its Metal3Data (errorMessage on the claim).
+  { controller: 'dataclaim', verb: 'delete', plural: 'metal3datas', group: INFRA, shows: 'object', scene: 'dataclaim-delete' },
   { controller: 'data', verb: 'patch', plural: 'metal3datas', group: INFRA, shows: 'object' },
   { controller: 'data', verb: 'patch', plural: 'metal3datas/status', group: INFRA, shows: 'event' },
   { controller: 'data', verb: 'get', plural: 'secrets', group: '', shows: 'object' },
   { controller: 'data', verb: 'create', plural: 'secrets', group: '', shows: 'object' },
   // The Metal3DataTemplate controller's owner reference and finalizer: the template has no condition or errorMessage.
   { controller: 'data', verb: 'patch', plural: 'metal3datatemplates', group: INFRA, shows: 'event', eventOn: { kind: 'Metal3DataTemplate', name: 'tmpl' } },
+  // D-14/D-18: a claim per pool (errorMessage on the Metal3Data); D-20: released on deletion, our finalizer off, then deleted.
+  { controller: 'data', verb: 'create', plural: 'ipclaims', group: IPAM, shows: 'object', scene: 'data-ipam' },
+  { controller: 'data', verb: 'patch', plural: 'ipclaims', group: IPAM, shows: 'object', scene: 'data-ipam-delete' },
+  { controller: 'data', verb: 'delete', plural: 'ipclaims', group: IPAM, shows: 'object', scene: 'data-ipam-delete' },
+  { controller: 'data', verb: 'create', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam' },
+  { controller: 'data', verb: 'patch', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam-delete' },
+  { controller: 'data', verb: 'delete', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam-delete' },
 ];
 
 const EVENTS = 'the event channel itself: a refused Event write cannot be shown as an Event; the recorder logs it at error level naming verb and resource';
 const CACHE_READ = 'not requested in the scene (reads come from the informer cache; a GET is made only to re-read after a conflict or an object missing from the cache)';
-const DELETION = 'made only in a deletion flow; no deletion scene in this suite yet';
-const NO_IPAM_SCENE = 'made only for a template with IP pools; the data scene has none yet';
+const AFTER_ALREADY_EXISTS = 'made only when a create of the claim finds one the cache has not seen yet (AlreadyExists: a race with another writer of that name), which no scene provokes honestly';
 
 /** `controller verb plural` → why the write suite does not show it. */
 export const NOT_SHOWN: Readonly<Record<string, string>> = {
@@ -60,8 +73,6 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'cluster patch events': EVENTS,
   'machine get metal3machines': CACHE_READ,
   'machine get metal3dataclaims': CACHE_READ,
-  'machine patch metal3dataclaims': DELETION,
-  'machine delete metal3dataclaims': DELETION,
   'machine get metal3datas': CACHE_READ,
   'machine get metal3clusters': CACHE_READ,
   'machine get metal3machinetemplates': CACHE_READ,
@@ -78,19 +89,12 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'dataclaim get metal3dataclaims': CACHE_READ,
   'dataclaim get metal3datas': CACHE_READ,
   'dataclaim patch metal3datas': 'made only to give back a Metal3Data a claim does not use (a lost race), which the scene does not provoke',
-  'dataclaim delete metal3datas': DELETION,
   'dataclaim create events': EVENTS,
   'dataclaim patch events': EVENTS,
   'data get metal3datas': CACHE_READ,
   'data get metal3datatemplates': CACHE_READ,
-  'data get ipclaims': NO_IPAM_SCENE,
-  'data create ipclaims': NO_IPAM_SCENE,
-  'data patch ipclaims': NO_IPAM_SCENE,
-  'data delete ipclaims': NO_IPAM_SCENE,
-  'data get ipaddressclaims': NO_IPAM_SCENE,
-  'data create ipaddressclaims': NO_IPAM_SCENE,
-  'data patch ipaddressclaims': NO_IPAM_SCENE,
-  'data delete ipaddressclaims': NO_IPAM_SCENE,
+  'data get ipclaims': AFTER_ALREADY_EXISTS,
+  'data get ipaddressclaims': AFTER_ALREADY_EXISTS,
   'data create events': EVENTS,
   'data patch events': EVENTS,
 };

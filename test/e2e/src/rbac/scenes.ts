@@ -30,10 +30,16 @@ import { createAvailableHosts, createClusterScene, createMachine } from '../../.
 // The data controller's own scene (research V-2: Cluster, Machine, host with NICs, Metal3Machine,
 // claim, template, Metal3Data).
 import { createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
+import { deleteClaimScene, deleteMachineScene } from './deletion-scenes.ts';
+import { ipamScene } from './ipam-scenes.ts';
 import type { ControllerName } from './verbs.ts';
 
-/** A scene per controller, and the machine controller's with a data template (it then creates a claim). */
-export type SceneName = ControllerName | 'machine-data';
+/**
+ * A scene per controller; the machine controller's with a data template (it then creates a claim);
+ * `-delete`: the same brought to its deletion (deletion-scenes.ts); the data controller's with IP
+ * pools, made or deleted (ipam-scenes.ts).
+ */
+export type SceneName = ControllerName | 'machine-data' | 'machine-data-delete' | 'dataclaim-delete' | 'data-ipam' | 'data-ipam-delete';
 
 export interface Scene {
   readonly descriptor: ResourceDescriptor<KubeObject>;
@@ -59,6 +65,13 @@ const none = async () => {};
 
 export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns: string): Promise<Scene> {
   switch (name) {
+    case 'machine-data-delete':
+      return deleteMachineScene(await sceneFor('machine-data', env, admin, ns), admin, ns);
+    case 'dataclaim-delete':
+      return deleteClaimScene(await sceneFor('dataclaim', env, admin, ns), admin, ns);
+    case 'data-ipam':
+    case 'data-ipam-delete':
+      return ipamScene(env, admin, ns, reported, name === 'data-ipam-delete');
     case 'cluster': {
       const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'c' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'c' } } }));
       await admin.api(Metal3ClusterResource, ns).create(
