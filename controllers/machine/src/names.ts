@@ -5,8 +5,8 @@
 /** M-18: on every Metal3Machine we work for, and on the Metal3DataClaim it creates (DC-1). */
 export const METAL3_MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
-/** M-41: `<host namespace>/<host name>` of the BareMetalHost the Metal3Machine consumes. */
-export const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
+/** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
+export { HOST_ANNOTATION } from '@metal3-ts/shared/host/host-annotation';
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 /**
