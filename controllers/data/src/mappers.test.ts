@@ -95,8 +95,11 @@ test('D-2/D-3: an IP claim wakes the Metal3Data of its ownerReferences; an addre
   assert.equal(ipAddressToDatas(s)(stray), []);
 });
 
-test('the host index ignores the namespace part of the annotation (M-40, E-29)', () => {
-  assert.equal(metal3MachineByHost(metal3Machine((m) => (m.metadata.annotations = { 'metal3.io/BareMetalHost': 'other/host' }))), [`${NS}/host`]);
+test('M-40 (changed), E-29: the host index keys a host of the machine namespace only; another namespace maps to no host', () => {
+  const byHost = (value: string) => metal3MachineByHost(metal3Machine((m) => (m.metadata.annotations = { 'metal3.io/BareMetalHost': value })));
+  assert.equal(byHost(`${NS}/host`), [`${NS}/host`]);
+  assert.equal(byHost('host'), [`${NS}/host`]);
+  assert.equal(byHost('other/host'), []);
 });
 
 const templates = (...ts: Metal3DataTemplate[]) => store(ts, { [TEMPLATE_BY_CLUSTER_INDEX]: templateByCluster });

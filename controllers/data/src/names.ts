@@ -11,8 +11,8 @@ export const METAL3_DATA_FINALIZER = 'metal3data.infrastructure.cluster.x-k8s.io
 export const METAL3_DATA_CLAIM_FINALIZER = 'metal3dataclaim.infrastructure.cluster.x-k8s.io';
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-/** M-41: `<namespace>/<name>` of the BareMetalHost a Metal3Machine consumes. */
-export const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
+/** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
+export { HOST_ANNOTATION } from '@metal3-ts/shared/host/host-annotation';
 /** D-17: on preallocated IPClaims, naming the Metal3Data and the pool they serve. */
 export const DATA_NAME_LABEL = 'infrastructure.cluster.x-k8s.io/data-name';
 export const POOL_NAME_LABEL = 'infrastructure.cluster.x-k8s.io/pool-name';

@@ -11,6 +11,7 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { ipamSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
 import {
+  annotateHost,
   createPool,
   createScene,
   DATA,
@@ -140,6 +141,19 @@ test('D-9 step 3: a template of another cluster is refused; fixing its clusterNa
   await failsWith(ns, 'Metal3DataTemplate associated with another cluster', 'AssociationInvalid');
   await admin.api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { spec: { clusterName: 'cluster1' } });
   await dataWhen(admin, ns, DATA, 'ready after the fix', (d) => d.status?.ready === true, 5_000);
+});
+test('M-40 (changed), E-29, issue 21: a host annotation naming another namespace is AssociationInvalid naming it; the same-named host of our namespace is not rendered from; fixing it renders at once', async () => {
+  const ns = await setup('m3d-foreignhost');
+  await createScene(admin, ns, { without: ['hostAnnotation'] });
+  const value = `elsewhere/${HOST}`;
+  await admin.api(Metal3MachineResource, ns).mergePatch(M3M, { metadata: { annotations: { 'metal3.io/BareMetalHost': value } } });
+  await failsWith(
+    ns,
+    `Metal3Machine ${M3M}: annotation metal3.io/BareMetalHost names BareMetalHost "${value}" in another namespace; a Metal3Machine can only use hosts of its own namespace "${ns}"`,
+    'AssociationInvalid',
+  );
+  await annotateHost(admin, ns);
+  await dataWhen(admin, ns, DATA, 'ready after the fix', (d) => d.status?.ready === true && !d.status.errorMessage, 5_000);
 });
 
 test.run();

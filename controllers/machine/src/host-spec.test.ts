@@ -2,7 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { InvalidConfigurationError } from './errors.ts';
 import { specDataSecrets, userDataFor } from './host-spec.ts';
 
 const m3m = (spec: Metal3Machine['spec']): Metal3Machine => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'ns' }, spec }) as Metal3Machine;
@@ -16,19 +15,9 @@ test('M-23, E-8: bootstrap dataSecretName, then the config name, then spec.userD
   assert.is(userDataFor(m3m({}), machine({})), undefined);
 });
 
-test('M-23, M-35: a Secret in another namespace is invalid configuration, naming the field', () => {
-  for (const [spec, field] of [
-    [{ userData: { name: 'x', namespace: 'other' } }, 'userData'],
-    [{ metaData: { name: 'x', namespace: 'other' } }, 'metaData'],
-    [{ networkData: { name: 'x', namespace: 'other' } }, 'networkData'],
-  ] as const) {
-    assert.throws(
-      () => (field === 'userData' ? userDataFor(m3m(spec), machine({ dataSecretName: 'b' })) : specDataSecrets(m3m(spec))),
-      (e: unknown) => e instanceof InvalidConfigurationError && e.message === `cross-namespace secret reference is not allowed for ${field} (namespace "other" does not match "ns")`,
-      field,
-    );
-  }
+test('M-35: the metadata and network data Secrets of the spec, as named', () => {
   assert.equal(specDataSecrets(m3m({ metaData: { name: 'md' }, networkData: { name: 'nd', namespace: 'ns' } })), { metaData: { name: 'md' }, networkData: { name: 'nd', namespace: 'ns' } });
+  assert.equal(specDataSecrets(m3m({})), {});
 });
 
 test.run();

@@ -5,10 +5,16 @@
 /** M-18: on every Metal3Machine we work for, and on the Metal3DataClaim it creates (DC-1). */
 export const METAL3_MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
-/** M-41: `<host namespace>/<host name>` of the BareMetalHost the Metal3Machine consumes. */
-export const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
+/** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
+export { HOST_ANNOTATION } from '@metal3-ts/shared/host/host-annotation';
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+/**
+ * M-26 (changed): `<host namespace>/<host name>/<Secret name>` of the BMC Secret this machine has
+ * labelled. Ours, not CAPM3's: no Secret is cached, so this marker is how a reconcile knows the label
+ * landed without reading the Secret; without it (a refused write, or a machine from before) it labels.
+ */
+export const BMC_SECRET_LABELLED_ANNOTATION = 'metal3machine.infrastructure.cluster.x-k8s.io/bmc-secret-labelled';
 export const CLONED_FROM_NAME_ANNOTATION = 'cluster.x-k8s.io/cloned-from-name';
 /** P-8: the workload Node label carrying the BareMetalHost's UID (set by the kubelet, read here). */
 export const NODE_UUID_LABEL = 'metal3.io/uuid';

@@ -192,7 +192,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
         const userData = userDataFor(m3m, machine);
         if (userData) status.userData = userData;
       }
-      const problem = hostAnnotationProblem(m3m, scope.hostRef);
+      const problem = hostAnnotationProblem(m3m);
       if (problem) throw new InvalidConfigurationError(problem);
       // M-40 (changed): a record of a host nobody holds goes through selection like no record at all.
       const unclaimed = host && !isClaimed(host) ? host : undefined;
@@ -328,7 +328,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       throw error;
     }
     try {
-      const outcome = await releaseHosts(deps, m3m, scope.hostRef === 'invalid' ? undefined : scope.host, scope.machine, scope.cluster, clearData);
+      const outcome = await releaseHosts(deps, m3m, scope.host, scope.machine, scope.cluster, clearData);
       if (outcome.kind === 'deprovisioning') {
         scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);
         return safetyNet;

@@ -8,7 +8,7 @@ const m3m = (spec: Metal3Machine['spec'], status: Metal3Machine['status'] = {}):
   ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'tenant-a' }, spec, status }) as Metal3Machine;
 const other = { name: 'x', namespace: 'tenant-b' };
 
-test('issue 21: every Metal3Machine reference into another namespace is named', () => {
+test('issue 21, M-23, M-35: every Metal3Machine reference into another namespace is named (user data, metadata, network data Secrets, data template, status copies)', () => {
   const rows: [string, Metal3Machine, string[]][] = [
     ['no references', m3m({}), []],
     ['empty or own namespaces', m3m({ userData: { name: 'u' }, metaData: { name: 'm', namespace: '' }, dataTemplate: { name: 't', namespace: 'tenant-a' } }), []],

@@ -16,6 +16,7 @@ import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/shared/host/host-annotation';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
 
 export interface MachineInformers {
@@ -29,9 +30,6 @@ export interface MachineInformers {
   readonly templates: Informer<Metal3MachineTemplate>;
   readonly machineSets: Informer<MachineSet>;
 }
-
-/** M-40: the host annotation, parsed. `invalid` for a value with more than one `/`. */
-export type HostReference = { readonly namespace: string; readonly name: string } | 'invalid' | undefined;
 
 export interface MachineScope {
   readonly request: Request;
@@ -48,35 +46,15 @@ export interface MachineScope {
   readonly cluster: Readonly<Cluster> | undefined;
   /** M-13: the Metal3Cluster named by the Cluster's infrastructureRef. */
   readonly metal3Cluster: Readonly<Metal3Cluster> | undefined;
-  readonly hostRef: HostReference;
   /** M-40: the associated host (looked up in the Metal3Machine's namespace only, never in another). */
   readonly host: Readonly<BareMetalHost> | undefined;
   readonly api: Api<Metal3Machine>;
   readonly log: Logger;
 }
 
-/**
- * M-40: `<namespace>/<name>` or a bare name. Hosts are always in the Metal3Machine's namespace;
- * changed from upstream (which ignores the namespace part, E-29), another namespace is never mapped
- * to ours: readScope looks nothing up and hostAnnotationProblem says why.
- */
-export function parseHostAnnotation(m3m: Readonly<Metal3Machine>): HostReference {
-  const value = m3m.metadata.annotations?.[HOST_ANNOTATION];
-  if (!value) return undefined;
-  const parts = value.split('/');
-  if (parts.length > 2) return 'invalid';
-  return parts.length === 2 ? { namespace: parts[0] ?? '', name: parts[1] ?? '' } : { namespace: '', name: value };
-}
-
 /** The record cannot name a host of this machine: more than one `/`, or another namespace (terminal). */
-export function hostAnnotationProblem(m3m: Readonly<Metal3Machine>, ref: HostReference): string | undefined {
-  const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
-  if (ref === 'invalid') return `annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${value}"`;
-  const namespace = m3m.metadata.namespace ?? '';
-  if (ref?.namespace && ref.namespace !== namespace) {
-    return `annotation ${HOST_ANNOTATION} names BareMetalHost "${value}" in another namespace; a Metal3Machine can only use hosts of its own namespace "${namespace}"`;
-  }
-  return undefined;
+export function hostAnnotationProblem(m3m: Readonly<Metal3Machine>): string | undefined {
+  return annotationProblem(m3m.metadata.annotations?.[HOST_ANNOTATION], m3m.metadata.namespace ?? '');
 }
 
 /** The scope of `request`, or undefined when the Metal3Machine does not exist (M-8). */
@@ -92,9 +70,9 @@ export function readScope(informers: MachineInformers, request: Request, api: Ap
   const cluster = clusterName ? informers.clusters.store.get(at(clusterName)) : undefined;
   const m3cName = cluster?.spec?.infrastructureRef?.name;
   const metal3Cluster = m3cName ? informers.metal3Clusters.store.get(at(m3cName)) : undefined;
-  const hostRef = parseHostAnnotation(cached);
-  const own = hostRef && hostRef !== 'invalid' && hostRef.name && (!hostRef.namespace || hostRef.namespace === namespace);
-  const host = own ? informers.hosts.store.get(at(hostRef.name)) : undefined;
+  // M-40 (changed): a host of another namespace is never looked up (hostAnnotationProblem says why).
+  const own = hostAnnotationKey(cached.metadata.annotations?.[HOST_ANNOTATION], namespace);
+  const host = own ? informers.hosts.store.get(own) : undefined;
   return {
     request,
     key: `${namespace}/${cached.metadata.name ?? ''}`,
@@ -105,7 +83,6 @@ export function readScope(informers: MachineInformers, request: Request, api: Ap
     clusterName,
     cluster,
     metal3Cluster,
-    hostRef,
     host,
     api,
     log,

@@ -8,6 +8,7 @@ import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { BMC_SECRET_LABELLED_ANNOTATION } from '../src/names.ts';
 import {
   BOOTSTRAP_SECRET,
   CLUSTER,
@@ -50,6 +51,9 @@ test('M-18…M-27, H-13, M-25, M-31, P-8, P-11: a Metal3Machine gets a host, the
   assert.is(host.status?.provisioning?.state, 'provisioned');
   const bmc = await scene.client.api(SecretResource, scene.ns).get('host-0-bmc-secret');
   assert.is(bmc.metadata.labels?.['cluster.x-k8s.io/cluster-name'], CLUSTER, 'M-26: the BMC Secret is labelled');
+  // M-26 (changed): the machine records that the label landed, so later passes make no request for it.
+  assert.is(m3m.metadata.annotations?.[BMC_SECRET_LABELLED_ANNOTATION], `${scene.ns}/host-0/host-0-bmc-secret`);
+  assert.is(scene.controller.writes('secrets'), 1, 'M-26: one label write, not one per pass');
 
   // P-1, P-8, P-11: the new format, on the Node the kubelet labelled with the host's UID
   const providerID = `metal3://${scene.ns}/host-0/m-0`;

@@ -18,6 +18,7 @@
  * @module
  */
 export * from './names.ts';
+export * from './host-annotation.ts';
 export * from './states.ts';
 export * from './consumer.ts';
 export * from './label-selector.ts';

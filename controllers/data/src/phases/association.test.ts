@@ -97,14 +97,23 @@ test('D-9 step 2: the template namespace defaults to the Metal3Data\'s', () => {
   assert.is(templateKey(data((d) => (d.spec!.template = { name: '' }))), undefined);
 });
 
-test('M-40/E-29: the host annotation names the host; its namespace part is ignored', () => {
+test('M-40 (changed), E-29: the host annotation names a host of the machine namespace only', () => {
   const m = (value: string | undefined) => metal3Machine((x) => (x.metadata.annotations = value === undefined ? {} : { [HOST_ANNOTATION]: value }));
   assert.equal(hostKey(m(`${NS}/host`)), { namespace: NS, name: 'host' });
-  assert.equal(hostKey(m('elsewhere/host')), { namespace: NS, name: 'host' });
   assert.equal(hostKey(m('host')), { namespace: NS, name: 'host' });
+  assert.is(hostKey(m('elsewhere/host')), undefined);
   assert.is(hostKey(m('a/b/c')), undefined);
   assert.is(hostKey(m('')), undefined);
   assert.is(hostKey(m(undefined)), undefined);
+});
+
+test('M-40 (changed), issue 21: a host annotation naming another namespace (or malformed) is invalid, naming the annotation; the same-named host of our namespace is not used', () => {
+  const lookups = { machine: lookup(machine()), host: lookup(host()) };
+  const annotated = (value: string) => metal3Machine((x) => (x.metadata.annotations = { [HOST_ANNOTATION]: value }));
+  const foreign = findMachineAndHost(annotated('elsewhere/host'), lookups);
+  assert.is(foreign.kind, 'Invalid');
+  assert.match(summary(foreign), /annotation metal3\.io\/BareMetalHost names BareMetalHost "elsewhere\/host" in another namespace/);
+  assert.is(findMachineAndHost(annotated('a/b/c'), lookups).kind, 'Invalid');
 });
 
 test('D-9 step 8 / M-9: no owner Machine (or not yet cached) is a wait', () => {

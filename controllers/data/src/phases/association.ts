@@ -11,6 +11,7 @@ import type {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
+import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/shared/host/host-annotation';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
 import { found, invalid, wait, type Step } from '../steps.ts';
@@ -107,24 +108,26 @@ function pointsBack(metal3Machine: Readonly<Metal3Machine>, template: Readonly<M
 }
 
 /**
- * M-40: the BareMetalHost named by the Metal3Machine's `metal3.io/BareMetalHost` annotation
- * (`<namespace>/<name>`, or a bare name). As upstream, the namespace part is ignored: hosts are looked
- * up in the Metal3Machine's namespace (E-29). Undefined when absent or malformed.
+ * M-40: the BareMetalHost named by the Metal3Machine's `metal3.io/BareMetalHost` annotation, parsed
+ * as the machine controller parses it (shared/host/host-annotation.ts). Changed from upstream (E-29,
+ * which ignores the namespace part): always in the Metal3Machine's namespace, and undefined when the
+ * annotation names another namespace (findMachineAndHost says so), is malformed or absent.
  */
 export function hostKey(metal3Machine: Readonly<Metal3Machine>): ObjectKey | undefined {
-  const value = metal3Machine.metadata.annotations?.[HOST_ANNOTATION];
-  if (!value) return undefined;
-  const parts = value.split('/');
-  if (parts.length > 2) return undefined;
-  const name = parts[parts.length - 1];
-  return name ? { namespace: metal3Machine.metadata.namespace ?? '', name } : undefined;
+  return hostAnnotationKey(metal3Machine.metadata.annotations?.[HOST_ANNOTATION], metal3Machine.metadata.namespace ?? '');
 }
 
-/** D-9 steps 8–9: the Metal3Machine's owner Machine (M-9) and its BareMetalHost (M-40). */
+/**
+ * D-9 steps 8–9: the Metal3Machine's owner Machine (M-9) and its BareMetalHost (M-40). A host
+ * annotation naming another namespace, or malformed, is invalid (terminal, as for the machine).
+ */
 export function findMachineAndHost(metal3Machine: Readonly<Metal3Machine>, lookups: MachineLookups): Step<MachineAndHost> {
   const owner = getOwnerByKind(metal3Machine, CLUSTER_API_GROUP, 'Machine');
   const machine = owner ? lookups.machine({ namespace: metal3Machine.metadata.namespace ?? '', name: owner.name }) : undefined;
   if (!machine) return wait('Waiting for Machine Controller to set OwnerRef on Metal3Machine');
+  // Issue 21: a host of another namespace is never read; the Metal3Data says why instead of waiting silently.
+  const problem = hostAnnotationProblem(metal3Machine.metadata.annotations?.[HOST_ANNOTATION], metal3Machine.metadata.namespace ?? '');
+  if (problem) return invalid('AssociationInvalid', `Metal3Machine ${metal3Machine.metadata.name ?? ''}: ${problem}`);
   const key = hostKey(metal3Machine);
   const host = key ? lookups.host(key) : undefined;
   if (!host) return wait('Waiting for BareMetalHost to become available');

@@ -28,7 +28,7 @@ import { provisioningState } from '@metal3-ts/shared/host/states';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
-import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
+import { BMC_SECRET_LABELLED_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
@@ -115,8 +115,8 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
     await forgetHost(api, recordedNow, key);
     return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
   }
-  await labelCredentials(deps.client, claim.host, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
+  await labelCredentials(deps.client, m3m, claim.host, clusterName);
   return { kind: 'associated', host: claim.host, choice: choice.outcome };
 }
 
@@ -184,14 +184,22 @@ async function readHost(client: Client, host: Readonly<BareMetalHost>): Promise<
 /**
  * M-26: the BMC credentials Secret gets the cluster-name label, so `clusterctl move` moves it with the
  * cluster. A merge patch: no read of the Secret (its contents are none of our business).
- * Changed from upstream (E-10): a missing Secret does not fail the association; there is nothing to move.
+ * Changed from upstream: asked on every pass, not only right after the claim, so a refused write
+ * (403) is retried until it lands; the machine's BMC_SECRET_LABELLED_ANNOTATION (written with the
+ * reconcile's own patch of the machine) says it did, so a settled machine makes no request for it.
+ * A missing Secret does not fail the association (E-10); there is nothing to move, and nothing is
+ * marked, so a Secret created later is labelled too.
  */
-export async function labelCredentials(client: Client, host: Readonly<BareMetalHost>, clusterName: string): Promise<void> {
+export async function labelCredentials(client: Client, m3m: Metal3Machine, host: Readonly<BareMetalHost>, clusterName: string): Promise<void> {
   const name = host.spec?.bmc?.credentialsName;
   if (!name) return;
+  const mark = `${hostKey(host)}/${name}`;
+  if (m3m.metadata.annotations?.[BMC_SECRET_LABELLED_ANNOTATION] === mark) return;
   try {
     await client.api(SecretResource, host.metadata.namespace).mergePatch(name, { metadata: { labels: { [CLUSTER_NAME_LABEL]: clusterName } } });
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (isNotFound(error)) return;
+    throw error;
   }
+  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [BMC_SECRET_LABELLED_ANNOTATION]: mark };
 }

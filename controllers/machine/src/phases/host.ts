@@ -82,10 +82,11 @@ export async function reconcileHost(
   const optimisticLock = !isClaimedBy(host, consumer.ref) || !deepEqual(host.metadata.ownerReferences, claimed.metadata.ownerReferences);
   const written = await patchHost(deps.client, host, desired, { optimisticLock, onWrite: (h) => deps.inventory.noteWrite(h) });
   const current = written ?? (host as BareMetalHost);
-  // M-26: a claim made here (a record whose claim a crash interrupted) labels the BMC Secret as association does.
-  if (!isClaimedBy(host, consumer.ref)) await labelCredentials(deps.client, current, clusterName);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
   const { addresses, dropped } = hostAddresses(current);
   (m3m.status ??= {}).addresses = addresses;
+  // M-26 on every pass (a claim made here, a label write refused before): a request only while the
+  // machine does not record the label as landed. Last, so a refusal still leaves the addresses copied.
+  await labelCredentials(deps.client, m3m, current, clusterName);
   return { host: current, droppedAddresses: dropped };
 }

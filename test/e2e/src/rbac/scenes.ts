@@ -109,7 +109,11 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
           const m3m = await admin.api(Metal3MachineResource, ns).get('m0');
           const associated = (m3m.status?.conditions ?? []).some((c) => c.type === 'AssociateBMH' && c.status === 'True');
           const claimed = !withData || (await admin.api(Metal3DataClaimResource, ns).list()).items.some((c) => c.metadata.name === 'm0');
-          return host.spec?.consumerRef?.name === 'm0' && associated && claimed && !reported(m3m).some((m) => m.includes('refused'));
+          // M-26: the host's BMC Secret carries the cluster's label (a refused label write is retried).
+          const bmcSecret = await admin.api(SecretResource, ns).get(host.spec?.bmc?.credentialsName ?? '');
+          const clusterName = host.metadata.labels?.[CLUSTER_LABEL];
+          const labelled = !!clusterName && bmcSecret.metadata.labels?.[CLUSTER_LABEL] === clusterName;
+          return host.spec?.consumerRef?.name === 'm0' && associated && claimed && labelled && !reported(m3m).some((m) => m.includes('refused'));
         },
         stop: () => sims.stop(),
       };
