@@ -15,6 +15,7 @@
 //   adopt its predecessor's data); data without such a reference falls back to the template name.
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
+import { foreignReferences } from '@metal3-ts/shared/meta/references';
 import { INFRASTRUCTURE_GROUP } from './names.ts';
 
 export type TemplateRef =
@@ -27,10 +28,11 @@ export function templateRefOf(claim: Readonly<Metal3DataClaim>): TemplateRef {
   const ref = claim.spec?.template;
   const name = ref?.name ?? '';
   if (name === '') return { kind: 'Invalid', message: 'spec.template.name: must be set' };
-  if (ref?.namespace && ref.namespace !== namespace) {
+  const [foreign] = foreignReferences(claim, ['spec.template']);
+  if (foreign) {
     return {
       kind: 'Invalid',
-      message: `spec.template.namespace: Invalid value: "${ref.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace template references are not allowed`,
+      message: `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace template references are not allowed`,
     };
   }
   return { kind: 'Valid', namespace, name };
@@ -73,7 +75,7 @@ export function belongsToClaim(data: Readonly<Metal3Data>, claim: Readonly<Metal
   if ((data.metadata.namespace ?? '') !== namespace) return false;
   const ref = data.spec?.claim;
   if ((ref?.name ?? '') !== claim.metadata.name) return false;
-  if (ref?.namespace && ref.namespace !== namespace) return false;
+  if (foreignReferences(data, ['spec.claim']).length > 0) return false;
   const owner = claimOwnerOf(data);
   if (owner) return owner.uid === claim.metadata.uid;
   return (data.spec?.template?.name ?? '') === (claim.spec?.template?.name ?? '');

@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
+import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { guard, type Guard } from './guards.ts';
 import { DATA_CLAIM_FINALIZER, METAL3_MACHINE_FINALIZER } from './names.ts';
 import { claim, cluster, template } from './testing.ts';
@@ -48,6 +50,14 @@ test('issue 21: a status.renderedData in another namespace is bad input, named, 
   assert.match(foreign.kind === 'Invalid' ? foreign.message : '', /^status\.renderedData\.namespace: Invalid value: "elsewhere"/);
   const own = guard({ claim: { ...c, status: { renderedData: { name: 't-0', namespace: c.metadata.namespace ?? '' } } }, template: template('tmpl'), cluster: cluster() });
   assert.is(own.kind, 'Allocate');
+});
+
+test('issue 21: every field of the shared Metal3DataClaim table, naming another namespace, is bad input with that field named', () => {
+  for (const path of REFERENCE_FIELDS.Metal3DataClaim) {
+    const g = guard({ claim: withReferenceAt(claim('c'), path, 'elsewhere', 'tmpl'), template: template('tmpl'), cluster: cluster() });
+    assert.is(g.kind, 'Invalid', path);
+    assert.match(g.kind === 'Invalid' ? g.message : '', `${path}.namespace: Invalid value: "elsewhere": must be empty or match the Metal3DataClaim namespace`, path);
+  }
 });
 
 test('DT-15: a deleting claim with our finalizer is released, even with its template and Cluster gone (changed: upstream never reconciles it then)', () => {

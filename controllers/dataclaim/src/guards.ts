@@ -11,6 +11,7 @@ import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { isPaused } from '@metal3-ts/shared/meta/paused';
+import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { templateRefOf } from './association.ts';
 import { DATA_CLAIM_FINALIZER, REASONS } from './names.ts';
 
@@ -43,13 +44,14 @@ export function guard({ claim, template, cluster }: GuardInputs): Guard {
     return paused ? { kind: 'Paused' } : { kind: 'Release' };
   }
   if (paused) return { kind: 'Paused' };
-  // Issue 21: the Metal3Data is always read in the claim's namespace; a record saying otherwise is bad input.
-  const rendered = claim.status?.renderedData?.namespace;
-  if (rendered && rendered !== claim.metadata.namespace) {
+  // Issue 21: every reference of the shared table is read in the claim's namespace; a record saying
+  // otherwise is bad input. spec.template is worded by templateRefOf (with its other problems).
+  const foreign = foreignReferences(claim, REFERENCE_FIELDS.Metal3DataClaim).find((f) => f.field !== 'spec.template.namespace');
+  if (foreign) {
     return {
       kind: 'Invalid',
-      reason: REASONS.foreignRenderedData,
-      message: `status.renderedData.namespace: Invalid value: "${rendered}": must be empty or match the Metal3DataClaim namespace; cross-namespace references are not allowed`,
+      reason: foreign.field === 'status.renderedData.namespace' ? REASONS.foreignRenderedData : REASONS.foreignReference,
+      message: `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace references are not allowed`,
     };
   }
   const ref = templateRefOf(claim);

@@ -9,6 +9,7 @@ import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import { isPausedByAnnotation, type Predicate } from '@metal3-ts/shared/controller/predicates';
+import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import { templateKey, templateRefOf } from './association.ts';
 import { DATA_CLAIM_FINALIZER } from './names.ts';
@@ -71,10 +72,9 @@ export const dataToClaim: MapFn<Metal3Data> = (data) => {
 /** What a claim reconcile reads from the claim itself; our own finalizer and status writes are not news. */
 function claimInputs(claim: Readonly<Metal3DataClaim>): unknown {
   const { labels, annotations, ownerReferences, deletionTimestamp, finalizers } = claim.metadata;
-  // Issue 21: a status.renderedData turned to another namespace is bad input to report at once.
-  const rendered = claim.status?.renderedData?.namespace;
-  const foreignRecord = !!rendered && rendered !== claim.metadata.namespace;
-  return [claim.spec, labels ?? {}, annotations ?? {}, ownerReferences ?? [], deletionTimestamp ?? null, finalizers?.includes(DATA_CLAIM_FINALIZER) === true, foreignRecord];
+  // Issue 21: a reference (status.renderedData included) turned to another namespace is bad input to report at once.
+  const foreign = foreignReferences(claim, REFERENCE_FIELDS.Metal3DataClaim);
+  return [claim.spec, labels ?? {}, annotations ?? {}, ownerReferences ?? [], deletionTimestamp ?? null, finalizers?.includes(DATA_CLAIM_FINALIZER) === true, foreign];
 }
 
 /**

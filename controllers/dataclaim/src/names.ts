@@ -39,6 +39,8 @@ export const REASONS = {
   invalidTemplateReference: 'InvalidTemplateReference',
   /** Warning: status.renderedData names another namespace (issue 21: never followed). */
   foreignRenderedData: 'InvalidRenderedDataReference',
+  /** Warning: any other reference of the shared table names another namespace (issue 21: never followed). */
+  foreignReference: 'InvalidReference',
   /** Warning: the referenced Metal3DataTemplate does not exist (yet). */
   templateNotFound: 'Metal3DataTemplateNotFound',
   /** Warning: the claim has no Metal3Machine owner, so its Metal3Data cannot name one. */

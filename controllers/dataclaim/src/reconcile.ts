@@ -68,8 +68,9 @@ export async function reconcileClaim(deps: ReconcilerDeps, request: Request, { l
       await writeStep(key, 'claim status', () => writeErrorMessage(claims, claim, null));
       return {};
     case 'Invalid':
-      // A claim that already has its Metal3Data keeps it, whatever happened to the template since.
-      if (decision.reason !== REASONS.foreignRenderedData && dataOfClaim(claim, datasNamingClaim(deps.informers, claim)).keep) return {};
+      // A claim that already has its Metal3Data keeps it, whatever happened to the template since
+      // (not through a foreign record: that is never followed).
+      if (decision.reason !== REASONS.foreignRenderedData && decision.reason !== REASONS.foreignReference && dataOfClaim(claim, datasNamingClaim(deps.informers, claim)).keep) return {};
       log.info('Metal3DataClaim cannot be served', { reason: decision.reason, message: decision.message });
       await writeStep(key, 'claim status', () => reportProblem(claims, deps.events, claim, decision.reason, decision.message));
       return {};

@@ -21,8 +21,8 @@ import {
   resourceNotPaused,
   type Predicate,
 } from '@metal3-ts/shared/controller/predicates';
+import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
-import { foreignReferences } from './references.ts';
 
 /**
  * Every source (§0.6, E-20: judged on the source object of mapped watches): the watch-filter label
@@ -75,7 +75,7 @@ function withoutStatus(obj: Readonly<KubeObject>): unknown {
  * M-1: the primary watch ignores updates that change only the status (our own writes among them),
  * except a status reference turning to another namespace (issue 21): that is reported at once.
  */
-export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) => ({ object: withoutStatus(m3m), foreign: foreignReferences(m3m) }));
+export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) => ({ object: withoutStatus(m3m), foreign: foreignReferences(m3m, REFERENCE_FIELDS.Metal3Machine) }));
 
 /**
  * M-7: what of a host the reconcile reads (association, provider ID, addresses, pause, deletion).

@@ -2,7 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { foreignReferences, foreignReferencesMessage } from './references.ts';
+import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
+import { withReferenceAt } from '@metal3-ts/shared/testing/references';
+import { foreignReferencesMessage } from './references.ts';
 
 const m3m = (spec: Metal3Machine['spec'], status: Metal3Machine['status'] = {}): Metal3Machine =>
   ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'tenant-a' }, spec, status }) as Metal3Machine;
@@ -22,7 +24,11 @@ test('issue 21, M-23, M-35: every Metal3Machine reference into another namespace
     ['status.renderedData', m3m({}, { renderedData: other }), ['status.renderedData.namespace']],
     ['several', m3m({ userData: other, dataTemplate: other }), ['spec.userData.namespace', 'spec.dataTemplate.namespace']],
   ];
-  for (const [what, machine, fields] of rows) assert.equal(foreignReferences(machine).map((f) => f.field), fields, what);
+  // The message lists the fields in the shared table's order: `field ("namespace")`, comma separated.
+  for (const [what, machine, fields] of rows) {
+    const named = [...foreignReferencesMessage(machine).matchAll(/([\w.]+) \("tenant-b"\)/g)].map((m) => m[1]);
+    assert.equal(named, fields, what);
+  }
 });
 
 test('issue 21: the message names the fields and the machine namespace', () => {
@@ -31,6 +37,12 @@ test('issue 21: the message names the fields and the machine namespace', () => {
     foreignReferencesMessage(m3m({ dataTemplate: other })),
     'spec.dataTemplate.namespace ("tenant-b"): must be empty or the Metal3Machine namespace "tenant-a"; cross-namespace references are not allowed',
   );
+});
+
+test('issue 21: every field of the shared Metal3Machine table, naming another namespace, stops the machine with that field named', () => {
+  for (const path of REFERENCE_FIELDS.Metal3Machine) {
+    assert.match(foreignReferencesMessage(withReferenceAt(m3m({}), path, 'tenant-b')), `${path}.namespace ("tenant-b"): must be empty`, path);
+  }
 });
 
 test.run();

@@ -25,4 +25,6 @@ export const REASONS = {
   invalid: 'InvalidAutomatedCleaningMode',
   /** Warning, on a template when the apiserver rejected the new value for one of its machines. */
   rejected: 'AutomatedCleaningModeRejected',
+  /** Warning, on a template with a reference into another namespace (issue 21; its machines refuse it). */
+  foreignReference: 'InvalidReference',
 } as const;

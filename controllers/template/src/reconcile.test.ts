@@ -5,8 +5,10 @@ import type { Event } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { silentLogger } from '@metal3-ts/shared/log/logger';
+import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { isTerminal } from '@metal3-ts/shared/reconcile/reconcile';
 import { FakeInformerSource } from '@metal3-ts/shared/testing/fake-informer';
+import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate } from './cloned-from.ts';
 import { CleaningModeRejectedError, InvalidCleaningModeError, MachineUpdateError } from './errors.ts';
 import { reconcileTemplate } from './reconcile.ts';
@@ -51,6 +53,16 @@ test('T-4: a template that is gone is done, nothing written', async () => {
   const s = setup({ templates: [], machines: [machine('a')] });
   assert.equal(await s.run(), {});
   assert.is(s.requests.length, 0);
+});
+
+test('issue 21: every field of the shared Metal3MachineTemplate table naming another namespace is a Warning on the template, naming it; cleaning mode still propagates', async () => {
+  for (const path of REFERENCE_FIELDS.Metal3MachineTemplate) {
+    const s = setup({ templates: [withReferenceAt(template('tmpl', { mode: 'disabled' }), path, 'tenant-b')], machines: [machine('a')] });
+    assert.equal(await s.run(), {}, path);
+    const [event] = await s.recorded();
+    assert.match(event ?? '', `Warning InvalidReference Metal3MachineTemplate/tmpl: ${path}.namespace ("tenant-b"): must be empty or the Metal3MachineTemplate namespace "ns"`, path);
+    assert.is(s.patches().length, 1, `${path}: the cleaning mode patch`);
+  }
 });
 
 test('T-5: a paused template is done without a requeue and writes nothing, even with machines out of sync', async () => {

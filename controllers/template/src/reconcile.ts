@@ -7,6 +7,7 @@ import type { Metal3Machine, Metal3MachineTemplate } from '@metal3-ts/generated/
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { hasPausedAnnotation } from '@metal3-ts/shared/meta/paused';
+import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { planCleaningMode } from './cleaning-mode.ts';
 import { CLONED_FROM_TEMPLATE_INDEX, templateIndexValue } from './cloned-from.ts';
@@ -37,6 +38,15 @@ export async function reconcileTemplate(deps: TemplateReconcilerDeps, request: R
     return {};
   }
   const { namespace = '', name = '' } = template.metadata;
+  // Issue 21: Cluster API copies these references into every Metal3Machine, which refuses them; the
+  // template, where they must be fixed, says so too. Cleaning mode still propagates (it names nothing).
+  const foreign = foreignReferences(template, REFERENCE_FIELDS.Metal3MachineTemplate);
+  if (foreign.length > 0) {
+    const fields = foreign.map((f) => `${f.field} ("${f.namespace}")`).join(', ');
+    const message = `${fields}: must be empty or the Metal3MachineTemplate namespace "${namespace}"; cross-namespace references are not allowed (its Metal3Machines fail with InvalidConfiguration)`;
+    log.info('Metal3MachineTemplate names another namespace', { message });
+    deps.events?.warning(template, REASONS.foreignReference, message);
+  }
   const machines = deps.machines.store.byIndex(CLONED_FROM_TEMPLATE_INDEX, templateIndexValue({ namespace, name }));
   const plan = planCleaningMode(template, machines);
   if (plan.kind === 'unset') return {};

@@ -1,7 +1,7 @@
 // The isolation cases, one per reference field of our kinds (issue 21). The suites assert that this
 // table and referenceFields() (read from the generated types) name the same fields, so a reference
 // field added to a CRD fails them until it gets a case here, a rule in the same-namespace policy and
-// a same-namespace read in its controller.
+// an entry in the controllers' table (REFERENCE_FIELDS of @metal3-ts/shared, checked by fields.test.ts).
 import type { KubeObject } from '../envtest/http.ts';
 
 export interface ReferenceCase {

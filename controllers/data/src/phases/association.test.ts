@@ -2,6 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
+import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import type { Step } from '../steps.ts';
 import { claim, data, host, lookup, machine, metal3Machine, NS, template } from '../testing.ts';
@@ -86,6 +88,14 @@ for (const [what, d, field] of foreignRows) {
     }
   });
 }
+
+test('issue 21: every field of the shared Metal3Data table, naming another namespace, makes the association invalid with that field named', () => {
+  const anywhere: AssociationLookups = { template: () => template(), claim: () => claim(), metal3Machine: () => metal3Machine() };
+  for (const path of REFERENCE_FIELDS.Metal3Data) {
+    const step = findAssociation(withReferenceAt(data(), path, 'tenant-b'), anywhere);
+    assert.equal(step.kind === 'Invalid' ? [step.field, step.message] : step.kind, [`${path}.namespace`, CROSS_NAMESPACE_MESSAGE], path);
+  }
+});
 
 test('issue 21: a foreign template has no key (the watches map nothing across namespaces)', () => {
   assert.is(templateKey(data((d) => (d.spec!.template = { name: 'tmpl', namespace: 'tenant-b' }))), undefined);

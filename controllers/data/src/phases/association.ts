@@ -13,6 +13,7 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
 import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/shared/host/host-annotation';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
+import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
 import { found, invalid, wait, type Step } from '../steps.ts';
 
@@ -52,24 +53,8 @@ export const CROSS_NAMESPACE_MESSAGE = 'must be empty or the Metal3Data namespac
  */
 export function templateKey(data: Readonly<Metal3Data>): ObjectKey | undefined {
   const ref: Partial<ObjectReference> | undefined = data.spec?.template;
-  if (!ref?.name || isForeign(data, ref)) return undefined;
+  if (!ref?.name || foreignReferences(data, ['spec.template']).length > 0) return undefined;
   return { namespace: ns(data), name: ref.name };
-}
-
-/** A reference that names a namespace other than the object's own (empty means "the same"). */
-const isForeign = (data: Readonly<Metal3Data>, ref: { readonly namespace?: string } | undefined): boolean =>
-  !!ref?.namespace && ref.namespace !== ns(data);
-
-/**
- * Issue 21: the first reference of a Metal3Data that names another namespace, as its field path. Every
- * reference is resolved in the Metal3Data's own namespace, whatever admission let through; one that
- * says otherwise is bad input, not something to follow or to quietly rewrite.
- */
-export function foreignReference(data: Readonly<Metal3Data>): string | undefined {
-  const spec = data.spec;
-  const fields = { template: spec?.template, claim: spec?.claim, metaData: spec?.metaData, networkData: spec?.networkData };
-  for (const [field, ref] of Object.entries(fields)) if (isForeign(data, ref)) return `spec.${field}.namespace`;
-  return undefined;
 }
 
 /**
@@ -77,8 +62,10 @@ export function foreignReference(data: Readonly<Metal3Data>): string | undefined
  * already handled an empty template name (step 1: nothing to render).
  */
 export function findAssociation(data: Readonly<Metal3Data>, lookups: AssociationLookups): Step<Association> {
-  const foreign = foreignReference(data);
-  if (foreign) return invalid('AssociationInvalid', CROSS_NAMESPACE_MESSAGE, foreign);
+  // Issue 21: every reference is resolved in the Metal3Data's own namespace, whatever admission let
+  // through; one that says otherwise is bad input, not something to follow or to quietly rewrite.
+  const [foreign] = foreignReferences(data, REFERENCE_FIELDS.Metal3Data);
+  if (foreign) return invalid('AssociationInvalid', CROSS_NAMESPACE_MESSAGE, foreign.field);
   const key = templateKey(data);
   if (!key) return invalid('AssociationInvalid', 'Metal3DataTemplate name not set', 'spec.template.name');
   const template = lookups.template(key);

@@ -6,6 +6,7 @@ import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { IndexFn, ObjectKey, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
+import { foreignReferences } from '@metal3-ts/shared/meta/references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { templateKey } from '../phases/association.ts';
 
@@ -21,7 +22,7 @@ export const templateByCluster: IndexFn<Metal3DataTemplate> = (template) =>
 export function claimTemplateKey(claim: Readonly<Metal3DataClaim>): ObjectKey | undefined {
   const ref = claim.spec?.template;
   const namespace = claim.metadata.namespace ?? '';
-  if (!ref?.name || (ref.namespace && ref.namespace !== namespace)) return undefined;
+  if (!ref?.name || foreignReferences(claim, ['spec.template']).length > 0) return undefined;
   return { namespace, name: ref.name };
 }
 

@@ -13,7 +13,7 @@ import { METAL3_MACHINE_FINALIZER } from '../names.ts';
 /**
  * M-35: the Secrets named in the spec go to the status; with a data template, its namespace is
  * defaulted (in memory, persisted by the final patch) and the claim is created if it does not exist.
- * Throws InvalidConfigurationError for a template reference without a name.
+ * Throws InvalidConfigurationError for a template without a name.
  */
 export async function reconcileMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
   const status = (m3m.status ??= {});
@@ -23,7 +23,8 @@ export async function reconcileMetadata(deps: Pick<MachineReconcilerDeps, 'clien
   if (status.renderedData) return;
   const template = m3m.spec?.dataTemplate;
   if (!template) return;
-  // A template in another namespace never gets here (references.ts refused it first).
+  // A template of another namespace never gets here: reconcileNormal refuses every foreign reference
+  // of the shared table (issue 21) before any phase runs.
   const namespace = m3m.metadata.namespace ?? '';
   if (!template.name) throw new InvalidConfigurationError('spec.dataTemplate.name must be set');
   template.namespace = namespace;

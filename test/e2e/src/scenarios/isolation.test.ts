@@ -95,6 +95,9 @@ test('issue 21: Metal3MachineTemplate and Metal3Machine spec references into ten
   assert.is(condition?.status, 'False');
   assert.match(condition?.message ?? '', 'spec.dataTemplate.namespace');
   assert.ok((await eventually('its Warning event', async () => (await warnings(failed.metadata.name ?? '')).find((e) => e.reason === 'InvalidConfiguration'))).message?.includes('spec.userData.namespace'));
+  const onTemplate = await eventually('the template\'s Warning event', async () =>
+    (await warnings('md-evil')).find((e) => e.reason === 'InvalidReference' && e.involvedObject.kind === 'Metal3MachineTemplate'));
+  assert.match(onTemplate.message ?? '', `spec.template.spec.dataTemplate.namespace ("${TENANT_B}")`);
   assert.not.ok((await hosts(lab)).some((h) => h.spec?.consumerRef?.name === failed.metadata.name), 'no host was claimed');
   for (const ns of [namespace, TENANT_B]) {
     assert.not.ok((await client.api(Metal3DataClaimResource, ns).list()).items.some((c) => c.metadata.name === failed.metadata.name), `no claim in ${ns}`);
