@@ -73,6 +73,19 @@ test('the namespace option scopes namespaced kinds and leaves cluster-scoped kin
   await running;
 });
 
+test('issue 21.2: a watch that went silent drops the pooled connections too (they share its dead path)', async () => {
+  const transport = new FakeTransport();
+  const factory = new InformerFactory(new Client(transport as unknown as Transport), { watcher: { inactivityTimeoutMs: 30, backoff: { initialMs: 1, maxMs: 4 } } });
+  factory.informerFor(ConfigMapResource);
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  await until('the silent watch to be reopened', () => transport.paths.filter((p) => p.includes('watch=true')).length >= 2);
+  assert.ok(transport.idleDrops >= 1, 'the pool was dropped with the silent watch');
+  aborter.abort();
+  await running;
+});
+
 test('start twice is a wiring error', async () => {
   const { factory } = setup();
   const aborter = new AbortController();

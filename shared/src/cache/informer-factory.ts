@@ -60,7 +60,13 @@ export class InformerFactory implements InformerSource {
       ...(clock ? { clock } : {}),
       log: this.#log,
       onSize: (size) => objects?.set({ resource }, size),
-      onRestart: (reason) => restarts?.inc({ resource, reason }),
+      onRestart: (reason) => {
+        restarts?.inc({ resource, reason });
+        // A watch that went silent died with the path to the apiserver, and the pool's idle keep-alive
+        // sockets share that path: drop them too, or the reconcile its reopened watch is about to cause
+        // waits out a request deadline on one of them first (issue 21.2).
+        if (reason === 'inactive') this.#client.transport.dropIdleConnections();
+      },
       onListWatchError: (verb, code) => failures?.inc({ resource, verb, code: String(code) }),
     });
     this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);

@@ -7,6 +7,12 @@ import { FakeListWatch } from './fake-list-watch.ts';
 
 export class FakeTransport {
   readonly paths: string[] = [];
+  /** Calls of dropIdleConnections (the real transport destroys its pooled keep-alive sockets). */
+  idleDrops = 0;
+
+  dropIdleConnections(): void {
+    this.idleDrops++;
+  }
   readonly #sources = new Map<string, FakeListWatch<KubeObject>>();
 
   source(plural: string): FakeListWatch<KubeObject> {
