@@ -23,6 +23,7 @@ export { controllerFor, ControllerBuilder, ControllerBuildError } from './contro
 export { Controller } from './controller/controller.ts';
 export { describeRefusal, isRefusedCode, refusalOf, requestOf, type Refusal } from './controller/refusal.ts';
 export { resourceName } from './meta/resource-name.ts';
+export { isDnsName, isIP, isIPv4, isIPv6, MAX_DNS_NAME_LENGTH, type DnsNameRules } from './meta/dns.ts';
 export { runStep, StepError } from './controller/step-error.ts';
 export * from './controller/predicates.ts';
 export { enqueueFromMap, enqueueOwner, enqueueSelf, type MapFn } from './controller/handlers.ts';
