@@ -4,7 +4,7 @@
 // the index in the template's ledger. Every write is idempotent, so a reconcile interrupted anywhere
 // finishes the job the next time; a claim that is already done costs no request.
 import type { Api, Client } from '@metal3-ts/generated';
-import { isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
 import {
   Metal3DataClaimResource,
   Metal3DataResource,
@@ -118,7 +118,7 @@ async function reconcileAllocation(deps: ReconcilerDeps, io: Io, cached: Readonl
   const recorded = claim.status?.renderedData?.name;
   if (!data && recorded) {
     // Recorded but not in our cache: another replica's fresh Metal3Data, or one that is gone.
-    const live = await writeStep(key, 'Metal3Data read', () => getIfExists(datas, recorded));
+    const live = await writeStep(key, 'Metal3Data read', () => ignoreNotFound(datas.get(recorded)));
     if (live && belongsToClaim(live, claim)) data = live;
     else if (!live) preferred = indexFromDataName(template.metadata.name ?? '', recorded);
   }
@@ -207,13 +207,4 @@ async function recordInLedger(
   const pending = deps.ledger.pending(namespace, name, claimName);
   if (pending && pending.index === entry.index && pending.dataName === entry.dataName) return;
   await writeStep(key, 'template status', () => deps.ledger.write(namespace, name, claimName, entry));
-}
-
-async function getIfExists(api: Api<Metal3Data>, name: string): Promise<Metal3Data | undefined> {
-  try {
-    return await api.get(name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }

@@ -7,6 +7,7 @@
 import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
 import type { Informer, InformerSource } from './types.ts';
@@ -45,7 +46,7 @@ export class InformerFactory implements InformerSource {
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace, clock, registry } = this.#options;
     const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(descriptor, namespace) : this.#client.all(descriptor);
-    const resource = resourceOf(descriptor);
+    const resource = resourceName(descriptor.plural, descriptor.group);
     const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
     const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);
     const failures = registry?.counter(
@@ -103,7 +104,7 @@ export class InformerFactory implements InformerSource {
     for (const informer of this.#informers.values()) {
       const problems = informer.problems();
       reasons.push(...problems);
-      if (!informer.hasSynced() && problems.length === 0) reasons.push(`${resourceOf(informer.descriptor)} not synced yet`);
+      if (!informer.hasSynced() && problems.length === 0) reasons.push(`${resourceName(informer.descriptor.plural, informer.descriptor.group)} not synced yet`);
     }
     return reasons.length === 0 ? { ok: true } : { ok: false, reason: reasons.join('; ') };
   }
@@ -126,7 +127,3 @@ export class InformerFactory implements InformerSource {
   }
 }
 
-/** `plural.group` (core kinds: `plural`), as RBAC rules and apiserver messages name a resource. */
-function resourceOf<T extends KubeObject>(descriptor: ResourceDescriptor<T>): string {
-  return descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
-}

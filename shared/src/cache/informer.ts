@@ -15,6 +15,7 @@
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { resourceName } from '../meta/resource-name.ts';
 import { deepFreeze } from './freeze.ts';
 import { ObjectStore } from './object-store.ts';
 import { describeFailure, isProblem, ListWatchHealth, type ListWatchVerb, type VerbFailure } from './list-watch-health.ts';
@@ -63,7 +64,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     const transform = options.transform ?? stripManagedFields;
     this.#ingest = (object) => deepFreeze(transform(object));
     this.descriptor = descriptor;
-    this.#resource = descriptor.group ? `${descriptor.plural}.${descriptor.group}` : descriptor.plural;
+    this.#resource = resourceName(descriptor.plural, descriptor.group);
     this.#options = options;
     this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
     this.#objects = new ObjectStore<T>((index, object, error) =>

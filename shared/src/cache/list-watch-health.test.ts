@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ForbiddenError, NotFoundError } from '@metal3-ts/generated';
-import { describeFailure, ListWatchHealth, type ListWatchVerb } from './list-watch-health.ts';
+import { describeFailure, isPermanentListWatchFailure, ListWatchHealth, type ListWatchVerb } from './list-watch-health.ts';
 
 const test = suite('list/watch health');
 
@@ -31,6 +31,13 @@ for (const c of cases) {
     assert.equal(health.problems().map((p) => `${p.verb}/${p.code}/${p.count}`), c.problems);
   });
 }
+
+// One vocabulary with refusalOf (controller/refusal.ts) plus 404, the kind not served.
+const permanence: [code: number, permanent: boolean][] = [
+  [401, true], [403, true], [404, true], [400, true], [422, true], [405, true],
+  [0, false], [409, false], [410, false], [429, false], [500, false], [503, false], [504, false],
+];
+for (const [code, permanent] of permanence) test(`status ${code} ${permanent ? 'is' : 'is not'} a permanent list/watch failure`, () => assert.is(isPermanentListWatchFailure(code), permanent));
 
 test('succeeded reports the problem it cleared, and the description names verb, resource and status', () => {
   const health = new ListWatchHealth();

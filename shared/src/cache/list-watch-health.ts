@@ -4,15 +4,18 @@
 // readiness check and an error line instead of silence.
 //
 // Rules (pure, so they are table-tested):
-// - a refusal no retry can fix (401, 403, 404 of the kind) is a problem at once;
+// - a permanent failure is a problem at once: a refusal (controller/refusal.ts, the one list of
+//   statuses no retry fixes: 401, 403, …) or 404, which for a list or watch means the kind is not
+//   served (CRD missing), whereas for one object it only means the object is gone;
 // - any other failure becomes a problem after FAILURES_BEFORE_PROBLEM consecutive ones of that verb;
 // - list and watch are judged apart: a list that works does not hide a watch that is refused;
 // - a success of a verb clears that verb's failures.
 import { ApiError } from '@metal3-ts/generated';
+import { isRefusedCode } from '../controller/refusal.ts';
 
 export type ListWatchVerb = 'list' | 'watch';
 
-/** Consecutive failures of one verb (not counting refusals, which count at once) that make a problem. */
+/** Consecutive failures of one verb (not counting permanent ones, which count at once) that make a problem. */
 export const FAILURES_BEFORE_PROBLEM = 3;
 
 export interface VerbFailure {
@@ -29,10 +32,13 @@ export function failureCode(error: unknown): number {
   return error instanceof ApiError ? error.code : 0;
 }
 
-/** A refusal a retry will not fix without someone acting (RBAC, a missing CRD, credentials). */
-export function isRefusal(code: number): boolean {
-  return code === 401 || code === 403 || code === 404;
+/** A list/watch failure no retry fixes without someone acting: a refusal (RBAC, credentials) or the kind not served. */
+export function isPermanentListWatchFailure(code: number): boolean {
+  return isRefusedCode(code) || code === KIND_NOT_SERVED;
 }
+
+/** 404 to a list or watch: the apiserver does not serve the kind (its CRD is missing). */
+const KIND_NOT_SERVED = 404;
 
 const summarise = (error: unknown): string => {
   if (error instanceof ApiError) return `${error.code} ${error.reason || 'Error'}: ${error.serverMessage}`;
@@ -64,7 +70,7 @@ export class ListWatchHealth {
 }
 
 export function isProblem(failure: VerbFailure): boolean {
-  return isRefusal(failure.code) || failure.count >= FAILURES_BEFORE_PROBLEM;
+  return isPermanentListWatchFailure(failure.code) || failure.count >= FAILURES_BEFORE_PROBLEM;
 }
 
 /** One line naming verb, resource, status and attempts: what /readyz and the error log say. */

@@ -161,6 +161,33 @@ test('429 waits at least the Retry-After the server asked for', async () => {
   await w.stop();
 });
 
+test('a slow list page is not cut by the watcher: the transport deadline (--kube-api-list-timeout) alone governs it', async () => {
+  const clock = new ManualClock();
+  const source = new FakeListWatch<KubeObject>();
+  source.create(configMap('a'));
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  // A list that honours its AbortSignal, as the transport does: an abort by the watcher would fail it.
+  const aborted = (signal?: AbortSignal) => new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  let lists = 0;
+  const slow = {
+    list: async (o: Parameters<typeof source.list>[0]) => (lists++, await Promise.race([held, aborted(o.signal)]), source.list(o)),
+    watch: (o: Parameters<typeof source.watch>[0]) => source.watch(o),
+  };
+  const aborter = new AbortController();
+  const events: WatcherEvent<KubeObject>[] = [];
+  const done = (async () => {
+    for await (const event of watcher(slow, aborter.signal, { ...fast, clock })) events.push(event);
+  })();
+  await clock.advance(10 * 60_000); // far past the 60 s the watcher's own timer used to allow
+  release();
+  await until('the list', () => events.length === 1);
+  assert.equal(summary(events), ['replace:a']);
+  assert.is(lists, 1, 'one list, never aborted and retried');
+  aborter.abort();
+  await done;
+});
+
 test('backoff doubles from the initial delay up to the cap and resets after a healthy period', async () => {
   const clock = new ManualClock();
   const backoff = new Backoff(clock, { initialMs: 100, maxMs: 1000, resetAfterMs: 5000, jitter: 0.5 }, () => 0);

@@ -12,6 +12,9 @@
 //   retries the same step. Nothing stops the loop but the AbortSignal.
 // Each step's success or failure is also reported (`onStep`), so the informer can tell a working
 // watch from one that keeps failing (list-watch-health.ts) instead of only retrying.
+// A list page has no timer here: the transport's per-verb deadline (`--kube-api-list-timeout`,
+// runtime/deadline.ts) ends a page that hangs, and destroys its connection, which a timer here could
+// not; a second timer would only cap that flag at its own value.
 import { ApiError, GoneError, type KubeList, type KubeObject, type ListOptions, type WatchEvent, type WatchOptions } from '@metal3-ts/generated';
 import { realClock, type Clock } from '../clock/clock.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
@@ -43,8 +46,6 @@ export interface WatcherOptions {
   readonly watchTimeoutSeconds?: { readonly min: number; readonly max: number };
   /** Silence (no event, no bookmark) after which a watch is presumed dead; default timeoutSeconds + 30 s. */
   readonly inactivityTimeoutMs?: number;
-  /** A list page that takes longer than this is aborted and retried. */
-  readonly listTimeoutMs?: number;
   readonly backoff?: BackoffOptions;
   readonly clock?: Clock;
   readonly random?: () => number;
@@ -58,7 +59,7 @@ export interface WatcherOptions {
   readonly onStep?: (verb: ListWatchVerb, error?: unknown) => void;
 }
 
-const DEFAULTS = { pageSize: 500, watchTimeoutSeconds: { min: 300, max: 600 }, listTimeoutMs: 60_000, inactivityGraceMs: 30_000 };
+const DEFAULTS = { pageSize: 500, watchTimeoutSeconds: { min: 300, max: 600 }, inactivityGraceMs: 30_000 };
 /** A watch that ends this quickly without a single event counts as a failure (no hot reconnect loop). */
 const SHORT_WATCH_MS = 1000;
 
@@ -89,7 +90,7 @@ export async function* watcher<T extends KubeObject>(
   while (!signal.aborted) {
     if (rv === undefined) {
       try {
-        const list = await listAll(source, selectors, options.pageSize ?? DEFAULTS.pageSize, options.listTimeoutMs ?? DEFAULTS.listTimeoutMs, clock, signal);
+        const list = await listAll(source, selectors, options.pageSize ?? DEFAULTS.pageSize, signal);
         rv = list.resourceVersion ?? '';
         onStep('list');
         yield { type: 'replace', objects: list.objects, resourceVersion: list.resourceVersion };
@@ -187,28 +188,16 @@ async function listAll<T extends KubeObject>(
   source: ListWatchSource<T>,
   selectors: { labelSelector?: string; fieldSelector?: string },
   limit: number,
-  timeoutMs: number,
-  clock: Clock,
   signal: AbortSignal,
 ): Promise<{ objects: T[]; resourceVersion: string | undefined }> {
   const objects: T[] = [];
   let token: string | undefined;
   let resourceVersion: string | undefined;
   do {
-    const aborter = new AbortController();
-    const stopOnAbort = () => aborter.abort(signal.reason);
-    signal.addEventListener('abort', stopOnAbort, { once: true });
-    const started = clock.now();
-    const watchdog = startWatchdog(clock, timeoutMs, () => started, () => aborter.abort(new Error(`list page took over ${timeoutMs} ms`)));
-    try {
-      const page = await source.list({ ...selectors, limit, ...(token ? { continue: token } : {}), signal: aborter.signal });
-      for (const item of page.items) objects.push(item);
-      token = page.metadata.continue || undefined;
-      resourceVersion = page.metadata.resourceVersion;
-    } finally {
-      watchdog.stop();
-      signal.removeEventListener('abort', stopOnAbort);
-    }
+    const page = await source.list({ ...selectors, limit, ...(token ? { continue: token } : {}), signal });
+    for (const item of page.items) objects.push(item);
+    token = page.metadata.continue || undefined;
+    resourceVersion = page.metadata.resourceVersion;
   } while (token);
   return { objects, resourceVersion };
 }

@@ -5,6 +5,7 @@
 // condition or error message, and a Warning event), not only the log. Transient failures (conflicts,
 // 429, 5xx, no response) and NotFound (usually the object went away meanwhile) are not refusals.
 import { ApiError } from '@metal3-ts/generated';
+import { resourceName } from '../meta/resource-name.ts';
 
 export interface Refusal {
   readonly verb: string;
@@ -19,10 +20,15 @@ export interface Refusal {
 /** Status codes no retry fixes without a change elsewhere. */
 const REFUSED = new Set([400, 401, 403, 405, 406, 413, 415, 422]);
 
+/** Whether the apiserver refused a request with `code` (a refusal, as `refusalOf` finds it). */
+export function isRefusedCode(code: number): boolean {
+  return REFUSED.has(code);
+}
+
 /** The refusal inside `error` (through `cause` and AggregateErrors such as PatchError), if any. */
 export function refusalOf(error: unknown, depth = 0): Refusal | undefined {
   if (depth > 20 || !(error instanceof Error)) return undefined;
-  if (error instanceof ApiError && REFUSED.has(error.code)) {
+  if (error instanceof ApiError && isRefusedCode(error.code)) {
     const { verb, resource } = requestOf(error.verb, error.path);
     return { verb, resource, code: error.code, reason: error.reason || `HTTP ${error.code}`, message: error.serverMessage };
   }
@@ -56,7 +62,7 @@ export function requestOf(method: string, path: string): { verb: string; resourc
   } else return { verb: method.toLowerCase(), resource: rawPath };
   if (rest[0] === 'namespaces' && rest.length > 2) rest = rest.slice(2);
   const [plural = '', name, sub] = rest;
-  const resource = `${plural}${sub ? `/${sub}` : ''}${group ? `.${group}` : ''}`;
+  const resource = resourceName(plural, group, sub);
   const m = method.toUpperCase();
   const verb =
     m === 'POST' ? 'create'

@@ -11,12 +11,12 @@ import { NotFoundError, type Client, type KubeObject, type ObjectReference } fro
 import { EventResource, newEvent, type Event } from '@metal3-ts/generated/core/v1';
 import { describeRefusal, refusalOf } from '../controller/refusal.ts';
 import { silentLogger, type Logger } from '../log/logger.ts';
+import { MAX_DNS_NAME_LENGTH } from '../meta/dns.ts';
 
 export type EventType = 'Normal' | 'Warning';
 
 export const MAX_MESSAGE_LENGTH = 1024;
 const MAX_REASON_LENGTH = 128;
-const MAX_NAME_LENGTH = 253;
 
 export interface EventRecorderOptions {
   readonly client: Client;
@@ -177,7 +177,7 @@ export class EventRecorder {
   #eventName(objectName: string): string {
     const nanos = BigInt(this.#now().getTime()) * 1_000_000n + BigInt(this.#sequence++ % 1_000_000);
     const suffix = `.${nanos.toString(16)}`;
-    return objectName.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
+    return objectName.slice(0, MAX_DNS_NAME_LENGTH - suffix.length) + suffix;
   }
 
   #evict(): void {

@@ -2,7 +2,7 @@
 // resourceVersion of the copy the claimer decided on. If anyone wrote the host since (another claimer
 // above all), the apiserver refuses the patch with a Conflict, so two claimers can never both win:
 // the loser is told so as a value, with the host as it is now, and never by an exception.
-import { isConflict, isNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
+import { ignoreNotFound, isConflict, isNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { apiGroupOf, consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
 import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
@@ -109,11 +109,7 @@ export async function claimHost(client: Client, host: Readonly<BareMetalHost>, c
   }
 }
 
-async function readHost(client: Client, host: Readonly<BareMetalHost>): Promise<BareMetalHost | undefined> {
-  try {
-    return await client.api(BareMetalHostResource, host.metadata.namespace).get(host.metadata.name ?? '');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+/** A fresh read of `host` from the apiserver (never the cache), or undefined once it is gone. */
+export function readHost(client: Client, host: Readonly<BareMetalHost>): Promise<BareMetalHost | undefined> {
+  return ignoreNotFound(client.api(BareMetalHostResource, host.metadata.namespace).get(host.metadata.name ?? ''));
 }

@@ -3,7 +3,7 @@
 // list in between, the server refuses the whole patch, and we re-read and try again instead of
 // duplicating or dropping someone's finalizer.
 import type { Api, JsonPatchOperation, KubeObject } from '@metal3-ts/generated';
-import { isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound, isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { hasFinalizer } from './finalizers.ts';
 
 export type FinalizerApi<T extends KubeObject> = Pick<Api<T>, 'get' | 'jsonPatch'>;
@@ -38,12 +38,9 @@ async function guardedWrite<T extends KubeObject>(
     } catch (error) {
       if (isNotFound(error)) return undefined;
       if (!isPreconditionFailure(error) || attempt >= attempts) throw error;
-      try {
-        current = await api.get(name);
-      } catch (readError) {
-        if (isNotFound(readError)) return undefined;
-        throw readError;
-      }
+      const fresh = await ignoreNotFound(api.get(name));
+      if (!fresh) return undefined;
+      current = fresh;
     }
   }
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Client, UnauthorizedError, type Connection } from '@metal3-ts/generated';
+import { ApiError, Client, ignoreNotFound, Transport, UnauthorizedError, type Connection } from '@metal3-ts/generated';
 import { NamespaceResource, SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile, loadKubeConfigSelection } from '@metal3-ts/shared/client/kubeconfig';
@@ -53,6 +53,21 @@ test('the envtest kubeconfig file loads into a working Connection (context, CA, 
   assert.is(await whoAmI(client), env().admin.user);
   const names = (await client.api(NamespaceResource).list()).items.map((n) => n.metadata.name);
   assert.ok(names.includes('kube-system'));
+});
+
+test('ignoreNotFound(api.get(name)), the one get-or-undefined: the object, undefined for 404, any other refusal still thrown', async () => {
+  const ns = await freshNamespace(env().admin.client, 'get-or-undefined');
+  const secrets = track(newClient(admin)).api(SecretResource, ns);
+  await secrets.create(newSecret({ metadata: { name: 'there' }, stringData: { k: 'v' } }));
+  assert.is((await ignoreNotFound(secrets.get('there')))?.metadata.name, 'there');
+  assert.is(await ignoreNotFound(secrets.get('absent')), undefined);
+  const anonymous = track(new Client(Transport.fromConnection({ server: admin.server, ...(admin.caPem ? { caPem: admin.caPem } : {}) })));
+  try {
+    await ignoreNotFound(anonymous.api(SecretResource, ns).get('absent'));
+    assert.unreachable('an unauthenticated read must not look like an absent object');
+  } catch (error) {
+    assert.ok(error instanceof ApiError && (error.code === 401 || error.code === 403), String(error));
+  }
 });
 
 test('a kubeconfig tokenFile authenticates as the ServiceAccount; after a 401 the file is read again (rotation)', async () => {

@@ -4,7 +4,7 @@
 // (api-proxy.ts) between the informer and the apiserver.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, type KubeObject } from '@metal3-ts/generated';
+import { Client, RequestTimeoutError, Transport, type KubeObject, type RequestDeadlines } from '@metal3-ts/generated';
 import { ConfigMapResource, NamespaceResource, newConfigMap, newNamespace, type ConfigMap } from '@metal3-ts/generated/core/v1';
 import { SharedInformer } from '@metal3-ts/shared/cache/informer';
 import type { CacheEvent } from '@metal3-ts/shared/cache/types';
@@ -22,14 +22,16 @@ test.before(() => {
 test.after(() => admin.transport.close());
 
 /** An informer on ConfigMaps of `namespace`, reached through `server`, recording every event. */
-function startInformer(server: string, namespace: string, tuning: { inactivityTimeoutMs?: number } = {}) {
+function startInformer(server: string, namespace: string, tuning: { inactivityTimeoutMs?: number } = {}, deadlines?: RequestDeadlines) {
   const client = new Client(Transport.fromConnection({ server }));
+  if (deadlines) client.transport.deadlines = deadlines;
   const restarts: string[] = [];
+  const errors: unknown[] = [];
   const informer = new SharedInformer<ConfigMap>(client.api(ConfigMapResource, namespace), ConfigMapResource, {
     namespace,
     backoff: { initialMs: 50, maxMs: 1000 },
     ...tuning,
-    onRestart: (reason) => restarts.push(reason),
+    onRestart: (reason, error) => (restarts.push(reason), errors.push(error)),
   });
   const events: CacheEvent<ConfigMap>[] = [];
   informer.subscribe((e) => events.push(e));
@@ -39,6 +41,7 @@ function startInformer(server: string, namespace: string, tuning: { inactivityTi
     informer,
     events,
     restarts,
+    errors,
     stop: async () => {
       aborter.abort();
       await running;
@@ -121,6 +124,24 @@ test('bookmarks advance the watcher past writes outside its selection, without a
   } finally {
     aborter.abort();
     await done;
+  }
+});
+
+test('informer list pages live by the client\'s list deadline (--kube-api-list-timeout), the only timer on them', async () => {
+  const ns = await freshNamespace(env().admin.client, 'inf-list-deadline');
+  await createAll(admin, ns, 'cm-', 3);
+  const proxy = await ApiProxy.start(env().admin as Upstream);
+  proxy.latency(800);
+  const run = startInformer(proxy.url, ns, {}, { default: 30_000, list: 300 });
+  try {
+    await until('a list cut by the transport deadline', () => run.errors.some((e) => e instanceof RequestTimeoutError && e.verb === 'list'));
+    assert.is(run.informer.hasSynced(), false);
+    proxy.latency(0);
+    await run.informer.waitForSync();
+    assert.is(run.informer.store.size, 3);
+  } finally {
+    await run.stop();
+    await proxy.close();
   }
 });
 

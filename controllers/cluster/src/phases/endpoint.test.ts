@@ -26,6 +26,8 @@ const invalid: [string, unknown, EndpointProblem['field'][], RegExp][] = [
   ['bracketed IPv6', { host: '[fd00::1]', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
   ['whitespace', { host: 'api example', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
   ['IPv4 out of range', { host: '300.1.1.1', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
+  ['IPv4 with leading zeros', { host: '010.0.0.1', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
+  ['IPv6 with a zone (one machine\'s interface)', { host: 'fe80::1%eth0', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
   ['label starting with a dash', { host: '-api.example', port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
   ['label longer than 63', { host: `${'a'.repeat(64)}.example`, port: 6443 }, ['spec.controlPlaneEndpoint.host'], /host: Invalid value/],
   ['negative port', { host: '10.0.0.1', port: -1 }, ['spec.controlPlaneEndpoint.port'], /^spec\.controlPlaneEndpoint\.port: Invalid value: -1: must be between 1 and 65535/],

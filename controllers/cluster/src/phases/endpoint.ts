@@ -7,8 +7,11 @@
 // Checked after W-2 defaulting, so port 0 is 6443 and valid. Beyond upstream, the host must be
 // something a client can dial as `https://<host>:<port>`: an IP address or a DNS name, without a
 // scheme, port, path or whitespace (Cluster API joins host and port itself, brackets included).
-import { isIP } from 'node:net';
+// Names may hold '_' and end in '.', which DNS allows and some sites use for internal API names
+// (stricter than the RFC 1123 hostnames the machine copies from inspection data); an IPv6 address
+// may not carry a zone (`%eth0`), which names an interface of one machine, not of every node.
 import type { Metal3ClusterSpecControlPlaneEndpoint } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { isDnsName, isIP } from '@metal3-ts/shared/meta/dns';
 import { DEFAULT_API_SERVER_PORT } from '../names.ts';
 
 export const ENDPOINT_FIELD = 'spec.controlPlaneEndpoint';
@@ -22,10 +25,6 @@ export interface EndpointProblem {
 }
 
 const MAX_PORT = 65_535;
-const MAX_DNS_NAME = 253;
-// Labels as DNS allows them in practice (letters, digits, '-', and '_' which some sites use in
-// internal names); a label neither starts nor ends with '-'.
-const DNS_LABEL = /^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
 
 /** Every problem of `endpoint`; an empty list means valid. */
 export function validateControlPlaneEndpoint(endpoint: Readonly<Partial<Metal3ClusterSpecControlPlaneEndpoint>> | undefined): EndpointProblem[] {
@@ -46,19 +45,17 @@ export function describeProblems(problems: readonly EndpointProblem[]): string {
 function checkHost(host: unknown): string | undefined {
   if (host === undefined || host === null || host === '') return 'Required value: must be the IP address or DNS name of the API server';
   if (typeof host !== 'string') return `Invalid value: ${JSON.stringify(host)}: must be a string`;
-  if (isIP(host) !== 0) return undefined;
-  if (!isDnsName(host)) {
+  if (isIP(host)) return undefined;
+  if (!isEndpointName(host)) {
     return `Invalid value: ${JSON.stringify(host)}: must be an IP address or a DNS name, without scheme, port, path or brackets`;
   }
   return undefined;
 }
 
-function isDnsName(host: string): boolean {
-  const name = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (name.length === 0 || name.length > MAX_DNS_NAME) return false;
-  const labels = name.split('.');
-  if (!labels.every((label) => DNS_LABEL.test(label))) return false;
+function isEndpointName(host: string): boolean {
+  if (!isDnsName(host, { underscore: true, trailingDot: true })) return false;
   // All-numeric dotted names are meant as IPv4 addresses; isIP has refused this one (e.g. 300.1.1.1).
+  const labels = (host.endsWith('.') ? host.slice(0, -1) : host).split('.');
   return !labels.every((label) => /^\d+$/.test(label));
 }
 

@@ -15,6 +15,7 @@ import type { IPAddress, IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1a
 import { newIPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
+import { MAX_DNS_NAME_LENGTH } from '@metal3-ts/shared/meta/dns';
 import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
 import { DATA_NAME_LABEL, ipClaimName, METAL3_DATA_FINALIZER, METAL3_IPAM_GROUP, METAL3_IPAM_POOL_KIND, POOL_NAME_LABEL } from '../names.ts';
 
@@ -37,17 +38,14 @@ export function claimNames(dataName: string, pool: PoolRef, hostName: string, pr
   return { lookup: own === byHost ? [own] : [own, byHost], create: preallocation ? byHost : own };
 }
 
-/** The longest object name the apiserver accepts (a DNS subdomain). */
-export const MAX_NAME_LENGTH = 253;
-
 /**
  * Issue 21 point 4: why the claim a pool needs cannot be created, if its name (derived from the
  * Metal3Data or host name and the pool name) is too long for any object. Admission cannot see this
  * in advance: the pool may come from an annotation, the host only at render time.
  */
 export function claimNameProblem(names: ClaimNames, pool: PoolRef): string | undefined {
-  if (names.create.length <= MAX_NAME_LENGTH) return undefined;
-  return `IP Allocation for ${pool.name} failed : the claim name "${names.create.slice(0, 40)}…" would be ${names.create.length} characters, more than ${MAX_NAME_LENGTH}; shorten the Metal3DataTemplate or pool name`;
+  if (names.create.length <= MAX_DNS_NAME_LENGTH) return undefined;
+  return `IP Allocation for ${pool.name} failed : the claim name "${names.create.slice(0, 40)}…" would be ${names.create.length} characters, more than ${MAX_DNS_NAME_LENGTH}; shorten the Metal3DataTemplate or pool name`;
 }
 
 function controllerRef(data: Readonly<Metal3Data>): OwnerReference {

@@ -2,7 +2,7 @@
 // updated, as a JSON patch whose `test` op pins the list it was computed from: the allocation side
 // and Cluster API write the same object, and none of their references may be lost.
 import type { Api, JsonPatchOperation, OwnerReference } from '@metal3-ts/generated';
-import { isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound, isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { groupOf } from '@metal3-ts/shared/meta/owner-references';
@@ -46,7 +46,9 @@ export async function ensureClusterOwnerReference(
     } catch (error) {
       if (isNotFound(error)) return undefined;
       if (!(isInvalid(error) || isConflict(error)) || attempt >= attempts) throw error;
-      current = await api.get(name);
+      const fresh = await ignoreNotFound(api.get(name));
+      if (!fresh) return undefined;
+      current = fresh;
     }
   }
 }

@@ -9,7 +9,7 @@
 // The first guess comes from the informer (allocation.ts) and this process's reservations, so a
 // single process does not lose races to itself.
 import type { Api } from '@metal3-ts/generated';
-import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound, isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import type { Metal3Data, Metal3DataClaim } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { lowestFreeIndex } from '../allocation.ts';
 import { belongsToClaim } from '../association.ts';
@@ -91,11 +91,7 @@ export async function createMetal3Data(api: Pick<Api<Metal3Data>, 'create' | 'ge
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  try {
-    const existing = await api.get(data.metadata.name ?? '');
-    return belongsToClaim(existing, claim) ? { kind: 'Adopted', data: existing } : { kind: 'TakenByOther' };
-  } catch (error) {
-    if (isNotFound(error)) return { kind: 'Vanished' };
-    throw error;
-  }
+  const existing = await ignoreNotFound(api.get(data.metadata.name ?? ''));
+  if (!existing) return { kind: 'Vanished' };
+  return belongsToClaim(existing, claim) ? { kind: 'Adopted', data: existing } : { kind: 'TakenByOther' };
 }

@@ -17,8 +17,8 @@ import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { claimHost } from '@metal3-ts/shared/host/claim';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { claimHost, readHost } from '@metal3-ts/shared/host/claim';
 import { isClaimedBy, metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/shared/host/label-selector';
@@ -170,15 +170,6 @@ async function reviewRecord(deps: MachineReconcilerDeps, m3m: Metal3Machine, con
 function heldBefore(host: Readonly<BareMetalHost>, m3m: Readonly<Metal3Machine>): boolean {
   const uid = m3m.metadata.uid;
   return !!uid && (host.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === uid && ref.kind === 'Metal3Machine');
-}
-
-async function readHost(client: Client, host: Readonly<BareMetalHost>): Promise<BareMetalHost | undefined> {
-  try {
-    return await client.api(BareMetalHostResource, host.metadata.namespace).get(host.metadata.name ?? '');
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }
 
 /**

@@ -4,6 +4,7 @@
 // without a case fails them (rbac-coverage.test.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { resourceName } from '@metal3-ts/shared/meta/resource-name';
 import { parseAllDocuments } from 'yaml';
 
 export const CONTROLLERS = ['cluster', 'machine', 'template', 'data', 'dataclaim'] as const;
@@ -43,15 +44,13 @@ export function clusterRoleOf(controller: ControllerName): ClusterRole {
   return role;
 }
 
-export const resourceName = (group: string, plural: string): string => (group ? `${plural}.${group}` : plural);
-
 /** Every (group, resource, verb) the role grants, in manifest order. */
 export function verbCases(controller: ControllerName, role: ClusterRole = clusterRoleOf(controller)): VerbCase[] {
   const cases: VerbCase[] = [];
   for (const rule of role.rules) {
     for (const group of rule.apiGroups) {
       for (const plural of rule.resources) {
-        for (const verb of rule.verbs) cases.push({ controller, group, plural, verb, resource: resourceName(group, plural) });
+        for (const verb of rule.verbs) cases.push({ controller, group, plural, verb, resource: resourceName(plural, group) });
       }
     }
   }

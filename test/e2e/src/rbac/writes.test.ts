@@ -7,12 +7,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
 import { EventResource } from '@metal3-ts/generated/core/v1';
+import { resourceName } from '@metal3-ts/shared/meta/resource-name';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { eventually } from '@metal3-ts/test/testing/eventually';
 import { WRITE_CASES } from './cases.ts';
 import { bindUser, startInProcess } from './in-process.ts';
 import { sceneFor } from './scenes.ts';
-import { clusterRoleOf, resourceName, rulesWithout } from './verbs.ts';
+import { clusterRoleOf, rulesWithout } from './verbs.ts';
 
 const test = suite('RBAC: a write taken away shows on the object and as a Warning event naming verb and resource; given back, converges');
 const env = withSharedEnv(test);
@@ -31,7 +32,7 @@ test.before(() => {
 test.after(() => admin?.transport.close());
 
 for (const c of WRITE_CASES) {
-  const resource = resourceName(c.group, c.plural);
+  const resource = resourceName(c.plural, c.group);
   test(`${c.controller}: ${c.verb} ${resource} → ${c.shows === 'object' ? 'condition/errorMessage and ' : ''}Warning event`, async () => {
     const namespace = await freshNamespace(env().admin.client, `rbac-w-${c.controller}`);
     const user = await bindUser(env(), c.controller, `rbac-w-${c.controller}-${++n}`, rulesWithout(clusterRoleOf(c.controller), c));
