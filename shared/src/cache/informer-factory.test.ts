@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, type Transport } from '@metal3-ts/generated';
-import { ConfigMapResource, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
+import { ApiError, Client, type Transport } from '@metal3-ts/generated';
+import { ConfigMapResource, NodeResource, SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
 import { Registry } from '../metrics/registry.ts';
 import { InformerFactory } from './informer-factory.ts';
 import { configMap } from './testing/fake-list-watch.ts';
@@ -69,6 +69,27 @@ test('the namespace option scopes namespaced kinds and leaves cluster-scoped kin
   assert.ok(watches[0]?.startsWith('/api/v1/namespaces/team-a/configmaps?'), watches[0]);
   assert.ok(watches[1]?.startsWith('/api/v1/nodes?'), watches[1]);
   assert.ok(watches.every((p) => p.includes('allowWatchBookmarks=true')));
+  aborter.abort();
+  await running;
+});
+
+test('a selected informer: shared per selector and transform name, asks for its selector, transforms, and counts toward readiness', async () => {
+  const { transport, factory } = setup();
+  const dropData = (o: Secret): Secret => (delete o.data, o);
+  const selection = { labelSelector: 'rendered', transform: dropData, transformName: 'dropData' };
+  const selected = factory.selectedInformerFor(SecretResource, selection);
+  assert.is(factory.selectedInformerFor(SecretResource, { ...selection }), selected, 'same selector and transform name: one informer');
+  assert.is.not(factory.informerFor(SecretResource) as unknown, selected as unknown, 'the unselected informer of the kind is another');
+  transport.source('secrets').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1' }, data: { k: 'dg==' } } as never);
+  transport.source('secrets').listFailures.push(new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, { verb: 'GET', path: '/api/v1/secrets' }));
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await until('the refusal', () => factory.readiness().reason?.includes('cannot list secrets') === true);
+  assert.is(factory.readiness().ok, false);
+  await factory.waitForSync();
+  assert.ok(transport.paths.some((p) => p.startsWith('/api/v1/secrets?') && p.includes('labelSelector=rendered')), 'the selector goes to the apiserver');
+  assert.is((selected.store.get({ namespace: 'ns', name: 's' }) as { data?: unknown } | undefined)?.data, undefined, 'transformed before caching');
+  assert.is(factory.readiness().ok, true, 'the next list worked');
   aborter.abort();
   await running;
 });
