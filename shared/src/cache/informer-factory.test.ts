@@ -79,13 +79,18 @@ test('a selected informer: shared per selector and transform name, asks for its 
   const selection = { labelSelector: 'rendered', transform: dropData, transformName: 'dropData' };
   const selected = factory.selectedInformerFor(SecretResource, selection);
   assert.is(factory.selectedInformerFor(SecretResource, { ...selection }), selected, 'same selector and transform name: one informer');
-  assert.is.not(factory.informerFor(SecretResource) as unknown, selected as unknown, 'the unselected informer of the kind is another');
-  transport.source('secrets').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1' }, data: { k: 'dg==' } } as never);
-  transport.source('secrets').listFailures.push(new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, { verb: 'GET', path: '/api/v1/secrets' }));
+  const other = setup().factory;
+  assert.is.not(other.informerFor(SecretResource) as unknown, other.selectedInformerFor(SecretResource, selection) as unknown, 'the unselected informer of the kind is another');
+  const secrets = transport.source('secrets');
+  secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1' }, data: { k: 'dg==' } } as never);
+  const forbidden = new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, { verb: 'GET', path: '/api/v1/secrets' });
+  // Refused until the test gives the verb back.
+  secrets.listFailures.push(...Array.from({ length: 100_000 }, () => forbidden));
   const aborter = new AbortController();
   const running = factory.start(aborter.signal);
   await until('the refusal', () => factory.readiness().reason?.includes('cannot list secrets') === true);
   assert.is(factory.readiness().ok, false);
+  secrets.listFailures.length = 0;
   await factory.waitForSync();
   assert.ok(transport.paths.some((p) => p.startsWith('/api/v1/secrets?') && p.includes('labelSelector=rendered')), 'the selector goes to the apiserver');
   assert.is((selected.store.get({ namespace: 'ns', name: 's' }) as { data?: unknown } | undefined)?.data, undefined, 'transformed before caching');
