@@ -14,7 +14,8 @@ import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { byLabel, byOwnerUid, labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
-import type { InformerSource } from '@metal3-ts/shared/cache/types';
+import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
+import type { InformerSource, SelectedInformerSource } from '@metal3-ts/shared/cache/types';
 import type { Clock } from '@metal3-ts/shared/clock/clock';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
@@ -52,7 +53,7 @@ import {
 } from './mappers.ts';
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
 import { changedBesidesStatus, createOrDelete, eventFilter } from './predicates.ts';
-import { renderedSecretWatch } from './rendered-secret-watch.ts';
+import { renderedSecretInformer, renderedSecretWatch } from './rendered-secret-watch.ts';
 import { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { metal3DataReconciler } from './reconcile.ts';
 import type { DataInformers } from './scope.ts';
@@ -80,15 +81,14 @@ export interface DataControllersConfig {
   readonly ipam?: ServedIpamKinds;
   /** Safety-net wait behind the watches (default 30 s, §0.4). */
   readonly requeueAfterMs?: number;
-  /** `--namespace`: the rendered-Secret watch is limited to it as the shared informers are. */
-  readonly namespace?: string | undefined;
 }
 
 /** What the controllers need; `MainDeps` from runMain fits. */
 export interface DataControllersDeps {
   /** Preferably a WriteThroughClient over `informers`, so reconciles read their own writes. */
   readonly client: Client;
-  readonly informers: InformerSource;
+  /** InformerFactory: the rendered-Secret watch is one of its selected informers, judged by /readyz. */
+  readonly informers: SelectedInformerSource & { readonly watcherTuning?: WatcherTuning };
   readonly registry?: Registry;
   readonly log?: Logger;
   readonly clock?: Clock;
@@ -151,7 +151,7 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     ipClaims: informers.ipClaims?.store,
     ipAddressClaims: informers.ipAddressClaims?.store,
   };
-  const conflicts = new SecretConflictWatch(deps.client);
+  const conflicts = new SecretConflictWatch(deps.client, { registry: deps.registry, tuning: deps.informers.watcherTuning });
   const reconcile = metal3DataReconciler({
     client: deps.client,
     informers,
@@ -170,7 +170,7 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     .watches(MachineResource, machineToDatas(stores))
     .watches(BareMetalHostResource, hostToDatas(stores))
     .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] })
-    .watchesRawSource(renderedSecretWatch(deps.client, informers.datas.store, { namespace: config.namespace }))
+    .watchesRawSource(renderedSecretWatch(renderedSecretInformer(deps.informers), informers.datas.store))
     .watchesRawSource(conflicts);
   if (ipam.metal3) {
     builder = builder

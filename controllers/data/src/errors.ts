@@ -14,8 +14,6 @@ export type WriteStep =
   | 'status'
   | 'secret read'
   | 'secret create'
-  | 'secret delete'
-  | 'former owner read'
   | 'ip claims'
   | 'ip claim release';
 

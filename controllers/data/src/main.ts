@@ -30,7 +30,6 @@ await runMain({
         templateConcurrency: flags['metal3datatemplate-concurrency'] || config.concurrency,
         preallocation: flags.enableBMHNameBasedPreallocation,
         ipam,
-        namespace: config.namespace || undefined,
       },
     });
     for (const controller of controllers) manager.add(controller);

@@ -40,11 +40,19 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
-    const cached = informers.datas.store.get(request);
-    if (!cached) {
-      deps.conflicts?.blockedBy(request, []);
-      return {};
+    // The Secrets blocking this Metal3Data after this pass; every other exit (gone, paused, invalid,
+    // deleting, a failed request) ends the name watches it held.
+    const blocking: string[] = [];
+    try {
+      return await reconcileOne(request, ctx, blocking);
+    } finally {
+      deps.conflicts?.blockedBy(request, blocking);
     }
+  };
+
+  async function reconcileOne(request: Request, ctx: ReconcileContext, blocking: string[]): Promise<Result> {
+    const cached = informers.datas.store.get(request);
+    if (!cached) return {};
     const api = client.api(Metal3DataResource, request.namespace);
     const what = `Metal3Data ${requestKey(request)}`;
     const clusterName = clusterNameOf(cached);
@@ -63,14 +71,13 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
         ctx.log.info('Reconciliation is paused for this object');
         return {};
       case 'Delete':
-        deps.conflicts?.blockedBy(request, []);
         return reconcileDelete(api, what, cached, ctx.log);
       case 'Reconcile':
-        return reconcileNormal(request, api, what, cached, ctx.log);
+        return reconcileNormal(api, what, cached, ctx.log, blocking);
     }
-  };
+  }
 
-  async function reconcileNormal(request: Request, api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {
+  async function reconcileNormal(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger, blocking: string[]): Promise<Result> {
     let data = copy(cached);
     try {
       const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
@@ -88,12 +95,11 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       return recordFailure(patch, data, what, error, log);
     }
     // A Secret in the way carries no label of ours: watched by name while it blocks us.
-    const blocking = outcome.kind === 'Invalid' && outcome.secret !== undefined ? [outcome.secret] : [];
-    deps.conflicts?.blockedBy(request, blocking);
+    if (outcome.kind === 'SecretConflict') blocking.push(outcome.secret);
     applyOutcome(data, outcome);
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
-    return outcome.kind === 'Waiting' || blocking.length > 0 ? { requeueAfterMs } : {};
+    return outcome.kind === 'Waiting' || outcome.kind === 'SecretConflict' ? { requeueAfterMs } : {};
   }
 
   async function reconcileDelete(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger): Promise<Result> {
@@ -157,6 +163,10 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
         log?.info('Metal3Data cannot be rendered', { reason: outcome.cause, message });
         return;
       }
+      case 'SecretConflict':
+        if (before.status?.errorMessage !== outcome.message) deps.events?.warning(data, 'SecretConflict', outcome.message);
+        log?.info('Metal3Data cannot be rendered', { reason: 'SecretConflict', message: outcome.message });
+        return;
       case 'Waiting':
         log?.info(outcome.reason);
         return;

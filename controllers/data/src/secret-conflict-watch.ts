@@ -1,14 +1,20 @@
 // While a Metal3Data is blocked by a Secret of its rendered name that it does not control (planted,
 // or another living object's: issue 21 point 0), a watch of that one Secret (field selector on its
 // name) wakes it when the Secret goes or changes, and ends as soon as the Metal3Data is no longer
-// blocked. Such Secrets carry no label of ours, so the rendered-Secret watch cannot see them, and a
-// cluster-wide Secret watch is what this controller refuses to hold. Nothing of the Secret is kept:
-// an event only wakes the Metal3Data, whose reconcile reads the Secret again.
+// blocked. Such Secrets carry no label of ours, so the label-selected rendered-Secret watch cannot see
+// them, and an unselected watch of every Secret is what this controller refuses to hold. Nothing of
+// the Secret is kept: an event only wakes the Metal3Data, whose reconcile reads the Secret again.
+// A list or watch that fails is counted in `data_secret_conflict_watch_errors_total{verb,code}` and,
+// once it is refused or keeps failing (list-watch-health.ts), logged at error level with verb and
+// resource; the blocked Metal3Data meanwhile still shows its conflict and is retried every 30 s.
 import type { Client } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
+import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
+import { describeFailure, isProblem, ListWatchHealth } from '@metal3-ts/shared/cache/list-watch-health';
 import { watcher } from '@metal3-ts/shared/cache/watcher';
 import type { EventSource } from '@metal3-ts/shared/controller/source';
 import { silentLogger, type Logger } from '@metal3-ts/shared/log/logger';
+import type { Counter, Registry } from '@metal3-ts/shared/metrics/registry';
 import { requestKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
 
 interface NameWatch {
@@ -20,14 +26,23 @@ interface NameWatch {
 export class SecretConflictWatch implements EventSource {
   readonly kind = 'Secret';
   readonly #client: Client;
+  readonly #tuning: WatcherTuning;
+  readonly #failures: Counter | undefined;
   readonly #watches = new Map<string, NameWatch>();
   /** Request key → the Secret keys (`<namespace>/<name>`) blocking it. */
   readonly #blocking = new Map<string, Set<string>>();
   #enqueue: ((request: Request) => void) | undefined;
   #log: Logger = silentLogger;
 
-  constructor(client: Client) {
+  /** `tuning`: the informer factory's watcher settings (timeouts, backoff), so these watches end as its do. */
+  constructor(client: Client, options: { readonly registry?: Registry | undefined; readonly tuning?: WatcherTuning | undefined } = {}) {
     this.#client = client;
+    this.#tuning = options.tuning ?? {};
+    this.#failures = options.registry?.counter(
+      'data_secret_conflict_watch_errors_total',
+      'Failed list or watch requests of the watch of a Secret blocking a Metal3Data, by HTTP status code (0: no response)',
+      ['verb', 'code'],
+    );
   }
 
   waitForSync(): Promise<void> {
@@ -82,8 +97,15 @@ export class SecretConflictWatch implements EventSource {
     const [namespace, name] = secret.split('/') as [string, string];
     const api = this.#client.api(SecretResource, namespace);
     let first = true;
+    const health = new ListWatchHealth();
+    const onStep = (verb: 'list' | 'watch', error?: unknown): void => {
+      if (error === undefined) return void health.succeeded(verb);
+      const failure = health.failed(verb, error);
+      this.#failures?.inc({ verb, code: String(failure.code) });
+      if (isProblem(failure)) this.#log.error('Secret conflict watch cannot list or watch', { resource: 'secrets', verb, code: failure.code, secret, reason: describeFailure('secrets', failure) });
+    };
     try {
-      for await (const event of watcher(api, watch.stop.signal, { fieldSelector: `metadata.name=${name}`, log: this.#log })) {
+      for await (const event of watcher(api, watch.stop.signal, { ...this.#tuning, fieldSelector: `metadata.name=${name}`, log: this.#log, onStep })) {
         if (event.type === 'bookmark') continue;
         // The first list shows the Secret as the reconcile just judged it, unless it went meanwhile.
         const unchanged = first && event.type === 'replace' && event.objects.length > 0;

@@ -16,7 +16,9 @@ export type DataOutcome =
   /** Upstream's transient errors: something else must happen first; the watches wake us. */
   | { readonly kind: 'Waiting'; readonly reason: string }
   /** Upstream's other errors: input that cannot work as it stands. */
-  | { readonly kind: 'Invalid'; readonly cause: InvalidCause; readonly message: string; readonly field?: string; readonly secret?: string }
+  | { readonly kind: 'Invalid'; readonly cause: InvalidCause; readonly message: string; readonly field?: string }
+  /** Issue 21 point 0: a Secret of a rendered name (`secret`) exists and is not this Metal3Data's. */
+  | { readonly kind: 'SecretConflict'; readonly message: string; readonly secret: string }
   /** A write to the apiserver failed; retried with backoff. */
   | { readonly kind: 'Failed'; readonly message: string }
   /** D-9 step 1 (no template), E-42 handled separately: the status is left as it is. */
@@ -44,6 +46,9 @@ export function applyOutcome(data: Metal3Data, outcome: DataOutcome): void {
       return;
     case 'Invalid':
       (data.status ??= {}).errorMessage = describeInvalid(outcome);
+      return;
+    case 'SecretConflict':
+      (data.status ??= {}).errorMessage = outcome.message;
       return;
     case 'Failed':
       (data.status ??= {}).errorMessage = outcome.message;

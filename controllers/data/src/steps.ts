@@ -16,8 +16,6 @@ export type InvalidCause =
   | 'IPAllocationFailed'
   /** The template cannot be rendered for this machine (RenderError: the field is named). */
   | 'RenderingFailed'
-  /** A Secret of a rendered name exists and is not this Metal3Data's (issue 21 point 0). */
-  | 'SecretConflict'
   /** The template names an IP pool that does not exist (issue 21 point 4). */
   | 'IPPoolNotFound';
 

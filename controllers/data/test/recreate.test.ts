@@ -1,8 +1,9 @@
 // Issue 21 point 0 on the real apiserver, with the IPAM simulator (and, where the test says so, the
 // garbage collector): a Metal3Data re-created under the same name while its predecessor's rendered
-// Secrets still exist gets its own IP claim, its own address and its own Secrets, and no address is
-// held by two claims; a rendered Secret that is deleted is rendered again by the watch. The
-// controllers run as a user bound to exactly deploy/rbac.yaml.
+// Secrets still exist waits for the garbage collector to delete them (the controller may not delete
+// Secrets), then gets its own IP claim, its own address and its own Secrets, and no address is held
+// by two claims; a rendered Secret that is deleted is rendered again by the watch. The controllers
+// run as a user bound to exactly deploy/rbac.yaml.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
@@ -119,7 +120,7 @@ async function assertOwnEverything(ns: string, data: Metal3Data, otherAddress: s
 }
 
 for (const withGc of [false, true]) {
-  const how = withGc ? 'immediately, racing the garbage collector' : 'while the old Secrets still exist (no garbage collector)';
+  const how = withGc ? 'immediately, racing the garbage collector' : 'while the old Secrets still exist (waits; the test plays the collector)';
   test(`D-9/D-12/D-19 (changed, issue 21): re-created under the same name ${how}: its own IP claim, address and Secrets; no address twice`, async () => {
     const ns = await setup(withGc ? 'm3d-again-gc' : 'm3d-again', withGc);
     await createPool(admin, ns, 'pool-v4', POOL);
@@ -142,6 +143,17 @@ for (const withGc of [false, true]) {
       const left = await admin.api(SecretResource, ns).get(SECRETS[0]!);
       assert.is(left.metadata.ownerReferences?.[0]?.uid, first.metadata.uid, 'the predecessor\'s Secret is still there');
       data = await recreate(ns);
+      // Its first full pass names its Secrets in the spec and finds the predecessor's in the way.
+      const waiting = await dataWhen(admin, ns, DATA, 'its Secrets named', (d) => d.metadata.uid === data.metadata.uid && d.spec?.metaData?.name === SECRETS[0]);
+      assert.is.not(waiting.status?.ready, true, 'not Ready on the predecessor\'s Secrets');
+      assert.is(waiting.status?.errorMessage, undefined, 'waiting is no error');
+      assert.is((await admin.api(IPClaimResource, ns).list()).items.some((c) => c.metadata.name === `${DATA}-pool-v4`), false, 'nothing allocated while it waits');
+      for (const name of SECRETS) {
+        const left = await admin.api(SecretResource, ns).get(name);
+        assert.is(left.metadata.ownerReferences?.[0]?.uid, first.metadata.uid, `${name} untouched by the controller`);
+        // What the garbage collector does to a dependent whose controller is gone.
+        await admin.api(SecretResource, ns).delete(name, { preconditions: { uid: left.metadata.uid! } });
+      }
     }
     assert.is.not(data.metadata.uid, first.metadata.uid);
     await assertOwnEverything(ns, data, otherAddress);

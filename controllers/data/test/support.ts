@@ -72,7 +72,7 @@ export async function startDataControllers(env: TestEnv, namespace: string, conf
   const lines: string[] = [];
   const log = newLogger({ level: 'warn', sink: (line) => lines.push(line) });
   // A long safety-net requeue: the tests show that watches, not polling, move things along.
-  const controllers = dataControllers({ client, informers, registry, events, log, config: { dataConcurrency: 2, templateConcurrency: 2, requeueAfterMs: 120_000, namespace, ...config } });
+  const controllers = dataControllers({ client, informers, registry, events, log, config: { dataConcurrency: 2, templateConcurrency: 2, requeueAfterMs: 120_000, ...config } });
   const stop = new AbortController();
   const runs = Promise.all([informers.start(stop.signal), ...controllers.map((c) => c.start(stop.signal))]);
   await informers.waitForSync();

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, type Transport } from '@metal3-ts/generated';
-import { ConfigMapResource, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
+import { ApiError, Client, type Transport } from '@metal3-ts/generated';
+import { ConfigMapResource, NodeResource, SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
 import { Registry } from '../metrics/registry.ts';
 import { InformerFactory } from './informer-factory.ts';
 import { configMap } from './testing/fake-list-watch.ts';
@@ -82,6 +82,32 @@ test('issue 21.2: a watch that went silent drops the pooled connections too (the
   await factory.waitForSync();
   await until('the silent watch to be reopened', () => transport.paths.filter((p) => p.includes('watch=true')).length >= 2);
   assert.ok(transport.idleDrops >= 1, 'the pool was dropped with the silent watch');
+  aborter.abort();
+  await running;
+});
+
+test('a selected informer: shared per selector and transform name, asks for its selector, transforms, and counts toward readiness', async () => {
+  const { transport, factory } = setup();
+  const dropData = (o: Secret): Secret => (delete o.data, o);
+  const selection = { labelSelector: 'rendered', transform: dropData, transformName: 'dropData' };
+  const selected = factory.selectedInformerFor(SecretResource, selection);
+  assert.is(factory.selectedInformerFor(SecretResource, { ...selection }), selected, 'same selector and transform name: one informer');
+  const other = setup().factory;
+  assert.is.not(other.informerFor(SecretResource) as unknown, other.selectedInformerFor(SecretResource, selection) as unknown, 'the unselected informer of the kind is another');
+  const secrets = transport.source('secrets');
+  secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1' }, data: { k: 'dg==' } } as never);
+  const forbidden = new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, { verb: 'GET', path: '/api/v1/secrets' });
+  // Refused until the test gives the verb back.
+  secrets.listFailures.push(...Array.from({ length: 100_000 }, () => forbidden));
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await until('the refusal', () => factory.readiness().reason?.includes('cannot list secrets') === true);
+  assert.is(factory.readiness().ok, false);
+  secrets.listFailures.length = 0;
+  await factory.waitForSync();
+  assert.ok(transport.paths.some((p) => p.startsWith('/api/v1/secrets?') && p.includes('labelSelector=rendered')), 'the selector goes to the apiserver');
+  assert.is((selected.store.get({ namespace: 'ns', name: 's' }) as { data?: unknown } | undefined)?.data, undefined, 'transformed before caching');
+  assert.is(factory.readiness().ok, true, 'the next list worked');
   aborter.abort();
   await running;
 });

@@ -1,5 +1,7 @@
 // One informer per kind per process: every controller that asks for BareMetalHosts shares one
-// list/watch and one cache. The manager starts the factory; informers asked for later (a controller
+// list/watch and one cache. A controller that must hold less than the whole kind (a label-selected,
+// metadata-only view of Secrets) asks for a selected informer, one per kind + selector + transform
+// name; it is run, tuned and judged for readiness like every other, so no informer lives outside it. The manager starts the factory; informers asked for later (a controller
 // added after start) start at once. `readiness()` feeds the manager's readiness check: every informer
 // synced, and none unable to list or watch (a refused verb, a missing CRD, repeated failures), with
 // the verb and resource named; each failed list or watch is counted in
@@ -10,7 +12,8 @@ import { silentLogger, type Logger } from '../log/logger.ts';
 import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
-import type { Informer, InformerSource } from './types.ts';
+import type { CacheTransform } from './transform.ts';
+import type { Informer, InformerSelection, SelectedInformerSource } from './types.ts';
 import type { WatcherOptions } from './watcher.ts';
 
 /** Watch tuning shared by every informer of a factory (tests shorten timeouts and backoff). */
@@ -26,7 +29,7 @@ export interface InformerFactoryOptions {
   readonly watcher?: WatcherTuning;
 }
 
-export class InformerFactory implements InformerSource {
+export class InformerFactory implements SelectedInformerSource {
   readonly #client: Client;
   readonly #options: InformerFactoryOptions;
   readonly #log: Logger;
@@ -41,7 +44,20 @@ export class InformerFactory implements InformerSource {
   }
 
   informerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> {
-    const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind);
+    return this.#informer(descriptor, gvkKey(descriptor.group, descriptor.version, descriptor.kind));
+  }
+
+  /**
+   * The informer of `descriptor`'s objects matching `selection.labelSelector`, each passed through
+   * `selection.transform` before caching. Shared by every caller naming the same selector and
+   * transform name (the name stands for the function: two names must not share one transform).
+   */
+  selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T> {
+    const key = `${gvkKey(descriptor.group, descriptor.version, descriptor.kind)}?${selection.labelSelector}#${selection.transformName}`;
+    return this.#informer(descriptor, key, selection.labelSelector, selection.transform);
+  }
+
+  #informer<T extends KubeObject>(descriptor: ResourceDescriptor<T>, key: string, labelSelector?: string, transform?: CacheTransform<T>): Informer<T> {
     const existing = this.#informers.get(key);
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace, clock, registry } = this.#options;
@@ -54,13 +70,17 @@ export class InformerFactory implements InformerSource {
       'Failed list or watch requests of a shared informer, by HTTP status code (0: no response)',
       ['resource', 'verb', 'code'],
     );
-    objects?.set({ resource }, 0);
+    // A selected informer of a kind that also has a full one reports its size on its own line.
+    const sizeLabels = { resource: labelSelector === undefined ? resource : `${resource}{${labelSelector}}` };
+    objects?.set(sizeLabels, 0);
     const informer = new SharedInformer<T>(api, descriptor, {
       ...this.#options.watcher,
       ...(namespace !== undefined && descriptor.namespaced ? { namespace } : {}),
       ...(clock ? { clock } : {}),
+      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...(transform ? { transform } : {}),
       log: this.#log,
-      onSize: (size) => objects?.set({ resource }, size),
+      onSize: (size) => objects?.set(sizeLabels, size),
       onRestart: (reason) => {
         restarts?.inc({ resource, reason });
         // A watch that went silent died with the path to the apiserver, and the pool's idle keep-alive
@@ -73,6 +93,11 @@ export class InformerFactory implements InformerSource {
     this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
     if (this.#signal) this.#run(informer, this.#signal);
     return informer;
+  }
+
+  /** The watcher settings every informer of this factory gets (for a controller's own short-lived watches). */
+  get watcherTuning(): WatcherTuning {
+    return this.#options.watcher ?? {};
   }
 
   /** The informer of a kind if some controller asked for it; never creates one. */

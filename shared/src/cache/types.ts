@@ -2,6 +2,7 @@
 // apiserver; controllers read from the store and subscribe to its changes. Cached objects are
 // deep-frozen: a reconcile that wants to change one works on a copy (structuredClone) and writes it.
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
+import type { CacheTransform } from './transform.ts';
 
 /** Identifies one object in a store. */
 export interface ObjectKey {
@@ -59,4 +60,17 @@ export interface InformerOptions {
 /** Where controllers get informers: one per kind per process, shared by every controller. */
 export interface InformerSource {
   informerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T>;
+}
+
+/** A narrowed view of a kind: only objects matching the selector, each transformed before caching. */
+export interface InformerSelection<T extends KubeObject> {
+  readonly labelSelector: string;
+  readonly transform: CacheTransform<T>;
+  /** Names `transform` in the informer's key (functions cannot be compared). */
+  readonly transformName: string;
+}
+
+/** An InformerSource that also hands out selected informers (InformerFactory). */
+export interface SelectedInformerSource extends InformerSource {
+  selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T>;
 }

@@ -12,7 +12,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
 import { found, invalid, wait, type Step } from '../steps.ts';
-import { capiClaimState, claimNameProblem, claimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
+import { capiClaimState, claimNameProblem, claimNames, type ClaimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
 
 /** The IPAM kinds the apiserver serves (research D-2/D-3: probed at start-up); absent ones are undefined. */
 export interface IpamStores {
@@ -42,13 +42,15 @@ type Claimed = { readonly pool: PoolRef; readonly state: ClaimState };
  * reported a failed allocation, the claim's kind is not served, or its name cannot fit (issue 21).
  */
 export async function allocateAddresses(deps: AllocateDeps, data: Readonly<Metal3Data>, pools: readonly PoolRef[], hostName: string): Promise<Step<Allocations>> {
-  for (const pool of pools) {
-    const problem = claimNameProblem(claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation), pool);
+  // Each pool's claim names once: checked for length, then looked up or created.
+  const named = pools.map((pool) => ({ pool, names: claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation) }));
+  for (const { pool, names } of named) {
+    const problem = claimNameProblem(names, pool);
     if (problem) return invalid('IPAllocationFailed', problem);
   }
   const claimed: Claimed[] = [];
-  for (const pool of pools) {
-    const state = isMetal3IPPool(pool) ? await claimFromMetal3Pool(deps, data, pool, hostName) : await claimFromCapiPool(deps, data, pool);
+  for (const { pool, names } of named) {
+    const state = isMetal3IPPool(pool) ? await claimFromMetal3Pool(deps, data, pool, names) : await claimFromCapiPool(deps, data, pool, names);
     claimed.push({ pool, state });
   }
   const failure = claimed.find((c) => c.state.kind === 'Failed');
@@ -75,11 +77,10 @@ const notServed = (kind: string, pool: PoolRef): ClaimState => ({
   message: `IP Allocation for ${pool.name} failed : the apiserver does not serve ${kind} (is the IPAM CRD installed?)`,
 });
 
-async function claimFromMetal3Pool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef, hostName: string): Promise<ClaimState> {
+async function claimFromMetal3Pool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef, names: ClaimNames): Promise<ClaimState> {
   const { ipClaims, ipAddresses } = deps.stores;
   if (!ipClaims || !ipAddresses) return notServed('ipam.metal3.io/v1alpha1 IPClaim', pool);
   const namespace = data.metadata.namespace ?? '';
-  const names = claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation);
   const claim =
     firstExisting(ipClaims, namespace, names.lookup) ??
     (await createOrRead(deps.client, IPClaimResource, namespace, newMetal3IPClaim(data, pool, names.create, deps.preallocation)));
@@ -92,11 +93,10 @@ async function claimFromMetal3Pool(deps: AllocateDeps, data: Readonly<Metal3Data
   return state;
 }
 
-async function claimFromCapiPool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef): Promise<ClaimState> {
+async function claimFromCapiPool(deps: AllocateDeps, data: Readonly<Metal3Data>, pool: PoolRef, names: ClaimNames): Promise<ClaimState> {
   const { ipAddressClaims, capiIPAddresses } = deps.stores;
   if (!ipAddressClaims || !capiIPAddresses) return notServed('ipam.cluster.x-k8s.io/v1beta1 IPAddressClaim', pool);
   const namespace = data.metadata.namespace ?? '';
-  const names = claimNames(data.metadata.name ?? '', pool, '', false);
   const claim =
     firstExisting(ipAddressClaims, namespace, names.lookup) ??
     (await createOrRead(deps.client, capi.IPAddressClaimResource, namespace, newCapiIPAddressClaim(data, pool, names.create)));

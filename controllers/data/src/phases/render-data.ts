@@ -3,7 +3,8 @@
 // not yet its own: the owner Machine and host, the pools and their IP claims, the render, the
 // Secrets written. Ready means every Secret is controlled by this Metal3Data (uid), which writes
 // them only after its allocations; a Secret of the name that is not its own is a leftover of a
-// former Metal3Data (replaced) or a conflict (reported, never used). Each step that cannot go on
+// former Metal3Data (waited for: the garbage collector deletes it) or a conflict (reported, never
+// used); neither lets the Metal3Data allocate or render. Each step that cannot go on
 // says why as the outcome the status shows (steps.ts); only failed requests throw.
 import type { Client } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
@@ -17,7 +18,7 @@ import type { Step } from '../steps.ts';
 import { allocateAddresses } from './allocate.ts';
 import { findAssociation, findMachineAndHost } from './association.ts';
 import { referencedPools, renderTargets } from './render.ts';
-import { deleteLeftover, renderedSecretState, type RenderedSecretState } from './rendered-secrets.ts';
+import { leftoverWait, renderedSecretState } from './rendered-secrets.ts';
 import { conflictMessage } from './secret-ownership.ts';
 import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './secrets.ts';
 
@@ -44,15 +45,17 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   if (association.kind !== 'Found') return stopped(association);
   const { template, metal3Machine } = association.value;
   const targets = secretTargets(data, template, metal3Machine);
-  const pending: Pending[] = [];
+  const pending: SecretTarget[] = [];
+  const leftovers: string[] = [];
   for (const target of targets) {
-    const state = await renderedSecretState(client, data, target, what);
+    const state = await renderedSecretState(client, informers.datas.store, data, target, what);
     // Issue 21 point 0: a Secret of our name that is not ours is never reported as ours.
-    if (state.kind === 'Foreign') {
-      return { kind: 'Invalid', cause: 'SecretConflict', message: conflictMessage(target.name, state.reason), secret: target.name };
-    }
-    if (state.kind !== 'Ours') pending.push({ target, state });
+    if (state.kind === 'Foreign') return { kind: 'SecretConflict', message: conflictMessage(target.name, state.reason), secret: target.name };
+    if (state.kind === 'Leftover') leftovers.push(target.name);
+    if (state.kind !== 'Ours') pending.push(target);
   }
+  // Nothing is allocated while a former Metal3Data's Secret holds the name (and maybe its address).
+  if (leftovers.length > 0) return { kind: 'Waiting', reason: leftovers.map(leftoverWait).join('; ') };
   // Every Secret is controlled by this Metal3Data: it rendered them, after its allocations.
   if (pending.length === 0) return { kind: 'Ready', created: [] };
 
@@ -77,13 +80,7 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   if (contents.kind !== 'Found') return stopped(contents);
   const created: string[] = [];
   const clusterName = secretClusterName(template);
-  for (const { target, state } of pending) {
-    if (state.kind === 'Leftover') {
-      // Its deletion event (the rendered-Secret watch) wakes us.
-      if (state.deleting || !(await deleteLeftover(client, data, target.name, state.uid, what))) {
-        return { kind: 'Waiting', reason: `Waiting for Secret ${target.name} of a former Metal3Data to be deleted` };
-      }
-    }
+  for (const target of pending) {
     const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
     const wrote = await writeStep(what, 'secret create', async () => {
       try {
@@ -99,9 +96,4 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
     created.push(target.name);
   }
   return { kind: 'Ready', created };
-}
-
-interface Pending {
-  readonly target: SecretTarget;
-  readonly state: Exclude<RenderedSecretState, { kind: 'Ours' | 'Foreign' }>;
 }

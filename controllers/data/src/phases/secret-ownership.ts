@@ -1,9 +1,10 @@
 // Whose a Secret of a rendered name is (issue 21 point 0). A Secret counts as this Metal3Data's only
 // when its controller reference carries this Metal3Data's uid: a Secret that merely exists under the
 // name may be a former Metal3Data's (same name, re-created machine) holding another address, or one
-// somebody else planted. Pure; phases/rendered-secrets.ts reads the Secrets and the former owners.
+// somebody else planted. Pure; phases/rendered-secrets.ts reads the Secrets.
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { getControllerOf, groupOf, isControlledBy } from '@metal3-ts/shared/meta/owner-references';
 import { INFRASTRUCTURE_GROUP } from '../names.ts';
 
 export type SecretOwnership =
@@ -11,26 +12,21 @@ export type SecretOwnership =
   | { readonly kind: 'Missing' }
   /** Controlled by this Metal3Data (uid): rendered, never rewritten (D-12). */
   | { readonly kind: 'Ours' }
-  /** Controlled by a Metal3Data of another uid: a leftover if that one is gone (checked live). */
-  | { readonly kind: 'FormerData'; readonly owner: OwnerReference; readonly uid: string; readonly deleting: boolean }
+  /** Controlled by a Metal3Data of another uid: a leftover if that one is gone (by uid, from the cache). */
+  | { readonly kind: 'FormerData'; readonly owner: OwnerReference }
   /** Anything else (no controller, another kind): never ours, never touched. */
   | { readonly kind: 'Foreign'; readonly reason: string };
 
-/** The controller reference of `obj`, if any. */
-export function controllerOf(obj: Readonly<KubeObject>): OwnerReference | undefined {
-  return (obj.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
-}
-
-const isMetal3DataRef = (ref: OwnerReference): boolean => ref.kind === 'Metal3Data' && ref.apiVersion.startsWith(`${INFRASTRUCTURE_GROUP}/`);
+/** A reference to a Metal3Data, at any version. */
+export const isMetal3DataRef = (ref: OwnerReference): boolean => ref.kind === 'Metal3Data' && groupOf(ref.apiVersion) === INFRASTRUCTURE_GROUP;
 
 /** What the Secret `secret` (undefined: absent) is to `data`. */
 export function secretOwnership(secret: Readonly<KubeObject> | undefined, data: Readonly<Metal3Data>): SecretOwnership {
   if (!secret) return { kind: 'Missing' };
-  const controller = controllerOf(secret);
-  const uid = data.metadata.uid ?? '';
-  if (controller && uid !== '' && controller.uid === uid) return { kind: 'Ours' };
+  if (isControlledBy(secret, data)) return { kind: 'Ours' };
+  const controller = getControllerOf(secret);
   if (controller && isMetal3DataRef(controller)) {
-    return { kind: 'FormerData', owner: controller, uid: secret.metadata.uid ?? '', deleting: secret.metadata.deletionTimestamp !== undefined };
+    return { kind: 'FormerData', owner: controller };
   }
   const by = controller ? `${controller.kind} ${controller.name}` : 'no controller';
   return { kind: 'Foreign', reason: `it is not controlled by this Metal3Data (${by})` };

@@ -95,7 +95,6 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'data get metal3datatemplates': CACHE_READ,
   'data get ipclaims': AFTER_ALREADY_EXISTS,
   'data get ipaddressclaims': AFTER_ALREADY_EXISTS,
-  'data delete secrets': 'made only to remove a leftover rendered Secret of a former Metal3Data of the same name (a re-created machine), which the data scene does not provoke; recreate.test.ts covers that path',
   'data create events': EVENTS,
   'data patch events': EVENTS,
 };
