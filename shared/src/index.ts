@@ -25,6 +25,7 @@ export { describeRefusal, isRefusedCode, refusalOf, requestOf, type Refusal } fr
 export { resourceName } from './meta/resource-name.ts';
 export { isDnsName, isIP, isIPv4, isIPv6, MAX_DNS_NAME_LENGTH, type DnsNameRules } from './meta/dns.ts';
 export { runStep, StepError } from './controller/step-error.ts';
+export { isStale, isStaleOrGuardFailed, RetryExhaustedError, retryOnConflict, type RetryOnConflictOptions } from './controller/retry-on-conflict.ts';
 export * from './controller/predicates.ts';
 export { enqueueFromMap, enqueueOwner, enqueueSelf, type MapFn } from './controller/handlers.ts';
 export { PatchHelper, PatchError, type PatchOptions } from './patch/patch-helper.ts';

@@ -1,0 +1,78 @@
+// Table of the stop rules of retryOnConflict (one loop for every optimistic write).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { apiError } from '@metal3-ts/generated/runtime/errors';
+import { isStaleOrGuardFailed, RetryExhaustedError, retryOnConflict } from './retry-on-conflict.ts';
+
+const status = (code: number) => apiError(code, undefined, { verb: 'PATCH', path: '/x' });
+
+/** A scripted write: each entry is the outcome of one attempt (a value, or an error to throw). */
+function scripted(outcomes: readonly unknown[]) {
+  const seen: number[] = [];
+  let i = 0;
+  const write = async (current: number): Promise<string> => {
+    seen.push(current);
+    const outcome = outcomes[i++];
+    if (outcome instanceof Error) throw outcome;
+    return String(outcome);
+  };
+  return { write, seen };
+}
+
+test('retryOnConflict: success on the first attempt writes once and never re-reads', async () => {
+  const { write, seen } = scripted(['ok']);
+  let rereads = 0;
+  assert.is(await retryOnConflict(1, write, { what: 'x', reread: async () => (rereads++, 2) }), 'ok');
+  assert.equal(seen, [1]);
+  assert.is(rereads, 0);
+});
+
+test('retryOnConflict: a 409 re-reads and writes on the fresh copy', async () => {
+  const { write, seen } = scripted([status(409), 'ok']);
+  let version = 1;
+  assert.is(await retryOnConflict(version, write, { what: 'x', reread: async () => ++version }), 'ok');
+  assert.equal(seen, [1, 2]);
+});
+
+test('retryOnConflict: 404 at the write or at the re-read means gone (undefined)', async () => {
+  assert.is(await retryOnConflict(1, scripted([status(404)]).write, { what: 'x', reread: async () => 2 }), undefined);
+  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: async () => { throw status(404); } }), undefined);
+  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: async () => undefined }), undefined);
+});
+
+test('retryOnConflict: any other error is thrown at once, unwrapped', async () => {
+  const forbidden = status(403);
+  const { write, seen } = scripted([forbidden]);
+  try {
+    await retryOnConflict(1, write, { what: 'x', reread: async () => 2 });
+    assert.unreachable();
+  } catch (error) {
+    assert.is(error, forbidden);
+  }
+  assert.equal(seen, [1]);
+});
+
+test('retryOnConflict: a 422 is retried only with the guard predicate', async () => {
+  const invalid = status(422);
+  try {
+    await retryOnConflict(1, scripted([invalid]).write, { what: 'x', reread: async () => 2 });
+    assert.unreachable();
+  } catch (error) {
+    assert.is(error, invalid);
+  }
+  assert.is(await retryOnConflict(1, scripted([invalid, 'ok']).write, { what: 'x', reread: async () => 2, retryable: isStaleOrGuardFailed }), 'ok');
+});
+
+test('retryOnConflict: refused `attempts` times ends in RetryExhaustedError naming the write', async () => {
+  const { write, seen } = scripted([status(409), status(409), status(409)]);
+  try {
+    await retryOnConflict(0, write, { what: 'Metal3Machine ns/m: recording its host', reread: async () => seen.length, attempts: 3 });
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, RetryExhaustedError);
+    assert.match((error as Error).message, 'Metal3Machine ns/m: recording its host: still refused after 3 attempts');
+  }
+  assert.equal(seen, [0, 1, 2]);
+});
+
+test.run();
