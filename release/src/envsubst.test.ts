@@ -4,13 +4,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { substitute, variableUses, VariableError } from './envsubst.ts';
 
-const TAG = '${METAL3_TS_IMAGE_TAG:=0.1.0}';
+const QPS = '${METAL3_TS_KUBE_API_QPS:=20}';
 
 test('well-formed declared variables are listed with their line and default', () => {
-  const uses = variableUses(`a: 1\nimage: \${METAL3_TS_IMAGE_REGISTRY:=metal3-ts}/c:${TAG}\n`);
+  const uses = variableUses(`a: 1\nargs: [--log-level=\${METAL3_TS_LOG_LEVEL:=info}, --kube-api-qps=${QPS}, --kube-api-burst=\${METAL3_TS_KUBE_API_BURST-30}]\n`);
   assert.equal(uses.map((u) => [u.name, u.operator, u.default, u.line]), [
-    ['METAL3_TS_IMAGE_REGISTRY', ':=', 'metal3-ts', 2],
-    ['METAL3_TS_IMAGE_TAG', ':=', '0.1.0', 2],
+    ['METAL3_TS_LOG_LEVEL', ':=', 'info', 2],
+    ['METAL3_TS_KUBE_API_QPS', ':=', '20', 2],
+    ['METAL3_TS_KUBE_API_BURST', '-', '30', 2],
   ]);
 });
 
@@ -19,13 +20,14 @@ test('a `$` that opens no variable (regex end anchors) is literal', () => {
 });
 
 const refused: [string, string, RegExp][] = [
-  ['unclosed', `image: \${METAL3_TS_IMAGE_TAG\n`, /malformed clusterctl variable "\$\{METAL3_TS_IMAGE_TAG"/],
+  ['unclosed', `qps: \${METAL3_TS_KUBE_API_QPS\n`, /malformed clusterctl variable "\$\{METAL3_TS_KUBE_API_QPS"/],
   ['lower-case name', 'image: ${image_tag:=1}\n', /malformed clusterctl variable name "image_tag"/],
   ['bare $NAME', 'description: costs $HOME\n', /bare \$HOME: clusterctl would substitute it/],
-  ['variable in a default', '${METAL3_TS_IMAGE_TAG:=${OTHER}}\n', /malformed clusterctl variable/],
+  ['variable in a default', '${METAL3_TS_KUBE_API_QPS:=${OTHER}}\n', /malformed clusterctl variable/],
   ['undeclared (missing from variables.ts)', 'x: ${METAL3_TS_NOPE:=1}\n', /METAL3_TS_NOPE is not declared: add it to release\/src\/variables.ts/],
-  ['no default', 'x: ${METAL3_TS_IMAGE_TAG}\n', /has default null here but "0.1.0"/],
-  ['another default', 'x: ${METAL3_TS_IMAGE_TAG:=9.9.9}\n', /has default "9.9.9" here but "0.1.0"/],
+  ['an empty default (clusterctl takes it for none)', 'x: ${METAL3_TS_KUBE_API_QPS:=}\n', /has an empty default, which clusterctl takes for none/],
+  ['no default', 'x: ${METAL3_TS_KUBE_API_QPS}\n', /has default null here but "20"/],
+  ['another default', 'x: ${METAL3_TS_KUBE_API_QPS:=50}\n', /has default "50" here but "20"/],
 ];
 for (const [what, text, message] of refused) {
   test(`refused, naming it: ${what}`, () => {
@@ -48,11 +50,12 @@ test('the error names the variable', () => {
   }
 });
 
-test('substitute: := takes the default when unset or empty, a value otherwise', () => {
-  const text = `image: \${METAL3_TS_IMAGE_REGISTRY:=metal3-ts}/controller-cluster:${TAG}`;
-  assert.is(substitute(text, {}), 'image: metal3-ts/controller-cluster:0.1.0');
-  assert.is(substitute(text, { METAL3_TS_IMAGE_TAG: '' }), 'image: metal3-ts/controller-cluster:0.1.0');
-  assert.is(substitute(text, { METAL3_TS_IMAGE_REGISTRY: 'reg.example/m3', METAL3_TS_IMAGE_TAG: 'v2' }), 'image: reg.example/m3/controller-cluster:v2');
+test('substitute: := takes the default when unset or empty, a value otherwise; = only when unset', () => {
+  const text = `- --kube-api-qps=${QPS}`;
+  assert.is(substitute(text, {}), '- --kube-api-qps=20');
+  assert.is(substitute(text, { METAL3_TS_KUBE_API_QPS: '' }), '- --kube-api-qps=20');
+  assert.is(substitute(text, { METAL3_TS_KUBE_API_QPS: '50' }), '- --kube-api-qps=50');
+  assert.is(substitute('- ${METAL3_TS_KUBE_API_BURST=30}', { METAL3_TS_KUBE_API_BURST: '' }), '- ');
   assert.is(substitute('p: ^a$', {}), 'p: ^a$');
 });
 

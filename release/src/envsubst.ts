@@ -54,6 +54,9 @@ export function variableUses(text: string): VariableUse[] {
     if (value.includes('$') || (operator === '' && value !== '')) {
       throw new VariableError(name, line, `malformed clusterctl variable ${expression}: its default must be plain text`);
     }
+    if (operator !== '' && value === '') {
+      throw new VariableError(name, line, `clusterctl variable ${expression} has an empty default, which clusterctl takes for none: \`clusterctl init\` would fail unless ${name} is set`);
+    }
     const variable = declared(name);
     if (!variable) {
       throw new VariableError(name, line, `clusterctl variable ${name} is not declared: add it to release/src/variables.ts and document it in the README`);
