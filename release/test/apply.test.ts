@@ -44,7 +44,7 @@ async function restrictedNamespace(name: string): Promise<void> {
   });
 }
 
-test('config/default: all objects accepted by server-side apply, the CRDs established', async () => {
+test('CC-4 config/default: all objects accepted by server-side apply, the CRDs established', async () => {
   const { objects } = checkComponents(await kustomizeBuild(join(CONFIG, 'default')));
   await applyAll(objects, 'metal3-ts-config-test');
   const ns = await env.admin.client.get<KubeObject>(`/api/v1/namespaces/${NAMESPACE}`);
@@ -56,7 +56,7 @@ test('config/default: all objects accepted by server-side apply, the CRDs establ
   console.log(`  config/default: ${objects.length} objects applied`);
 });
 
-test('components (clusterctl variables substituted with non-default values): all objects accepted; the values reach every Deployment', async () => {
+test('CC-5 components (clusterctl variables substituted with non-default values): all objects accepted; the values reach every Deployment', async () => {
   const rendered = await renderComponents();
   const text = substitute(rendered.text, { METAL3_TS_LOG_LEVEL: 'debug', METAL3_TS_KUBE_API_QPS: '50' });
   const { objects } = checkComponents(text);

@@ -73,13 +73,13 @@ const gone = async (path: string) => {
   }
 };
 
-test('clusterctl sees exactly the declared variables (generate provider --describe)', async () => {
+test('CC-4 clusterctl sees exactly the declared variables (generate provider --describe)', async () => {
   const out = await clusterctlRun(['generate', 'provider', '--infrastructure', `metal3:${repo.version}`, '--describe'], { cluster: false });
   const listed = new Set([...out.matchAll(/\b(METAL3_TS_[A-Z0-9_]+)\b/g)].map((m) => m[1]));
   assert.equal([...listed].sort(), VARIABLES.map((v) => v.name).sort(), out);
 });
 
-test(`clusterctl init --infrastructure metal3 (core ${CAPI_VERSION} stand-ins): every object installed and labelled, inventory written`, async () => {
+test(`CC-2 CC-3 CC-5 CC-6 CT-27 clusterctl init --infrastructure metal3 (core ${CAPI_VERSION} stand-ins): every object installed and labelled, inventory written`, async () => {
   const out = await clusterctlRun(['init', '--core', `cluster-api:${CAPI_VERSION}`, '--bootstrap', `kubeadm:${CAPI_VERSION}`, '--control-plane', `kubeadm:${CAPI_VERSION}`, '--infrastructure', `metal3:${repo.version}`], { env: { METAL3_TS_LOG_LEVEL: 'debug' } });
   assert.match(out, /Skipping installing cert-manager as it is already installed/);
   const inventory = await get(`/apis/clusterctl.cluster.x-k8s.io/v1alpha3/namespaces/${NAMESPACE}/providers/infrastructure-metal3`);
@@ -100,7 +100,7 @@ test(`clusterctl init --infrastructure metal3 (core ${CAPI_VERSION} stand-ins): 
   console.log(`  clusterctl installed ${repo.objectCount} objects of infrastructure-components.yaml`);
 });
 
-test('clusterctl upgrade apply --infrastructure metal3:<next>: the inventory moves on, a Metal3Cluster made before survives', async () => {
+test('CT-27 clusterctl upgrade apply --infrastructure metal3:<next>: the inventory moves on, a Metal3Cluster made before survives', async () => {
   await env.admin.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tenant' } });
   const path = '/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/tenant/metal3clusters';
   const before = await env.admin.client.create<KubeObject>(path, {
@@ -125,7 +125,7 @@ test('clusterctl upgrade apply --infrastructure metal3:<next>: the inventory mov
 // capm3-manager-role does. The README's delete step removes them by the provider label.
 const LEFT_BY_CLUSTERCTL = new Set(['ClusterRole', 'ClusterRoleBinding']);
 
-test('clusterctl delete --infrastructure metal3 --include-crd removes the namespaced objects, CRDs and inventory entry; the README\'s label delete the cluster-scoped rest', async () => {
+test('CC-5 clusterctl delete --infrastructure metal3 --include-crd removes the namespaced objects, CRDs and inventory entry; the README\'s label delete the cluster-scoped rest', async () => {
   await clusterctlRun(['delete', '--infrastructure', 'metal3', '--include-crd']);
   await eventually('the inventory entry gone', () => gone(`/apis/clusterctl.cluster.x-k8s.io/v1alpha3/namespaces/${NAMESPACE}/providers/infrastructure-metal3`), 30_000);
   for (const o of components.filter((x) => x.kind !== 'Namespace' && !LEFT_BY_CLUSTERCTL.has(x.kind))) {

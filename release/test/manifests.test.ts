@@ -35,7 +35,7 @@ interface Container {
 }
 
 for (const c of CONTROLLERS) {
-  test(`${c}: Deployment, ServiceAccount, ClusterRole and leader-election Role as config/ names them`, () => {
+  test(`CC-4 ${c}: Deployment, ServiceAccount, ClusterRole and leader-election Role as config/ names them`, () => {
     const n = names(c);
     const deployment = find('Deployment', n.deployment) as (Manifest & { spec: { replicas: number; template: { spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Container[] } } } }) | undefined;
     assert.ok(deployment, `Deployment ${n.deployment}`);
@@ -74,28 +74,36 @@ test('every Lease name differs (five controllers share one namespace)', () => {
   assert.is(new Set(CONTROLLERS.map((c) => names(c).lease)).size, CONTROLLERS.length);
 });
 
-test('components: every declared variable is used, defaults to its flag\'s own default, and is documented in the README', async () => {
+test('CC-4 components: every declared variable is used, where it says, with its flag\'s own default, and documented in the README', async () => {
   const rendered = await renderComponents();
   assert.equal([...new Set(rendered.variables.map((v) => v.name))].sort(), VARIABLES.map((v) => v.name).sort());
   assert.is(rendered.objects.length, objects.length);
-  const flags = managerFlags() as Record<string, { default: unknown }>;
-  for (const v of VARIABLES) {
-    const flagDefault = flags[v.flag]?.default;
-    assert.is(v.default, flagDefault === undefined ? '' : String(flagDefault), `${v.name} = --${v.flag}'s default`);
-  }
+  const common = managerFlags() as Record<string, { default: unknown }>;
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  for (const v of VARIABLES) assert.ok(readme.includes(`\`${v.name}\``), `README documents ${v.name}`);
+  for (const v of VARIABLES) {
+    for (const c of v.controllers ?? CONTROLLERS) {
+      const main = readFileSync(join(ROOT, `controllers/${c}/src/main.ts`), 'utf8');
+      assert.ok(v.flag in common || new RegExp(`['\\s]${v.flag}'?: flag\\.`).test(main), `controllers/${c} takes --${v.flag}`);
+      const d = rendered.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === names(c).deployment);
+      const args = (d?.['spec'] as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]?.args ?? [];
+      assert.ok(args.some((a) => a.startsWith(`--${v.flag}=\${${v.name}:=`)), `${c} gets --${v.flag} from ${v.name}`);
+    }
+    if (v.flag in common) assert.is(v.default, String(common[v.flag]?.default), `${v.name} = --${v.flag}'s default`);
+    assert.ok(readme.includes(`\`${v.name}\``), `README documents ${v.name}`);
+  }
 });
 
-test('components: with every variable unset, as with each set, the Deployments\' arguments parse', async () => {
+test('components: with every variable unset, as with each set, the Deployments\' common arguments parse', async () => {
   const rendered = await renderComponents();
   const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: NAMESPACE };
-  for (const values of [{}, { METAL3_TS_LOG_LEVEL: 'debug', METAL3_TS_KUBE_API_QPS: '-1', METAL3_TS_KUBE_API_BURST: '100' }]) {
+  const own = (arg: string) => /^--(fast-track|enableBMHNameBasedPreallocation)=/.test(arg); // the controllers' own flags (checked above)
+  for (const values of [{}, { METAL3_TS_LOG_LEVEL: 'debug', METAL3_TS_KUBE_API_QPS: '-1', METAL3_TS_KUBE_API_BURST: '100', CAPM3_FAST_TRACK: 'true', ENABLE_BMH_NAME_BASED_PREALLOCATION: 'true' }]) {
     for (const d of checkComponents(substitute(rendered.text, values)).objects.filter((o) => o.kind === 'Deployment')) {
       const args = (d['spec'] as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]?.args ?? [];
-      const { config } = parseArgs(args, { env, serviceAccountDir: '/nonexistent' });
+      const { config } = parseArgs(args.filter((a) => !own(a)), { env, serviceAccountDir: '/nonexistent' });
       if ('METAL3_TS_LOG_LEVEL' in values) assert.equal([config.logLevel, config.kubeApiQps, config.kubeApiBurst], ['debug', -1, 100]);
       else assert.equal([config.logLevel, config.kubeApiQps, config.kubeApiBurst], ['info', 20, 30]);
+      for (const a of args.filter(own)) assert.match(a, 'CAPM3_FAST_TRACK' in values ? /=true$/ : /=false$/);
     }
   }
 });
@@ -105,7 +113,7 @@ const badVariables: [string, string, RegExp][] = [
   ['malformed (unclosed)', '--log-level=${METAL3_TS_LOG_LEVEL:=info', /malformed clusterctl variable "\$\{METAL3_TS_LOG_LEVEL:=info/],
 ];
 for (const [what, arg, message] of badVariables) {
-  test(`components: a variable ${what} in config/ is refused, naming it`, async () => {
+  test(`CC-4 components: a variable ${what} in config/ is refused, naming it`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bad-variable-'));
     try {
       writeFileSync(join(dir, 'kustomization.yaml'), [
@@ -124,7 +132,7 @@ for (const [what, arg, message] of badVariables) {
   });
 }
 
-test('components: the one Namespace is labelled for Pod Security restricted', () => {
+test('CC-4 components: the one Namespace is labelled for Pod Security restricted', () => {
   const namespaces = objects.filter((o) => o.kind === 'Namespace');
   assert.equal(namespaces.map((o) => [o.metadata.name, o.metadata.labels?.['pod-security.kubernetes.io/enforce']]), [[NAMESPACE, 'restricted']]);
   assert.ok(parseAllDocuments(readFileSync(join(ROOT, 'metadata.yaml'), 'utf8')).length === 1);
