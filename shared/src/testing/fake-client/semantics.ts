@@ -24,6 +24,16 @@ function generationRelevant(obj: Obj, d: ResourceDescriptor): unknown {
   return d.statusSubresource ? rest : { ...rest, status };
 }
 
+/** Empty metadata lists and maps are not stored: Kubernetes serialises ObjectMeta with omitempty. */
+function withoutEmpty(obj: Obj): Obj {
+  const meta = obj.metadata as Record<string, unknown>;
+  for (const field of ['finalizers', 'labels', 'annotations', 'ownerReferences', 'managedFields']) {
+    const value = meta[field];
+    if (value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) delete meta[field];
+  }
+  return obj;
+}
+
 export interface CreateStamp {
   readonly uid: string;
   readonly now: string;
@@ -52,7 +62,7 @@ export function created(body: Obj, d: ResourceDescriptor, namespace: string | un
   if (tracksGeneration(d)) obj.metadata.generation = 1;
   // A custom resource's status is written only through /status once that subresource is on.
   if (isCustomResource(d) && d.statusSubresource) delete obj.status;
-  return obj;
+  return withoutEmpty(obj);
 }
 
 /**
@@ -99,5 +109,5 @@ export function updated(old: Obj, next: Obj, d: ResourceDescriptor, subresource:
   if (tracksGeneration(d) && !jsonEqual(generationRelevant(old, d), generationRelevant(result, d))) {
     result.metadata.generation = (kept.generation ?? 0) + 1;
   }
-  return result;
+  return withoutEmpty(result);
 }

@@ -120,4 +120,18 @@ export const writeCases: readonly ContractCase[] = [
       await refused(() => api.get('other'), NotFoundError, 404);
     },
   },
+  {
+    name: 'metadata lists and maps emptied by a patch are dropped (finalizers, labels, annotations), as Kubernetes serialises metadata',
+    async run({ client, namespace }) {
+      const api = client.api(Metal3MachineResource, await namespace());
+      await api.create({ ...machine('m'), metadata: { name: 'm', finalizers: ['a.example.com/x'], labels: { a: 'b' }, annotations: { c: 'd' } } });
+      const emptied = await api.jsonPatch('m', [
+        { op: 'remove', path: '/metadata/finalizers/0' },
+        { op: 'remove', path: '/metadata/labels/a' },
+        { op: 'remove', path: '/metadata/annotations/c' },
+      ]);
+      assert.equal([emptied.metadata.finalizers, emptied.metadata.labels, emptied.metadata.annotations], [undefined, undefined, undefined]);
+      assert.equal(await api.get('m'), emptied);
+    },
+  },
 ];
