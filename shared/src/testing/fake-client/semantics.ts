@@ -9,12 +9,12 @@ import { badRequest, invalid, unprocessable, type Reply } from './replies.ts';
 
 /**
  * A CustomResourceDefinition's kind (its group has a dot and is not a Kubernetes one). Built-in
- * kinds differ in two ways the fake keeps: PUT without a resourceVersion is allowed, and the core
- * kinds the controllers use (Secret, ConfigMap, Node, Event) carry no generation.
+ * kinds differ in two ways the fake keeps: PUT without a resourceVersion is allowed, and they get
+ * no generation here (the ones the controllers use, Secret, ConfigMap, Node, Event, Lease, have none).
  */
 export const isCustomResource = (d: ResourceDescriptor): boolean => d.group.includes('.') && !d.group.endsWith('.k8s.io');
 
-const tracksGeneration = (d: ResourceDescriptor): boolean => d.group !== '';
+const tracksGeneration = isCustomResource;
 
 type Obj = KubeObject & { status?: unknown };
 

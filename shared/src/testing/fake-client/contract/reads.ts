@@ -79,4 +79,32 @@ export const readCases: readonly ContractCase[] = [
       assert.is(seen[1]?.object.metadata.labels?.['a'], 'b');
     },
   },
+  {
+    name: 'watch with a label selector and no resourceVersion: ADDED for each current match first; an object entering the selector is ADDED, one leaving it DELETED',
+    async run({ client, namespace }) {
+      const api = client.api(Metal3MachineResource, await namespace());
+      await api.create(machine('in', { watched: 'yes' }));
+      await api.create(machine('out'));
+      const abort = new AbortController();
+      const seen: string[] = [];
+      let opened = () => {};
+      const firstEvent = new Promise<void>((resolve) => (opened = resolve));
+      const reading = (async () => {
+        for await (const event of api.watch({ labelSelector: 'watched=yes', timeoutSeconds: 30, signal: abort.signal })) {
+          if (event.type === 'BOOKMARK') continue;
+          seen.push(`${event.type} ${event.object.metadata.name}`);
+          opened();
+          if (seen.length === 3) break;
+        }
+      })();
+      // Without a resourceVersion the watch starts wherever the server is when it opens: change
+      // nothing before its first event says it is open.
+      await Promise.race([firstEvent, reading]);
+      await api.mergePatch('out', { metadata: { labels: { watched: 'yes' } } });
+      await api.mergePatch('in', { metadata: { labels: { watched: null } } });
+      await reading;
+      abort.abort();
+      assert.equal(seen, ['ADDED in', 'ADDED out', 'DELETED in']);
+    },
+  },
 ];
