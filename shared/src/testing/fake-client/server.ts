@@ -39,7 +39,10 @@ export class FakeApiServer {
     const route = this.routes.parse(request.path);
     if (!route) return notServed();
     if (route.subresource !== undefined && (route.subresource !== 'status' || !route.descriptor.statusSubresource)) return notServed();
-    const dryRun = route.query.get('dryRun') === 'All';
+    // A DELETE's options come from its body when it has one (the query's are then ignored, as the
+    // apiserver does); every other verb takes dryRun from the query.
+    const deleteOptions = request.method === 'DELETE' && request.body !== undefined ? (request.body as { dryRun?: string[] }) : undefined;
+    const dryRun = deleteOptions ? (deleteOptions.dryRun ?? []).includes('All') : route.query.get('dryRun') === 'All';
     try {
       switch (request.method) {
         case 'GET':

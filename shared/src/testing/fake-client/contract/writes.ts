@@ -134,4 +134,22 @@ export const writeCases: readonly ContractCase[] = [
       assert.equal(await api.get('m'), emptied);
     },
   },
+  {
+    name: 'dry run: create, patch and delete answer what they would do and store nothing',
+    async run({ client, namespace }) {
+      const api = client.api(Metal3MachineResource, await namespace());
+      const dry = await api.create(machine('dry'), { dryRun: true });
+      assert.is(dry.metadata.name, 'dry');
+      await refused(() => api.get('dry'), NotFoundError, 404);
+      const made = await api.create(machine('m'));
+      const patched = await api.mergePatch('m', { metadata: { labels: { a: 'b' } } }, { dryRun: true });
+      assert.is(patched.metadata.labels?.['a'], 'b');
+      assert.equal(await api.get('m'), made);
+      // DeleteOptions in the body, where the apiserver reads them (Api.delete puts dryRun in the
+      // query, which the apiserver ignores once a body is sent: reported, issue 16 report).
+      const path = `/apis/${Metal3MachineResource.group}/${Metal3MachineResource.version}/namespaces/${made.metadata.namespace}/metal3machines/m`;
+      await client.transport.request({ method: 'DELETE', path, body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] }, verb: 'delete', resource: 'metal3machines' });
+      assert.equal(await api.get('m'), made);
+    },
+  },
 ];
