@@ -3,6 +3,7 @@
 // Waits on the informer's events, never on time.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ApiError } from '@metal3-ts/generated';
 import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { InformerFactory } from '../../cache/informer-factory.ts';
 import type { CacheEvent } from '../../cache/types.ts';
@@ -44,6 +45,17 @@ test('syncs from a list, then sees each write as add, update and delete, in orde
   assert.is(informer.store.get({ namespace: 'ns', name: 'm' }), undefined);
   stop.abort();
   await running;
+});
+
+test('a watch with a selector the apiserver would refuse fails as a typed 400, not a crash', async () => {
+  const { client } = fakeCluster();
+  try {
+    for await (const _ of client.api(Metal3MachineResource, 'ns').watch({ labelSelector: 'a in b' })) break;
+    assert.unreachable('the watch opened');
+  } catch (error) {
+    assert.instance(error, ApiError);
+    assert.is((error as ApiError).code, 400);
+  }
 });
 
 test.run();

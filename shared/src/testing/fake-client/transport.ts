@@ -7,7 +7,8 @@
 import { setImmediate } from 'node:timers';
 import { apiError, Client, Transport, type HttpRequest, type Status, type StreamResponse } from '@metal3-ts/generated';
 import { FakeApiServer, type FakeApiServerOptions } from './server.ts';
-import { notServed } from './replies.ts';
+import { badRequest, notServed } from './replies.ts';
+import { SelectorError } from './selectors.ts';
 import { openWatch } from './watch.ts';
 
 const FAKE_SERVER = 'http://fake-apiserver.invalid';
@@ -48,7 +49,15 @@ export function fakeTransport(server: FakeApiServer): Transport {
       done(reply.code);
       throw failureOf(reply.code, JSON.stringify(reply.body), request);
     }
-    const watch = openWatch(server, route, request.signal);
+    let watch;
+    try {
+      watch = openWatch(server, route, request.signal);
+    } catch (error) {
+      if (!(error instanceof SelectorError)) throw error;
+      const reply = badRequest(error.message);
+      done(reply.code);
+      throw failureOf(reply.code, JSON.stringify(reply.body), request);
+    }
     done(200);
     return { code: 200, headers: {}, body: watch.body, close: watch.close };
   };
