@@ -147,9 +147,11 @@ export class Api<T extends KubeObject> {
 
   /** Deletes; returns the object (still terminating, with finalizers) or the server's Status. */
   delete(name: string, options: DeleteOptions = {}): Promise<T | Status> {
-    const { dryRun, ...body } = options;
-    const query = dryRun ? { dryRun: true } : {};
-    return this.#call('DELETE', 'delete', this.#path(name), { kind: 'DeleteOptions', apiVersion: 'v1', ...body }, undefined, query);
+    // The apiserver reads a DELETE's options from its body when there is one, and ignores the query:
+    // `dryRun` must travel in the body (as `["All"]`), or a dry run deletes for real.
+    const { dryRun, ...rest } = options;
+    const body = { kind: 'DeleteOptions', apiVersion: 'v1', ...rest, ...(dryRun ? { dryRun: ['All'] } : {}) };
+    return this.#call('DELETE', 'delete', this.#path(name), body, undefined, dryRun ? { dryRun: true } : {});
   }
 
   /**
