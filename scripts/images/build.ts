@@ -1,7 +1,7 @@
 // `npm run images`: one OCI image archive per controller package under controllers/ (discovered, so a
 // new controller gets one) in dist/images/<controller>.oci.tar, written by this TS code alone: no
 // Docker daemon, no base image to pull, nothing to install (docs/images.md says why). Prints each
-// image's compressed and uncompressed size and build time.
+// image's compressed and uncompressed size and build time (also written to DIR/images.json).
 // Usage: node scripts/images/build.ts [--out DIR] [--allow-dirty] [--only a,b]
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,7 +87,10 @@ export async function buildImages(options: BuildOptions = {}): Promise<{ images:
     images.push(image);
     log(`${name}: ${mb(image.compressedSize)} compressed, ${mb(image.uncompressedSize)} uncompressed, built in ${seconds(image.buildMs)} (${image.manifestDigest.slice(0, 19)}…) → ${archive}`);
   }
-  return { images, runtimeMs, libraries: runtime.libraries };
+  const summary = { images, runtimeMs, libraries: runtime.libraries };
+  // For scripts and the image test: what was built, with sizes and times.
+  writeFileSync(join(out, 'images.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
 }
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
