@@ -27,10 +27,13 @@ export function sha256(...chunks: readonly Uint8Array[]): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
-/** A layer from a finished tar's chunks (node's gzip header has no mtime, so this is deterministic). */
+/**
+ * A layer from a finished tar's chunks (node's gzip header has no mtime, so this is deterministic).
+ * Level 6: on the node binary level 9 saves 0.1 MB of 46 MB and takes three times as long.
+ */
 export function layerOf(tarChunks: readonly Uint8Array[]): Layer {
   const tar = Buffer.concat(tarChunks);
-  const gzipped = gzipSync(tar, { level: 9 });
+  const gzipped = gzipSync(tar, { level: 6 });
   return { digest: sha256(gzipped), diffId: sha256(tar), gzipped, uncompressedSize: tar.length };
 }
 
