@@ -31,6 +31,8 @@ export class ControllerProcess {
   readonly runtime: Runtime;
   readonly child: ChildProcess;
   readonly lines: LogLine[] = [];
+  /** performance.now() when the process was spawned. */
+  readonly startedMs = performance.now();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
   #stderr = '';
 
