@@ -46,8 +46,8 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   async data(admin, ns) {
     await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'sample' }, spec: {} }));
     await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'sample' }, spec: { clusterName: 'sample' } }));
-    await objectWhen(admin, Metal3DataTemplateResource, ns, 'sample', 'Metal3DataTemplate finalizer (DT-8)', (t) => !!t.metadata.finalizers?.length, TIMEOUT_MS);
-    return 'the Metal3DataTemplate has its finalizer (DT-8)';
+    await objectWhen(admin, Metal3DataTemplateResource, ns, 'sample', 'Metal3DataTemplate finalizer', (t) => !!t.metadata.finalizers?.length, TIMEOUT_MS);
+    return 'the Metal3DataTemplate has its finalizer';
   },
   async dataclaim(admin, ns) {
     await createClaimCluster(admin, ns);
