@@ -115,6 +115,41 @@ async function startPod(controller: string, image: OpenedImage, rootfs: string, 
   return { pod, probes: await pod.address('readyz'), ns, args };
 }
 
+test('the sandbox is what a kubelet gives the container: user 65532 without extra groups, EROFS on the root, the ServiceAccount volume read-only, only the image Env and KUBERNETES_SERVICE_*', async () => {
+  const controller = controllers[0]!;
+  const { image, rootfs } = unpacked(controller);
+  if (unavailable) {
+    console.log(`sandbox check: not run (${unavailable})`);
+    return;
+  }
+  // The image's own node, asked about its surroundings instead of running the controller.
+  const probe = `const fs = require('node:fs');
+const tryWrite = (p) => { try { fs.writeFileSync(p, 'x'); return 'written'; } catch (e) { return e.code; } };
+console.error(JSON.stringify({ level: 'info', msg: 'sandbox', uid: process.getuid(), gid: process.getgid(), groups: process.getgroups(),
+  root: tryWrite('/x'), volume: tryWrite('/var/run/secrets/kubernetes.io/serviceaccount/x'), env: Object.keys(process.env).sort(),
+  namespace: fs.readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8'), pid: process.pid }));`;
+  const config = { ...image.config, config: { ...image.config.config, Entrypoint: [ENTRYPOINT[0]!, '-e', probe] } };
+  const pod = new ImagePod({
+    rootfs,
+    config,
+    args: [],
+    serviceAccount: { token: 'not-a-token', caPem: env().admin.caPem, namespace: 'sandbox-check' },
+    apiserver: env().admin.server,
+    workDir: mkdtempSync(join(work, 'pod-sandbox-')),
+  });
+  pods.push(pod);
+  const exit = await pod.exited;
+  assert.is(exit.code, 0, `probe exit (log:\n${pod.tail()})`);
+  const seen = pod.lines.find((l) => l.msg === 'sandbox');
+  assert.ok(seen, `the probe reported (log:\n${pod.tail()})`);
+  assert.equal([seen['uid'], seen['gid'], seen['groups']], [65532, 65532, [65532]]);
+  assert.is(seen['root'], 'EROFS');
+  assert.is(seen['volume'], 'EROFS');
+  assert.equal(seen['env'], ['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT', 'NODE_ENV']);
+  assert.is(seen['namespace'], 'sandbox-check');
+  assert.is(seen['pid'], 1, 'PID 1 of its own PID namespace');
+});
+
 for (const controller of controllers) {
   test(`image of controller ${controller}: from its OCI archive alone, as user 65532 on a read-only root with a TokenRequest ServiceAccount volume and config/'s RBAC: ready, takes its Lease, reconciles a sample, exits 0 on SIGTERM`, async () => {
     const { image, rootfs, info } = unpacked(controller);
