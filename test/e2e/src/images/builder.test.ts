@@ -12,7 +12,7 @@ import { layerOf, ociLayout } from '../../../../scripts/images/oci.ts';
 import { imageConfig, ociArchitecture } from '../../../../scripts/images/spec.ts';
 import { readTar, splitPath, TarError, TarWriter, type TarEntry } from '../../../../scripts/images/tar.ts';
 import { openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
-import { hostNetworkArgs, leaseName } from './install.ts';
+import { controllerInstall, hostNetworkArgs, leaseName } from './install.ts';
 
 const test = suite('image builder: tar, OCI layout, ldd, git status, sandbox args (issue 15)');
 
@@ -106,6 +106,33 @@ test('sandbox args: the Deployment\'s probe and metrics ports move to free loopb
   assert.is(leaseName(['--leader-elect-id=metal3-ts-data']), 'metal3-ts-data');
   assert.is(leaseName(['--leader-elect-id', 'x']), 'x');
   assert.is(leaseName([]), 'controller-leader-election-capm3');
+});
+
+test('config reader: by kind across files, every namespaced object moved, cluster-scoped names and references suffixed, other kinds not applied', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'install-unit-'));
+  try {
+    writeFileSync(join(dir, 'kustomization.yaml'), 'resources: [a.yaml, b.yaml]\nnamespace: metal3-ts-system\n');
+    writeFileSync(join(dir, 'a.yaml'), [
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: manager, image: "metal3-ts/controller-x:1.0.0", args: [--leader-elect]}]}}}',
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}',
+      'apiVersion: v1\nkind: Service\nmetadata: {name: metrics}',
+    ].join('\n---\n'));
+    writeFileSync(join(dir, 'b.yaml'), [
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr}\nrules: [{apiGroups: [""], resources: [events], verbs: [create]}]',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: crb}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cr}\nsubjects: [{kind: ServiceAccount, name: sa, namespace: metal3-ts-system}]',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: metal3-ts-system}\nrules: []',
+    ].join('\n---\n'));
+    const install = controllerInstall(dir, 'ns1');
+    assert.equal(install.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? '-'}/${o.metadata.name}`), ['ServiceAccount/ns1/sa', 'ClusterRole/-/cr-ns1', 'ClusterRoleBinding/-/crb-ns1', 'Role/ns1/r']);
+    const binding = install.objects.find((o) => o.kind === 'ClusterRoleBinding')!;
+    assert.equal([binding['roleRef'], binding['subjects']], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cr-ns1' }, [{ kind: 'ServiceAccount', name: 'sa', namespace: 'ns1' }]]);
+    assert.equal([install.args, install.image], [['--leader-elect'], 'metal3-ts/controller-x:1.0.0']);
+    assert.is(install.clusterRole.metadata.name, 'cr-ns1');
+    writeFileSync(join(dir, 'c.yaml'), 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: another}');
+    assert.throws(() => controllerInstall(dir, 'ns1'), /expected one ServiceAccount, found 2/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

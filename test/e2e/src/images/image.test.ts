@@ -99,6 +99,7 @@ interface Started {
 async function startPod(controller: string, image: OpenedImage, rootfs: string, options: { dropRule?: (rules: Rule[]) => Rule[] } = {}): Promise<Started> {
   const ns = await freshNamespace(env().admin.client, `img-${controller}`);
   const install = controllerInstall(join(repoRoot, 'config', 'controllers', controller), ns);
+  assert.ok(install.image.endsWith(image.refName ?? '-'), `config/controllers/${controller}: the Deployment names image ${install.image}, the build made ${image.refName}`);
   if (options.dropRule) install.clusterRole.rules = options.dropRule(install.clusterRole.rules);
   await applyAll(env().admin.client, install.objects);
   const token = await env().serviceAccountToken(ns, install.serviceAccount.metadata.name);

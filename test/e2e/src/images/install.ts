@@ -8,11 +8,14 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ApiClient, KubeObject } from '@metal3-ts/test/envtest/http';
 
+const NAMESPACED = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service', 'ConfigMap', 'Secret']);
+
 type Obj = KubeObject & { metadata: { name: string; namespace?: string }; [key: string]: unknown };
 
 export interface ControllerInstall {
   readonly serviceAccount: Obj;
   readonly clusterRole: Obj & { rules: Rule[] };
+  /** What the test applies: the ServiceAccount and the RBAC objects (other kinds are not its concern). */
   readonly objects: readonly Obj[];
   /** The `manager` container's args in the Deployment. */
   readonly args: readonly string[];
@@ -46,7 +49,8 @@ export function controllerInstall(dir: string, namespace: string): ControllerIns
   const suffix = (name: string) => `${name}-${namespace}`;
   const objects = source.map((o): Obj => {
     const copy = structuredClone(o);
-    if (copy.metadata.namespace !== undefined) copy.metadata.namespace = namespace;
+    // kustomize's `namespace:` may be what places them: every namespaced kind is moved, set or not.
+    if (NAMESPACED.has(copy.kind ?? '')) copy.metadata.namespace = namespace;
     if (copy.kind === 'ClusterRole' || copy.kind === 'ClusterRoleBinding') copy.metadata.name = suffix(copy.metadata.name);
     const roleRef = copy['roleRef'] as { kind: string; name: string } | undefined;
     if (copy.kind === 'ClusterRoleBinding' && roleRef?.kind === 'ClusterRole') roleRef.name = suffix(roleRef.name);
@@ -61,7 +65,7 @@ export function controllerInstall(dir: string, namespace: string): ControllerIns
   return {
     serviceAccount: one(objects, 'ServiceAccount', dir),
     clusterRole: one(objects, 'ClusterRole', dir) as Obj & { rules: Rule[] },
-    objects: objects.filter((o) => o.kind !== 'Deployment'),
+    objects: objects.filter((o) => Object.hasOwn(PATHS, o.kind ?? '')),
     args: manager.args ?? [],
     image: manager.image,
   };
