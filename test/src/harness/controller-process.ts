@@ -14,6 +14,12 @@ const bin = join(repoRoot, 'node_modules', '.bin');
 export const runtimes = { node: join(bin, 'node'), deno: join(bin, 'deno') } as const;
 export type Runtime = keyof typeof runtimes;
 
+export interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
 export type LogLine = Record<string, unknown> & { msg: string; level: string };
 
 const children = new Set<ChildProcess>();
@@ -25,13 +31,21 @@ export class ControllerProcess {
   readonly runtime: Runtime;
   readonly child: ChildProcess;
   readonly lines: LogLine[] = [];
+  /** performance.now() when the process was spawned. */
+  readonly startedMs = performance.now();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
   #stderr = '';
 
-  constructor(runtime: Runtime, bundle: string, args: readonly string[]) {
+  /**
+   * `launch` replaces the runtime's command line (and environment) with another that runs the bundle,
+   * e.g. a container-like sandbox around the image's own node (test/e2e/src/images/pod.ts).
+   */
+  constructor(runtime: Runtime, bundle: string, args: readonly string[], launch?: Launch) {
     this.runtime = runtime;
     const argv = runtime === 'deno' ? ['run', '--quiet', '-A', bundle, ...args] : [bundle, ...args];
-    this.child = spawn(runtimes[runtime], argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } });
+    this.child = launch
+      ? spawn(launch.command, launch.args, { stdio: ['ignore', 'ignore', 'pipe'], env: launch.env })
+      : spawn(runtimes[runtime], argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } });
     children.add(this.child);
     this.child.stderr!.setEncoding('utf8');
     this.child.stderr!.on('data', (chunk: string) => {

@@ -19,6 +19,7 @@ import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/gener
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
 import { CONTROLLERS, startController, type ControllerName } from './controllers.ts';
+import { prepareImages, startImageController, type LabImages } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
 
@@ -36,7 +37,12 @@ export interface LabOptions {
   readonly speed?: BmoSpeed;
   /** Time from a host being provisioned to its Node registering (default 0). */
   readonly joinDelayMs?: number;
-  /** Runtime per controller (default Node for all). */
+  /**
+   * Run the controllers from their OCI images (built from the working tree, run as a kubelet would:
+   * images.ts) instead of their bundles (default false; needs root).
+   */
+  readonly images?: boolean;
+  /** Runtime per controller (default Node for all; not with `images`). */
   readonly runtimes?: Partial<Record<ControllerName, Runtime>>;
   /** Extra flags per controller. */
   readonly args?: Partial<Record<ControllerName, readonly string[]>>;
@@ -69,7 +75,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-lab-'));
   // Removed by the test environment's exit and signal hooks too, should stop() never run (Ctrl-C).
   registerDirectory(dir);
-  const env = await startEnv({ log: () => {} });
+  // The image build (mostly gzip, in its own process) overlaps with the apiserver's start.
+  const imagesReady: Promise<LabImages | undefined> = options.images ? prepareImages(dir, log) : Promise.resolve(undefined);
+  imagesReady.catch(() => {});
+  const env = await startEnv({ log: () => {} }).catch(async (error: unknown) => {
+    await imagesReady.catch(() => {});
+    throw error;
+  });
   log(`apiserver ${env.admin.server} with ${env.crds.length} CRDs (${Math.round(performance.now() - started)} ms)`);
   const client = new Client(Transport.fromConnection(env.admin));
   const namespace = LAB_NAMESPACE;
@@ -100,11 +112,14 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource] }),
     ]);
     log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
+    const images = await imagesReady;
     await Promise.all(
       CONTROLLERS.map(async (name) => {
         const runtime = options.runtimes?.[name] ?? 'node';
-        controllers.set(name, await startController(env, name, { dir, namespace, runtime, extraArgs: options.args?.[name] ?? [], ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}), log }));
-        log(`controller ${name} ready (${runtime})`);
+        const common = { dir, namespace, extraArgs: options.args?.[name] ?? [], ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}), log };
+        const controller = images ? await startImageController(env, name, images, common) : await startController(env, name, { ...common, runtime });
+        controllers.set(name, controller);
+        log(`controller ${name} ready (${images ? 'image' : runtime}): serving probes ${((performance.now() - controller.process.startedMs) / 1000).toFixed(2)} s after its process started`);
       }),
     );
     let next = 0;

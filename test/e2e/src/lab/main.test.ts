@@ -13,6 +13,7 @@ test('bad flags exit 2 with the flag named and the usage, before anything starts
     [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
     [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
     [['--color'], "Unknown option '--color'"],
+    [['--images', '--deno', 'data'], '--images and --deno exclude each other'],
     [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],
   ] as const) {
     const run = spawnSync(runtimes.node, [main, ...args], { encoding: 'utf8', timeout: 20_000 });

@@ -11,13 +11,14 @@ import { startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
-const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--exit-when-running [--timeout S]]
+const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
   --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
+  --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
 
@@ -36,6 +37,7 @@ try {
       speed: { type: 'string', default: 'instant' },
       'join-delay': { type: 'string', default: '0' },
       deno: { type: 'string', multiple: true, default: [] },
+      images: { type: 'boolean', default: false },
       'exit-when-running': { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       help: { type: 'boolean', default: false },
@@ -65,6 +67,8 @@ for (const name of values.deno) {
   runtimes[name as (typeof names)[number]] = 'deno';
 }
 
+if (values.images && values.deno.length > 0) fail('--images and --deno exclude each other (an image holds Node 24)');
+
 // npm runs the script from test/e2e; a relative path means the directory npm was started in.
 const manifests = values.manifests ? resolve(process.env['INIT_CWD'] ?? process.cwd(), values.manifests) : undefined;
 if (manifests !== undefined) {
@@ -88,6 +92,7 @@ try {
     speed: values.speed,
     joinDelayMs,
     runtimes,
+    images: values.images,
     ...(manifests ? { manifests } : {}),
     log: (m) => console.log(`${at()} ${m}`),
   });

@@ -1,0 +1,80 @@
+// What every metal3-ts controller image is, stated once: the numeric user, the entrypoint, the paths
+// of the runtime and the bundle, the environment and the org.opencontainers.image.* labels. The TS
+// builder (build.ts) and the Containerfile a user builds with Docker or Podman must agree on these;
+// containerfile.test.ts checks that they do.
+
+/** distroless' "nonroot": a numeric user, so a kubelet's runAsNonRoot check passes without /etc/passwd. */
+export const IMAGE_USER = '65532:65532';
+export const NODE_PATH = '/nodejs/bin/node';
+export const BUNDLE_PATH = '/app/controller.mjs';
+export const ENTRYPOINT: readonly string[] = [NODE_PATH, BUNDLE_PATH];
+/** Nothing the controller reads: no npm, no shell, so no PATH lookups happen. */
+export const IMAGE_ENV: readonly string[] = ['NODE_ENV=production'];
+export const WORKING_DIR = '/app';
+export const IMAGE_SOURCE = 'https://github.com/metal3-ts/metal3-ts';
+
+export const LABEL_KEYS = [
+  'org.opencontainers.image.source',
+  'org.opencontainers.image.version',
+  'org.opencontainers.image.revision',
+  'org.opencontainers.image.title',
+  'org.opencontainers.image.description',
+  'org.opencontainers.image.licenses',
+] as const;
+
+export interface ImageFacts {
+  /** Controller directory name under controllers/ (cluster, machine…). */
+  readonly controller: string;
+  readonly version: string;
+  /** The git commit the image was built from. */
+  readonly revision: string;
+  readonly description: string;
+  readonly license: string;
+  /** The commit time (ISO 8601): the image's `created`, so rebuilding a commit gives the same digest. */
+  readonly created: string;
+}
+
+/** `metal3-ts/controller-<c>:<version>`: the reference the install manifests' Deployments name. */
+export function imageName(controller: string, version: string): string {
+  return `metal3-ts/controller-${controller}:${version}`;
+}
+
+export function imageLabels(facts: ImageFacts): Record<(typeof LABEL_KEYS)[number], string> {
+  return {
+    'org.opencontainers.image.source': IMAGE_SOURCE,
+    'org.opencontainers.image.version': facts.version,
+    'org.opencontainers.image.revision': facts.revision,
+    'org.opencontainers.image.title': `metal3-ts controller-${facts.controller}`,
+    'org.opencontainers.image.description': facts.description,
+    'org.opencontainers.image.licenses': facts.license,
+  };
+}
+
+/** The OCI image configuration (image-spec config.md) for the given layers' uncompressed digests. */
+export function imageConfig(facts: ImageFacts, diffIds: readonly string[], architecture: string): object {
+  return {
+    created: facts.created,
+    architecture,
+    os: 'linux',
+    config: {
+      User: IMAGE_USER,
+      Entrypoint: [...ENTRYPOINT],
+      Env: [...IMAGE_ENV],
+      WorkingDir: WORKING_DIR,
+      Labels: imageLabels(facts),
+    },
+    rootfs: { type: 'layers', diff_ids: [...diffIds] },
+    history: [
+      { created: facts.created, created_by: 'metal3-ts images: runtime (node and the shared libraries ldd lists, /etc/passwd, /etc/group)' },
+      { created: facts.created, created_by: `metal3-ts images: controllers/${facts.controller} esbuild bundle` },
+    ],
+  };
+}
+
+/** Node's process.arch in OCI's (Go's) spelling. */
+export function ociArchitecture(arch: string): string {
+  const known: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x' };
+  const found = known[arch];
+  if (!found) throw new Error(`no OCI architecture for Node's "${arch}"`);
+  return found;
+}
