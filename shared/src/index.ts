@@ -1,7 +1,7 @@
 // @metal3-ts/shared: the reconcile harness every metal3-ts controller uses. This entry point gathers
 // the pieces a controller package wires together; each also has its own subpath
-// (`@metal3-ts/shared/cache/informer-factory`, ...). The BareMetalHost driver is its own entry:
-// `@metal3-ts/shared/host/index`.
+// (`@metal3-ts/shared/cache/informer-factory`, ...). The BareMetalHost driver is its own package:
+// `@metal3-ts/baremetal`.
 //
 // Pipeline: client (rate limit, metrics) → informers (list+watch → frozen, indexed store, read your
 // own writes) → event sources (predicates, map functions) → work queue (coalescing, backoff) →

@@ -12,7 +12,7 @@ export const METAL3_DATA_CLAIM_FINALIZER = 'metal3dataclaim.infrastructure.clust
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 /** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
-export { HOST_ANNOTATION } from '@metal3-ts/shared/host/host-annotation';
+export { HOST_ANNOTATION } from '@metal3-ts/baremetal/host-annotation';
 /** D-17: on preallocated IPClaims, naming the Metal3Data and the pool they serve. */
 export const DATA_NAME_LABEL = 'infrastructure.cluster.x-k8s.io/data-name';
 export const POOL_NAME_LABEL = 'infrastructure.cluster.x-k8s.io/pool-name';

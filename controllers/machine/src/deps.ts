@@ -3,8 +3,8 @@
 // workload client, the random pick).
 import type { Client } from '@metal3-ts/generated';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { HostInventory } from '@metal3-ts/shared/host/inventory';
-import type { RandomIndex } from '@metal3-ts/shared/host/selection';
+import type { HostInventory } from '@metal3-ts/baremetal/inventory';
+import type { RandomIndex } from '@metal3-ts/baremetal/selection';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
 import type { NodeWaitRegistry } from './node-source.ts';
 import type { MachineInformers } from './scope.ts';

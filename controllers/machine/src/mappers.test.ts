@@ -8,7 +8,7 @@ import { newMetal3Cluster, newMetal3Data, newMetal3DataClaim, newMetal3Machine, 
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import type { IndexFn } from '@metal3-ts/shared/cache/types';
-import { machineRef, testHost } from '@metal3-ts/shared/host/testing';
+import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
 import {
   clusterToMetal3Machines,
   hostToMetal3Machines,

@@ -9,8 +9,8 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import { distinctRequests, type EventHandler, type MapFn } from '@metal3-ts/shared/controller/handlers';
 import { isPausedByAnnotation } from '@metal3-ts/shared/controller/predicates';
-import { apiGroupOf } from '@metal3-ts/shared/host/consumer';
-import { isSelectable } from '@metal3-ts/shared/host/inventory';
+import { apiGroupOf } from '@metal3-ts/baremetal/consumer';
+import { isSelectable } from '@metal3-ts/baremetal/inventory';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from './names.ts';
 

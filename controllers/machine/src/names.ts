@@ -6,7 +6,7 @@
 export const METAL3_MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
 /** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
-export { HOST_ANNOTATION } from '@metal3-ts/shared/host/host-annotation';
+export { HOST_ANNOTATION } from '@metal3-ts/baremetal/host-annotation';
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 /**

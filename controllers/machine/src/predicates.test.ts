@@ -6,7 +6,7 @@ import { newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/g
 import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { admits, type Predicate } from '@metal3-ts/shared/controller/predicates';
-import { machineRef, testHost } from '@metal3-ts/shared/host/testing';
+import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
 import { clusterPauseTransitions, hostChanged, machineChanged, metal3MachineChanged, metal3MachineEventFilter } from './predicates.ts';
 
 const test = suite('Metal3Machine watches: filters');

@@ -8,10 +8,10 @@
 import { isConflict } from '@metal3-ts/generated';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
-import { hostKey } from '@metal3-ts/shared/host/host-patch';
-import { releaseHost } from '@metal3-ts/shared/host/release';
-import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
+import { isClaimedBy } from '@metal3-ts/baremetal/consumer';
+import { hostKey } from '@metal3-ts/baremetal/host-patch';
+import { releaseHost } from '@metal3-ts/baremetal/release';
+import { isClaimed, isProvisioned } from '@metal3-ts/baremetal/states';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { refusalOf } from '@metal3-ts/shared/controller/refusal';

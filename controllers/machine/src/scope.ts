@@ -16,7 +16,7 @@ import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
-import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/shared/host/host-annotation';
+import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/baremetal/host-annotation';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
 
 export interface MachineInformers {

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterResource, MachineResource, MachineSetResource, newMachineSet, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL } from '../src/names.ts';
 import { availableHosts, controlPlaneMachine, deleteMachine, hostApi, provisionedHost, releasedHost, selector } from './scene-helpers.ts';
 import { CLUSTER, createClusterScene, createMachine, EVENT_MS, HOLD_FINALIZER, IMAGE, machineTestScene, sleep, when } from './support.ts';

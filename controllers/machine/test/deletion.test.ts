@@ -24,7 +24,7 @@ import {
   type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator } from '@metal3-ts/test/sim/bmo/index';
 import { simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';

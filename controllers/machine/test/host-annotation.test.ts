@@ -10,7 +10,7 @@ import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { FAIL_ANNOTATION } from '@metal3-ts/test/sim/bmo/index';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../src/names.ts';
 import {

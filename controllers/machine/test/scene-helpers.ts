@@ -5,7 +5,7 @@
 import * as assert from 'uvu/assert';
 import { Metal3MachineResource, type Metal3MachineSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { CONTROL_PLANE_LABEL } from '@metal3-ts/shared/host/names';
+import { CONTROL_PLANE_LABEL } from '@metal3-ts/baremetal/names';
 import { CLONED_FROM_NAME_ANNOTATION, HOST_ANNOTATION } from '../src/names.ts';
 import {
   consumers,

@@ -9,7 +9,7 @@ import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL } from '@metal3-ts/shared/host/names';
+import { FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { HOST_ANNOTATION } from '../src/names.ts';
 import {

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { LabelSelector } from '@metal3-ts/generated';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { cryptoRandomIndex, type RandomIndex } from '@metal3-ts/shared/host/selection';
+import { cryptoRandomIndex, type RandomIndex } from '@metal3-ts/baremetal/selection';
 import { HOST_ANNOTATION } from '../src/names.ts';
 import {
   associatedHost,

@@ -28,7 +28,7 @@ import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { RandomIndex } from '@metal3-ts/shared/host/selection';
+import type { RandomIndex } from '@metal3-ts/baremetal/selection';
 import { newLogger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
@@ -47,7 +47,7 @@ import { eventually, liveControllers } from './readers.ts';
 
 // The label and annotation strings the tests check are the ones the code uses: tests import them from
 // ../src/names.ts (METAL3_MACHINE_FINALIZER, HOST_ANNOTATION, CLUSTER_NAME_LABEL, …) and
-// @metal3-ts/shared/host/names (PAUSED_ANNOTATION, the host's, CAPM3_PAUSE_VALUE, STATUS_ANNOTATION,
+// @metal3-ts/baremetal/names (PAUSED_ANNOTATION, the host's, CAPM3_PAUSE_VALUE, STATUS_ANNOTATION,
 // NODE_REUSE_LABEL, …). Cluster API's own pause annotation is named apart from the host's:
 export { PAUSED_ANNOTATION as CAPI_PAUSED_ANNOTATION } from '@metal3-ts/shared/meta/paused';
 

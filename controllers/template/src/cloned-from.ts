@@ -6,11 +6,9 @@ import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.
 import type { IndexFn } from '@metal3-ts/shared/cache/types';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, METAL3_MACHINE_TEMPLATE_GROUPKIND } from './names.ts';
 
-/** A Metal3MachineTemplate, by namespace and name. */
-export interface TemplateKey {
-  readonly namespace: string;
-  readonly name: string;
-}
+import type { TemplateKey } from '@metal3-ts/baremetal/node-reuse-policy';
+
+export type { TemplateKey };
 
 /** The template `machine` was cloned from, or undefined when it was not cloned from a Metal3MachineTemplate. */
 export function clonedFromTemplate(machine: Readonly<Metal3Machine>): TemplateKey | undefined {

@@ -2,11 +2,7 @@
 // annotations on every object it clones from a template; existing clusters carry them, so they are
 // part of the wire contract.
 
-/** The name of the template a Metal3Machine was cloned from (set by Cluster API, N-1). */
-export const CLONED_FROM_NAME_ANNOTATION = 'cluster.x-k8s.io/cloned-from-name';
-
-/** `<Kind>.<group>` of the template a Metal3Machine was cloned from (set by Cluster API, N-1). */
-export const CLONED_FROM_GROUPKIND_ANNOTATION = 'cluster.x-k8s.io/cloned-from-groupkind';
+export { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from '@metal3-ts/shared/meta/cloned-from';
 
 /** The value of the groupkind annotation on Metal3Machines cloned from a Metal3MachineTemplate. */
 export const METAL3_MACHINE_TEMPLATE_GROUPKIND = 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io';

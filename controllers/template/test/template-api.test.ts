@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { Client, InvalidError, Transport, isNotFound } from '@metal3-ts/generated';
 import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { nodeReuseFor, nodeReuseForReleasingMachine } from '../src/node-reuse.ts';
+import { nodeReuseFor, nodeReuseForReleasingMachine } from '@metal3-ts/baremetal/node-reuse-policy';
 import { createMachine, createTemplate } from './support.ts';
 
 const test = suite('Metal3MachineTemplate API: nodeReuse default and unknown automatedCleaningMode');

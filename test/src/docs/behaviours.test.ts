@@ -53,9 +53,9 @@ test('files: product code and manifests of any package implement, *.test.ts test
   const cases: [string, string][] = [
     ['controllers/machine/src/reconcile.ts', 'implemented'],
     ['controllers/data/deploy/rbac.yaml', 'implemented'],
-    ['shared/src/host/claim.ts', 'implemented'],
+    ['baremetal/src/claim.ts', 'implemented'],
     ['crds/policies/x.yaml', 'implemented'],
-    ['shared/src/host/claim.test.ts', 'tested'],
+    ['baremetal/src/claim.test.ts', 'tested'],
     ['controllers/machine/test/lifecycle.test.ts', 'tested'],
     ['controllers/machine/test/support.ts', 'mentioned'],
     ['test/src/sim/bmo/hardware.ts', 'mentioned'],

@@ -11,7 +11,7 @@ import type {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
-import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/shared/host/host-annotation';
+import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/baremetal/host-annotation';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
@@ -96,7 +96,7 @@ function pointsBack(metal3Machine: Readonly<Metal3Machine>, template: Readonly<M
 
 /**
  * M-40: the BareMetalHost named by the Metal3Machine's `metal3.io/BareMetalHost` annotation, parsed
- * as the machine controller parses it (shared/host/host-annotation.ts). Changed from upstream (E-29,
+ * as the machine controller parses it (baremetal/src/host-annotation.ts). Changed from upstream (E-29,
  * which ignores the namespace part): always in the Metal3Machine's namespace, and undefined when the
  * annotation names another namespace (findMachineAndHost says so), is malformed or absent.
  */

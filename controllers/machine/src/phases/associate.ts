@@ -3,7 +3,7 @@
 // - the chosen host is first recorded on the Metal3Machine (M-41) by a patch locked on the machine's
 //   resourceVersion (host-record.ts): of two reconciles of one machine (two replicas), only the first
 //   to record goes on to claim, so one machine never holds two hosts;
-// - the claim is one merge patch locked on the host's resourceVersion (shared/host/claim.ts), so a
+// - the claim is one merge patch locked on the host's resourceVersion (baremetal/src/claim.ts), so a
 //   host never gets two consumers; a lost claim removes the record and the machine chooses again.
 // Candidates come from the informer's host index, not a list of the namespace per association (H-1).
 // A crash between record and claim leaves a record of an unclaimed host, which the next pass claims
@@ -18,13 +18,13 @@ import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1b
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { claimHost, readHost } from '@metal3-ts/shared/host/claim';
-import { isClaimedBy, metal3MachineConsumer, type HostConsumer } from '@metal3-ts/shared/host/consumer';
-import { hostKey } from '@metal3-ts/shared/host/host-patch';
-import { InvalidHostSelectorError } from '@metal3-ts/shared/host/label-selector';
-import { nodeReuseName } from '@metal3-ts/shared/host/node-reuse';
-import { chooseHost, exclusionOf, exclusionText } from '@metal3-ts/shared/host/selection';
-import { provisioningState } from '@metal3-ts/shared/host/states';
+import { claimHost, readHost } from '@metal3-ts/baremetal/claim';
+import { isClaimedBy, metal3MachineConsumer, type HostConsumer } from '@metal3-ts/baremetal/consumer';
+import { hostKey } from '@metal3-ts/baremetal/host-patch';
+import { InvalidHostSelectorError } from '@metal3-ts/baremetal/label-selector';
+import { nodeReuseName } from '@metal3-ts/baremetal/node-reuse';
+import { chooseHost, exclusionOf, exclusionText } from '@metal3-ts/baremetal/selection';
+import { provisioningState } from '@metal3-ts/baremetal/states';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';

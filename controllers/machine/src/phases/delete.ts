@@ -1,6 +1,6 @@
 // Section 4 (X-1…X-16): giving the host back when a Metal3Machine is deleted. The claim on the
 // data template is dropped (X-2), the host is deprovisioned and, once BMO has cleaned it, released
-// (shared/host/release.ts), optionally reserved for the next machine of the same control plane or
+// (baremetal/src/release.ts), optionally reserved for the next machine of the same control plane or
 // MachineDeployment (X-10). Our finalizer goes last, so the Metal3Machine never disappears while a
 // host still names it as consumer.
 //
@@ -17,12 +17,12 @@ import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1b
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3DataClaimResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { nodeReuseForReleasingMachine } from '@metal3-ts/controller-template/node-reuse';
-import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
-import { hostKey } from '@metal3-ts/shared/host/host-patch';
-import { hasDeployment } from '@metal3-ts/shared/host/provision';
-import { releaseHost, type ReleaseStep } from '@metal3-ts/shared/host/release';
-import { hasFinishedDeprovisioning } from '@metal3-ts/shared/host/states';
+import { nodeReuseForReleasingMachine } from '@metal3-ts/baremetal/node-reuse-policy';
+import { isClaimedBy } from '@metal3-ts/baremetal/consumer';
+import { hostKey } from '@metal3-ts/baremetal/host-patch';
+import { hasDeployment } from '@metal3-ts/baremetal/provision';
+import { releaseHost, type ReleaseStep } from '@metal3-ts/baremetal/release';
+import { hasFinishedDeprovisioning } from '@metal3-ts/baremetal/states';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import type { MachineReconcilerDeps } from '../deps.ts';

@@ -8,11 +8,11 @@
 // found here too (staleHostRecord), so the reconcile can forget it and choose again.
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { claimedHost } from '@metal3-ts/shared/host/claim';
-import { isClaimedBy, type HostConsumer } from '@metal3-ts/shared/host/consumer';
-import { hostKey, patchHost } from '@metal3-ts/shared/host/host-patch';
-import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/shared/host/provision';
-import { isClaimed } from '@metal3-ts/shared/host/states';
+import { claimedHost } from '@metal3-ts/baremetal/claim';
+import { isClaimedBy, type HostConsumer } from '@metal3-ts/baremetal/consumer';
+import { hostKey, patchHost } from '@metal3-ts/baremetal/host-patch';
+import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/baremetal/provision';
+import { isClaimed } from '@metal3-ts/baremetal/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';

@@ -2,7 +2,7 @@
 // un-pausing lifts our pause again. A user's own pause (another annotation value) is never lifted.
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { pauseHost, unpauseHost } from '@metal3-ts/shared/host/pause';
+import { pauseHost, unpauseHost } from '@metal3-ts/baremetal/pause';
 import { messageOf } from '../errors.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import type { PauseState } from '../status.ts';

@@ -3,8 +3,8 @@
 // released the way a deletion releases it: deprovisioned, then handed back. Each pass performs the
 // next due step; the stray host's own events bring the machine back for the next one.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { hostKey } from '@metal3-ts/shared/host/host-patch';
-import { releaseHost } from '@metal3-ts/shared/host/release';
+import { hostKey } from '@metal3-ts/baremetal/host-patch';
+import { releaseHost } from '@metal3-ts/baremetal/release';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import type { Claimant } from './associate.ts';
 

@@ -2,7 +2,7 @@
 // status and the spec and says what happens next. Where BMO asks Ironic (is inspection done? did the
 // deployment finish?), the simulator asks the clock and the injected faults instead.
 import type { BareMetalHost, BareMetalHostStatus, BareMetalHostStatusGoodCredentials } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { ProvisioningState as State } from '@metal3-ts/shared/host/states';
+import { ProvisioningState as State } from '@metal3-ts/baremetal/states';
 import { hasBmcDetails } from './credentials.ts';
 import { faultMessage, type Fault } from './faults.ts';
 import { HardwareOverrideError, inspectedHardware } from './hardware.ts';

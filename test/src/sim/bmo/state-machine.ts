@@ -3,7 +3,7 @@
 // checks is BMO's Reconcile: pause, status restore, finalizer, BMC credentials, then the state
 // machine (deletion, detach, registration, the handler of the current state).
 import type { BareMetalHost, BareMetalHostStatus } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { ProvisioningState as State } from '@metal3-ts/shared/host/states';
+import { ProvisioningState as State } from '@metal3-ts/baremetal/states';
 import { checkCredentials, sameCredentials, type BmcSecret } from './credentials.ts';
 import { faultMessage, injectedFaults } from './faults.ts';
 import { AT_ONCE_MS, handleState, type HostContext, type Outcome } from './handlers.ts';

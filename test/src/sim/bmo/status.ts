@@ -2,7 +2,7 @@
 // recorded and cleared, which states time an operation in `status.operationHistory`, which
 // provisioning settings are saved while preparing.
 import type { BareMetalHost, BareMetalHostStatus, BareMetalHostStatusOperationHistory } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { ProvisioningState } from '@metal3-ts/shared/host/states';
+import { ProvisioningState } from '@metal3-ts/baremetal/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import { OperationalStatus, type ErrorTypeName } from './names.ts';
 

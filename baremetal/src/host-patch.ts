@@ -5,7 +5,7 @@
 // host in between; that is what makes whole-list fields such as ownerReferences safe to replace.
 import type { Client, MergePatch } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { createMergePatch, type JsonMap } from '../patch/diff.ts';
+import { createMergePatch, type JsonMap } from '@metal3-ts/shared/patch/diff';
 
 export interface HostPatchOptions {
   /** Carry `before`'s resourceVersion, so a concurrent write makes the patch fail with a Conflict. */

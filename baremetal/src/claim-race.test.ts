@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { fakeCluster } from '../testing/fake-client/index.ts';
+import { fakeCluster } from '@metal3-ts/shared/testing/fake-client/index';
 import { claimHost, type ClaimOutcome } from './claim.ts';
 import { machineRef, testHost } from './testing.ts';
 

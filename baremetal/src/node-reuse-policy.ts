@@ -4,8 +4,13 @@
 // `infrastructure.cluster.x-k8s.io/node-reuse` for the next machine of the same control plane or
 // MachineDeployment. CAPM3 keeps no status or annotation for it; neither do we.
 import type { Metal3Machine, Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { TemplateKey } from './cloned-from.ts';
-import { CLONED_FROM_NAME_ANNOTATION } from './names.ts';
+import { CLONED_FROM_NAME_ANNOTATION } from '@metal3-ts/shared/meta/cloned-from';
+
+/** A Metal3MachineTemplate's place: a machine's template lives in the machine's namespace. */
+export interface TemplateKey {
+  readonly namespace: string;
+  readonly name: string;
+}
 
 /** N-1: `spec.nodeReuse`, false when unset (the CRD default) or when there is no template. */
 export function nodeReuseFor(template: Readonly<Metal3MachineTemplate> | undefined): boolean {

@@ -4,7 +4,7 @@
 // `namespace/key=value`, `namespace/key` and `namespace/*` ("which hosts could this machine take").
 // The inventory is a pre-filter: chooseHost applies every rule again on what it returns, and claims
 // are locked on the resourceVersion, so a stale cache can cost a retry but never a double claim.
-import type { Informer } from '../cache/types.ts';
+import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { consumerKey, isClaimedBy, type ConsumerReference, type HostConsumer } from './consumer.ts';
 import { hostSelectorRequirements, matchesRequirements, type LabelRequirement } from './label-selector.ts';

@@ -1,7 +1,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nodeReuseFor, nodeReuseForReleasingMachine, releasingMachineTemplate } from './node-reuse.ts';
-import { machine, template } from './testing.ts';
+import { nodeReuseFor, nodeReuseForReleasingMachine, releasingMachineTemplate } from './node-reuse-policy.ts';
+import { newMetal3Machine, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from '@metal3-ts/shared/meta/cloned-from';
+
+const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
+
+const template = (name: string, spec: { nodeReuse?: boolean } = {}) =>
+  newMetal3MachineTemplate({ metadata: { name, namespace: 'ns' }, spec: { ...spec, template: { spec: { image } } } });
+
+/** A machine cloned from template `from` (null: no name annotation) with the groupkind annotation unless null. */
+function machine(name: string, options: { from?: string | null; groupKind?: null } = {}) {
+  const annotations: Record<string, string> = {};
+  const from = options.from === undefined ? 'tmpl' : options.from;
+  if (from !== null) annotations[CLONED_FROM_NAME_ANNOTATION] = from;
+  if (options.groupKind !== null) annotations[CLONED_FROM_GROUPKIND_ANNOTATION] = 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io';
+  return newMetal3Machine({ metadata: { name, namespace: 'ns', annotations }, spec: { image } });
+}
 
 const test = suite('node reuse policy for the Metal3Machine controller (N-1, N-6, N-7, X-10)');
 
