@@ -84,7 +84,7 @@ test('a preferred index (the one a vanished Metal3Data had) is tried first when 
 });
 
 test('gives up after maxAttempts lost races with a typed, retryable error', async () => {
-  const port: AllocationPort = { taken: () => new Set(), reserve: () => () => undefined, create: async () => ({ kind: 'TakenByOther' }) };
+  const port: AllocationPort = { taken: () => new Set(), reserve: () => () => undefined, create: () => Promise.resolve({ kind: 'TakenByOther' }) };
   const error = await rejects(allocateIndex(port, { template: 'ns/t', maxAttempts: 3 }));
   assert.instance(error, RetryExhaustedError);
   assert.is((error as RetryExhaustedError).attempts, 3);
@@ -97,8 +97,8 @@ test('createMetal3Data: AlreadyExists is told apart by reading the holder; other
   const theirs = data(t, claim('other'), 0);
   const already = () => apiError(409, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409 }, { verb: 'create', path: '/x' });
   const api = (existing: M3D | undefined | 'fail') => ({
-    create: async (d: M3D) => (existing === undefined ? d : Promise.reject(existing === 'fail' ? apiError(500, undefined, { verb: 'create', path: '/x' }) : already())),
-    get: async () => (existing && existing !== 'fail' ? existing : Promise.reject(apiError(404, undefined, { verb: 'get', path: '/x' }))),
+    create: (d: M3D) => (existing === undefined ? Promise.resolve(d) : Promise.reject(existing === 'fail' ? apiError(500, undefined, { verb: 'create', path: '/x' }) : already())),
+    get: () => (existing && existing !== 'fail' ? Promise.resolve(existing) : Promise.reject(apiError(404, undefined, { verb: 'get', path: '/x' }))),
   });
   assert.is((await createMetal3Data(api(undefined), mine, me)).kind, 'Created');
   assert.is((await createMetal3Data(api(mine), mine, me)).kind, 'Adopted');

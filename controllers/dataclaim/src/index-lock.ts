@@ -60,7 +60,7 @@ class IndexLostError extends Error {
  * Creates the claim's Metal3Data at the lowest free index; undefined when the namespace refused the
  * create as gone (404). Throws RetryExhaustedError after `maxAttempts` lost races.
  */
-export async function allocateIndex(port: AllocationPort, options: AllocateOptions): Promise<Allocation | undefined> {
+export function allocateIndex(port: AllocationPort, options: AllocateOptions): Promise<Allocation | undefined> {
   const lost = new Set<number>();
   let conflicts = 0;
   const attempt = async (): Promise<Allocation> => {

@@ -19,17 +19,17 @@ function server(initial: Metal3DataClaim) {
       current = structuredClone(next);
     },
     api: {
-      async mergePatchStatus(_name: string, patch: MergePatch<Metal3DataClaim>): Promise<Metal3DataClaim> {
+      mergePatchStatus(_name: string, patch: MergePatch<Metal3DataClaim>): Promise<Metal3DataClaim> {
         patches.push(patch);
         const rv = patch.metadata?.resourceVersion;
-        if (rv !== undefined && rv !== current.metadata.resourceVersion) throw conflict();
+        if (rv !== undefined && rv !== current.metadata.resourceVersion) return Promise.reject(conflict());
         const status = { ...current.status, ...(patch.status as Metal3DataClaimStatus) };
         for (const [k, v] of Object.entries(status)) if (v === null) delete (status as Record<string, unknown>)[k];
         current = { ...current, metadata: { ...current.metadata, resourceVersion: String(Number(current.metadata.resourceVersion) + 1) }, status };
-        return structuredClone(current);
+        return Promise.resolve(structuredClone(current));
       },
-      async get(): Promise<Metal3DataClaim> {
-        return structuredClone(current);
+      get(): Promise<Metal3DataClaim> {
+        return Promise.resolve(structuredClone(current));
       },
     },
   };
