@@ -65,7 +65,8 @@ export async function reconcileClaim(deps: ReconcilerDeps, request: Request, { l
     await runPhases(ctx, scope, plan.settle);
   }
   await writeClaimStatus(ctx, scope);
-  if (ready && !settledFirst) await runPhases(ctx, scope, plan.settle);
+  // Only after a status write that worked: a release must not drop its finalizer while the claim still names its Metal3Data.
+  if (ready && !settledFirst && scope.observed.errors.length === 0) await runPhases(ctx, scope, plan.settle);
   const { errors } = scope.observed;
   if (errors.length === 1) throw errors[0];
   if (errors.length > 1) throw new AggregateError(errors, `Metal3DataClaim ${scope.key}: ${errors.length} steps failed`);
