@@ -127,7 +127,9 @@ test('DT-6/§0.6: nothing is allocated or released while the Cluster is paused, 
   await claimsBound(admin, ns, ['m']);
 
   await admin.api(Metal3DataTemplateResource, ns).mergePatch('tmpl', { metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } } });
-  await sleep(300);
+  // The controller's cache must hold the annotation before the delete, or the delete could win the race.
+  const templates = controller!.informers.informerFor(Metal3DataTemplateResource).store;
+  await eventually('the pause annotation in the controller\'s cache', () => (templates.get({ namespace: ns, name: 'tmpl' })?.metadata.annotations?.['cluster.x-k8s.io/paused'] === undefined ? undefined : true));
   await admin.api(Metal3DataClaimResource, ns).delete('m');
   await sleep(800);
   assert.ok((await getClaim(admin, ns, 'm'))?.metadata.finalizers?.includes('metal3dataclaim.infrastructure.cluster.x-k8s.io'), 'not released while paused');

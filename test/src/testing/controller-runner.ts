@@ -52,6 +52,8 @@ export interface RunningController {
   /** Every request the controller (informers, writes, events) sent. */
   readonly counter: RequestCounter;
   readonly registry: Registry;
+  /** The controller's caches: a test waits until they hold an object, never for a fixed time. */
+  readonly informers: InformerFactory;
   /** Reconciles finished so far, whatever their result. */
   reconciles(): number;
   /** Reconciles that ended in an error (bad input must never be one). */
@@ -112,6 +114,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   const running: RunningController = {
     counter,
     registry,
+    informers,
     reconciles: counted(RESULTS),
     errors: counted(['error']),
     writes: (resource) => counter.snapshot().filter((c) => !READS.has(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
