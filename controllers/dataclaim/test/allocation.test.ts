@@ -2,31 +2,25 @@
 // makes it gets the lowest free index of its template, a Metal3Data shaped exactly as CAPM3 makes it,
 // status.renderedData, the finalizers of §0.1, and an entry in the template's ledger. The controller
 // runs under deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
+import type { Client } from '@metal3-ts/generated';
 import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { claimsBound, createClaim, createCluster, createTemplate, eventually, listData, loggedProblems, type RunningController, settled, startDataClaimController } from './support.ts';
 
-const test = suite('Metal3DataClaim controller: allocation on the real apiserver');
-const env = withSharedEnv(test);
+const { test, env, admin: adminClient, track } = controllerSuite('Metal3DataClaim controller: allocation on the real apiserver');
 
 let admin: Client;
 let controller: RunningController | undefined;
 
 test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
-test.after.each(async () => {
-  await controller?.stop();
-  controller = undefined;
+  admin = adminClient();
 });
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controller = await startDataClaimController(env(), ns);
+  controller = track(await startDataClaimController(env(), ns));
   return ns;
 }
 

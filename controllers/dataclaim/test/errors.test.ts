@@ -2,13 +2,13 @@
 // status.errorMessage and a Warning event, never loops on errors, and is served as soon as the
 // missing piece appears (its event wakes the claim: no polling). The controller runs under
 // deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
+import type { Client } from '@metal3-ts/generated';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { EventResource } from '@metal3-ts/generated/core/v1';
 import { Metal3DataClaimResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import {
   claimsBound,
   createClaim,
@@ -24,24 +24,18 @@ import {
   startDataClaimController,
 } from './support.ts';
 
-const test = suite('Metal3DataClaim controller: bad input and waits on the real apiserver');
-const env = withSharedEnv(test);
+const { test, env, admin: adminClient, track } = controllerSuite('Metal3DataClaim controller: bad input and waits on the real apiserver');
 
 let admin: Client;
 let controller: RunningController | undefined;
 
 test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
-test.after.each(async () => {
-  await controller?.stop();
-  controller = undefined;
+  admin = adminClient();
 });
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controller = await startDataClaimController(env(), ns);
+  controller = track(await startDataClaimController(env(), ns));
   return ns;
 }
 
@@ -133,7 +127,9 @@ test('DT-6/§0.6: nothing is allocated or released while the Cluster is paused, 
   await claimsBound(admin, ns, ['m']);
 
   await admin.api(Metal3DataTemplateResource, ns).mergePatch('tmpl', { metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } } });
-  await sleep(300);
+  // The controller's cache must hold the annotation before the delete, or the delete could win the race.
+  const templates = controller!.informers.informerFor(Metal3DataTemplateResource).store;
+  await eventually('the pause annotation in the controller\'s cache', () => (templates.get({ namespace: ns, name: 'tmpl' })?.metadata.annotations?.['cluster.x-k8s.io/paused'] === undefined ? undefined : true));
   await admin.api(Metal3DataClaimResource, ns).delete('m');
   await sleep(800);
   assert.ok((await getClaim(admin, ns, 'm'))?.metadata.finalizers?.includes('metal3dataclaim.infrastructure.cluster.x-k8s.io'), 'not released while paused');

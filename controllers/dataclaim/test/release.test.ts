@@ -1,11 +1,11 @@
 // DT-15, DC-4, E-34, §0.1 on the real apiserver: deleting a claim gives back its Metal3Data and its
 // ledger entry and removes only our finalizer; a freed index is reused, lowest first, once the old
 // Metal3Data is really gone. The controller runs under deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
+import type { Client } from '@metal3-ts/generated';
 import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import {
   claimsBound,
   createClaim,
@@ -20,24 +20,18 @@ import {
   startDataClaimController,
 } from './support.ts';
 
-const test = suite('Metal3DataClaim controller: release and reuse on the real apiserver');
-const env = withSharedEnv(test);
+const { test, env, admin: adminClient, track } = controllerSuite('Metal3DataClaim controller: release and reuse on the real apiserver');
 
 let admin: Client;
 let controller: RunningController | undefined;
 
 test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
-test.after.each(async () => {
-  await controller?.stop();
-  controller = undefined;
+  admin = adminClient();
 });
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controller = await startDataClaimController(env(), ns);
+  controller = track(await startDataClaimController(env(), ns));
   await createCluster(admin, ns);
   await createTemplate(admin, ns, 'tmpl');
   return ns;

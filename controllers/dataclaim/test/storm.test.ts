@@ -5,27 +5,20 @@
 // the Metal3Data the other replica made for the same claim; a claim both replicas served keeps one
 // Metal3Data, and the index of the other is the next one handed out). The controllers run under
 // deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
+import type { Client } from '@metal3-ts/generated';
 import { Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { claimsBound, createClaim, createCluster, createTemplate, listData, loggedProblems, type RunningController, settled, startDataClaimController } from './support.ts';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
+import { claimsBound, createClaim, createCluster, createTemplate, listData, loggedProblems, settled, startDataClaimController } from './support.ts';
 
-const test = suite('Metal3DataClaim controller: a storm of claims on one template');
-const env = withSharedEnv(test);
+const { test, env, admin: adminClient, track } = controllerSuite('Metal3DataClaim controller: a storm of claims on one template');
 
 const N = 100;
 let admin: Client;
-let controllers: RunningController[] = [];
 
 test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
-test.after.each(async () => {
-  await Promise.all(controllers.map((c) => c.stop()));
-  controllers = [];
+  admin = adminClient();
 });
 
 const claimNames = Array.from({ length: N }, (_, i) => `storm-${String(i).padStart(3, '0')}`);
@@ -56,8 +49,7 @@ async function assertDenseAndUnique(ns: string, bound: Record<string, string>): 
 test(`S3/A11: ${N} claims present at once get ${N} unique dense indexes from one process, with no conflict and no 30 s wait`, async () => {
   const ns = await prepare('dc-storm');
   const t0 = performance.now();
-  const controller = await startDataClaimController(env(), ns, { concurrency: 10 });
-  controllers.push(controller);
+  const controller = track(await startDataClaimController(env(), ns, { concurrency: 10 }));
   const bound = await claimsBound(admin, ns, claimNames, 30_000);
   const seconds = (performance.now() - t0) / 1000;
   // The ledger entry is written after the claim is bound: wait for the last ones.
@@ -74,8 +66,7 @@ test(`S3/A11: ${N} claims present at once get ${N} unique dense indexes from one
 test(`S3/A11: two replicas without leader election racing over ${N} claims: unique indexes, one Metal3Data per claim; a gap left by a discarded duplicate is the next index handed out`, async () => {
   const ns = await prepare('dc-storm2');
   const t0 = performance.now();
-  const pair = await Promise.all([startDataClaimController(env(), ns, { concurrency: 10 }), startDataClaimController(env(), ns, { concurrency: 10 })]);
-  controllers.push(...pair);
+  const pair = (await Promise.all([startDataClaimController(env(), ns, { concurrency: 10 }), startDataClaimController(env(), ns, { concurrency: 10 })])).map(track);
   const bound = await claimsBound(admin, ns, claimNames, 30_000);
   const seconds = (performance.now() - t0) / 1000;
   await Promise.all(pair.map((c) => settled(c, 0)));

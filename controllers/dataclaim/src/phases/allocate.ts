@@ -1,97 +1,62 @@
-// DT-12/DT-13, and where we go beyond upstream (performance A11): claiming an index. The create of
-// `<template>-<index>` is the lock — the apiserver lets exactly one writer create a name — so any
-// number of workers and replicas may race. A lost race (AlreadyExists) is answered at once:
-//   - the Metal3Data there was made for this very claim (another worker or replica got there first):
-//     adopt it;
-//   - it belongs to another claim: try the next free index straight away (CAPM3 waits 30 s and, worse,
-//     drops the rest of its pass);
-//   - it vanished in between: try the same index again.
-// The first guess comes from the informer (allocation.ts) and this process's reservations, so a
-// single process does not lose races to itself.
-import type { Api } from '@metal3-ts/generated';
-import { ignoreNotFound, isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
-import type { Metal3Data, Metal3DataClaim } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { lowestFreeIndex } from '../allocation.ts';
-import { belongsToClaim } from '../association.ts';
-import { IndexAllocationExhaustedError } from '../errors.ts';
-
-export type CreateOutcome =
-  | { readonly kind: 'Created'; readonly data: Metal3Data }
-  | { readonly kind: 'Adopted'; readonly data: Metal3Data }
-  | { readonly kind: 'TakenByOther' }
-  | { readonly kind: 'Vanished' };
-
-/** The I/O the allocation loop needs; tests script it. */
-export interface AllocationPort {
-  /** Indexes that look taken now (informer, ledger and this process's reservations). */
-  taken(): ReadonlySet<number>;
-  /** Reserves `index` in this process; the returned function releases it. */
-  reserve(index: number): () => void;
-  /** Tries to create the Metal3Data for `index`. */
-  create(index: number): Promise<CreateOutcome>;
-}
-
-export interface Allocation {
-  readonly data: Metal3Data;
-  readonly index: number;
-  /** Whether the Metal3Data was already there for this claim (made by another worker or replica). */
-  readonly adopted: boolean;
-  /** Creates lost to another claim's Metal3Data on the way (AlreadyExists). */
-  readonly conflicts: number;
-}
-
-export interface AllocateOptions {
-  /** Try this index first if it looks free (a claim whose recorded Metal3Data vanished keeps its index). */
-  readonly preferred?: number | undefined;
-  /** Creates to try before giving up for now (default 100). */
-  readonly maxAttempts?: number;
-  /** For the error message. */
-  readonly template: string;
-}
-
-export async function allocateIndex(port: AllocationPort, options: AllocateOptions): Promise<Allocation> {
-  const maxAttempts = options.maxAttempts ?? 100;
-  const lost = new Set<number>();
-  let conflicts = 0;
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
-    // Synchronous from here to reserve(): no other worker can pick the same index in between.
-    const taken = new Set(port.taken());
-    for (const index of lost) taken.add(index);
-    const preferred = options.preferred;
-    const index = preferred !== undefined && !taken.has(preferred) ? preferred : lowestFreeIndex(taken);
-    const release = port.reserve(index);
-    try {
-      const outcome = await port.create(index);
-      switch (outcome.kind) {
-        case 'Created':
-          return { data: outcome.data, index, adopted: false, conflicts };
-        case 'Adopted':
-          return { data: outcome.data, index, adopted: true, conflicts };
-        case 'TakenByOther':
-          conflicts++;
-          lost.add(index);
-          break;
-        case 'Vanished':
-          break;
-      }
-    } finally {
-      release();
-    }
-  }
-  throw new IndexAllocationExhaustedError(options.template, maxAttempts);
-}
+// A claim without a Metal3Data gets one (DT-11…DT-13): the lowest free index of its template's index
+// space, created under the name lock of index-lock.ts. The claim's Metal3Machine owner must be known
+// (its reference goes on the Metal3Data); without it the claim waits for an update that adds it.
+import { Metal3DataResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { machineOwnerOf, templateKey } from '../association.ts';
+import { allocateIndex, createMetal3Data } from '../index-lock.ts';
+import { takenIndexes } from '../index-space.ts';
+import { newMetal3DataFor } from '../metal3data.ts';
+import { REASONS, UPSTREAM_MESSAGES } from '../names.ts';
+import { step, type PhaseContext } from '../phase.ts';
+import { lineageDatas, type ClaimScope } from '../scope.ts';
 
 /**
- * Creates `data`; on AlreadyExists reads what is there to tell our claim's Metal3Data from another's.
- * Other errors are thrown.
+ * Writes: a Metal3Data `<template>-<index>` (create). Records it as `data`, or the problem: no
+ * Metal3Machine owner, or a failed create (upstream's message; the error is thrown and retried).
  */
-export async function createMetal3Data(api: Pick<Api<Metal3Data>, 'create' | 'get'>, data: Metal3Data, claim: Readonly<Metal3DataClaim>): Promise<CreateOutcome> {
-  try {
-    return { kind: 'Created', data: await api.create(data) };
-  } catch (error) {
-    if (!isAlreadyExists(error)) throw error;
+export async function allocate(ctx: PhaseContext, scope: ClaimScope): Promise<void> {
+  const { observed, decision } = scope;
+  if (observed.data || decision.kind !== 'Allocate') return;
+  const { deps, log } = ctx;
+  const claim = observed.claim;
+  const template = decision.template;
+  const machine = machineOwnerOf(claim);
+  if (!machine) {
+    observed.problem = { reason: REASONS.noMachineOwner, message: UPSTREAM_MESSAGES.noMachineOwner };
+    return;
   }
-  const existing = await ignoreNotFound(api.get(data.metadata.name ?? ''));
-  if (!existing) return { kind: 'Vanished' };
-  return belongsToClaim(existing, claim) ? { kind: 'Adopted', data: existing } : { kind: 'TakenByOther' };
+  const namespace = template.metadata.namespace ?? '';
+  const name = template.metadata.name ?? '';
+  const lineage = templateKey(namespace, name);
+  const datas = deps.client.api(Metal3DataResource, namespace);
+  const allocation = await step(scope, 'Metal3Data create', () =>
+    allocateIndex(
+      {
+        taken: () => {
+          const taken = takenIndexes({
+            template: deps.informers.templates.store.get({ namespace, name }) ?? template,
+            datas: lineageDatas(deps.informers, template),
+            claimExists: (other) => deps.informers.claims.store.get({ namespace, name: other }) !== undefined,
+            claim,
+          });
+          for (const index of deps.reservations.reserved(lineage)) taken.add(index);
+          return taken;
+        },
+        reserve: (index) => deps.reservations.reserve(lineage, index),
+        create: (index) => createMetal3Data(datas, newMetal3DataFor({ template, claim, machine, index }), claim),
+      },
+      { preferred: observed.preferred, template: lineage },
+    )
+  ).catch((error: unknown) => {
+    observed.problem = { reason: REASONS.dataWriteFailed, message: UPSTREAM_MESSAGES.createFailed };
+    throw error;
+  });
+  if (!allocation) return; // the namespace is going away
+  if (allocation.conflicts) deps.conflicts?.inc({ template: lineage }, allocation.conflicts);
+  observed.data = allocation.data;
+  log.info(allocation.adopted ? 'adopted the Metal3Data made for this claim' : 'allocated an index', {
+    metal3Data: allocation.data.metadata.name,
+    index: allocation.index,
+    ...(allocation.conflicts ? { conflicts: allocation.conflicts } : {}),
+  });
 }

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dataOfClaim, lowestFreeIndex, takenIndexes } from './allocation.ts';
+import { dataOfClaim, lowestFreeIndex, takenIndexes } from './index-space.ts';
 import { claim, data, template } from './testing.ts';
 
-const test = suite('allocation: lowest free index, taken indexes, a claim\'s Metal3Data');
+const test = suite('index-space: lowest free index, taken indexes, a claim\'s Metal3Data');
 
 /** CAPM3's own formula (DT-12): the smallest i in 0..n-1 not taken, else n. */
 function upstreamIndex(taken: readonly number[]): number {

@@ -1,7 +1,7 @@
-// Index allocation decisions (research DT-12, E-34, performance A11). Pure: the inputs are what the
-// informers hold, the output is a number. The lock that makes an index really ours is the create of
-// `<template>-<index>` (phases/allocate.ts); these functions only make a good first guess so that a
-// lost race is rare, and decide where to go next when one is lost.
+// The index space of a template, as decisions (research DT-12, E-34, performance A11). Pure: the
+// inputs are what the informers hold, the output is a number or a choice of Metal3Data. The lock that
+// makes an index really ours is the create of `<template>-<index>` (index-lock.ts); these functions
+// only make a good first guess so that a lost race is rare, and decide where to go next when one is lost.
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { belongsToClaim, isLinkedToTemplate } from './association.ts';
 
