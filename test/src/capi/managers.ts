@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { CAPI_VERSIONS, ensureClusterApiBinaries, type ClusterApiBinaries } from '../envtest/capi-binaries.ts';
 import { installCrds, type Crd } from '../envtest/crds.ts';
 import type { TestEnv } from '../envtest/env.ts';
+import { ProcessExitError } from '../envtest/errors.ts';
 import { issueCertificate } from '../envtest/pki.ts';
 import { freePort, releasePort } from '../envtest/ports.ts';
 import { ManagedProcess, startWatchdog, waitFor } from '../envtest/processes.ts';
@@ -40,7 +41,6 @@ export interface ClusterApi {
   stop(): Promise<void>;
 }
 
-const BINARY: Record<ComponentName, keyof ClusterApiBinaries> = { core: 'core', bootstrap: 'bootstrap', controlPlane: 'controlPlane' };
 const CONFIG_PLURAL = { MutatingWebhookConfiguration: 'mutatingwebhookconfigurations', ValidatingWebhookConfiguration: 'validatingwebhookconfigurations' } as const;
 const FIELD_MANAGER = 'metal3-ts-capi';
 
@@ -52,13 +52,25 @@ async function ready(port: number): Promise<true | undefined> {
 
 export async function startClusterAPI(env: TestEnv, options: ClusterApiOptions = {}): Promise<ClusterApi> {
   const version = options.version ?? CAPI_VERSIONS[0]!;
-  const timeoutMs = options.timeoutMs ?? 120_000;
-  const timings = { binariesMs: 0, crdsMs: 0, managersMs: 0, webhooksMs: 0 };
-  let t = performance.now();
+  const t = performance.now();
   const binaries = ensureClusterApiBinaries(version);
-  timings.binariesMs = performance.now() - t;
+  const binariesMs = performance.now() - t;
+  // A port taken between choosing it and the manager binding it: start over with fresh ports (the
+  // webhook ports are written into the CRDs and webhook configurations, so everything is redone).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, binaries, options.timeoutMs ?? 120_000, attempt, binariesMs);
+    } catch (error) {
+      if (!(error instanceof ProcessExitError && error.portRace) || attempt >= 3) throw error;
+    }
+  }
+}
 
-  const dir = join(env.dir, `capi-${version}`);
+async function startOnce(env: TestEnv, binaries: ClusterApiBinaries, timeoutMs: number, attempt: number, binariesMs: number): Promise<ClusterApi> {
+  const version = binaries.version;
+  const timings = { binariesMs, crdsMs: 0, managersMs: 0, webhooksMs: 0 };
+  let t = 0;
+  const dir = join(env.dir, attempt === 1 ? `capi-${version}` : `capi-${version}-${attempt}`);
   mkdirSync(dir, { recursive: true });
   const watchdog = startWatchdog(dir);
   const caBundle = Buffer.from(env.authorities.servingCa.certPem).toString('base64');
@@ -96,7 +108,7 @@ export async function startClusterAPI(env: TestEnv, options: ClusterApiOptions =
       writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 });
       const child = new ManagedProcess({
         name: `Cluster API ${version} ${plan.name} manager`,
-        command: binaries[BINARY[plan.name]],
+        command: binaries[plan.name],
         args: [
           `--kubeconfig=${env.kubeconfigPath}`,
           '--leader-elect=false',
