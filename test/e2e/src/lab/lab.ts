@@ -14,7 +14,8 @@ import { installPolicy } from '@metal3-ts/test/isolation/policy';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
-import { allSimulators, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { allSimulators, bmoSimulator, ipamSimulator, simulatorDeps, startSimulators, workloadSimulator, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { startClusterAPI, type ClusterApi } from '@metal3-ts/test/capi/managers';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
@@ -53,6 +54,11 @@ export interface LabOptions {
   readonly admissionPolicy?: boolean;
   /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
   readonly restartPolicy?: RestartPolicy;
+  /**
+   * Cluster API: `sim` (default: the simulators of test/src/sim/capi and sim/bootstrap) or a release
+   * built by build-capi.sh (e.g. `v1.13.5`): its real core, kubeadm bootstrap and control-plane managers.
+   */
+  readonly capi?: string;
   readonly log?: (message: string) => void;
 }
 
@@ -92,6 +98,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   }
 
   let sims: RunningSimulators | undefined;
+  let capi: ClusterApi | undefined;
   const controllers = new Map<ControllerName, SupervisedController>();
   const stopControllers = async () => {
     await Promise.all([...controllers.values()].map((c) => c.stop()));
@@ -99,19 +106,29 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const stop = async () => {
     await stopControllers();
     await sims?.stop();
+    await capi?.stop();
     client.transport.close();
     await env.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     const deps = simulatorDeps(env.admin);
+    const workload = { env, joinDelayMs: options.joinDelayMs ?? 0 };
+    const bmo = { speed: options.speed ?? 'instant' };
+    const realCapi = options.capi !== undefined && options.capi !== 'sim';
+    if (realCapi) {
+      capi = await startClusterAPI(env, { version: options.capi! });
+      log(`Cluster API ${capi.version}: core, kubeadm bootstrap and control-plane managers ready (${Math.round(capi.timings.managersMs)} ms)`);
+    }
     sims = await startSimulators(deps, [
-      ...allSimulators(deps, { workload: { env, joinDelayMs: options.joinDelayMs ?? 0 }, bmo: { speed: options.speed ?? 'instant' } }),
+      ...(realCapi
+        ? [...bmoSimulator(deps, bmo), ...ipamSimulator(deps), ...workloadSimulator(deps, workload)]
+        : allSimulators(deps, { workload, bmo })),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
       // The IPPool too: IPAM makes the Cluster its owner, so the collector removes it with the Cluster.
       ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource] }),
     ]);
-    log('simulators: BMO, Cluster API core, KCP, kubeadm bootstrap, IPAM, workload clusters, garbage collector');
+    log(`simulators: BMO, ${realCapi ? '' : 'Cluster API core, KCP, kubeadm bootstrap, '}IPAM, workload clusters, garbage collector`);
     const images = await imagesReady;
     await Promise.all(
       CONTROLLERS.map(async (name) => {

@@ -6,12 +6,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
 import { startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
-const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--exit-when-running [--timeout S]]
+const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi sim|VERSION] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
@@ -19,6 +20,7 @@ const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--mani
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
+  --capi sim|VERSION      Cluster API: the simulators (sim, default) or a real release (${CAPI_VERSIONS.join(', ')})
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
 
@@ -38,6 +40,7 @@ try {
       'join-delay': { type: 'string', default: '0' },
       deno: { type: 'string', multiple: true, default: [] },
       images: { type: 'boolean', default: false },
+      capi: { type: 'string', default: 'sim' },
       'exit-when-running': { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       help: { type: 'boolean', default: false },
@@ -60,6 +63,7 @@ const controlPlaneHosts = int('control-plane-hosts', values['control-plane-hosts
 const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
+if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
 const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
 const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
 for (const name of values.deno) {
@@ -93,6 +97,7 @@ try {
     joinDelayMs,
     runtimes,
     images: values.images,
+    capi: values.capi,
     ...(manifests ? { manifests } : {}),
     log: (m) => console.log(`${at()} ${m}`),
   });

@@ -1,0 +1,135 @@
+// The real Cluster API managers of each pinned release in the test environment: the three managers
+// become ready with their own webhook servers, the defaulting and validating webhooks answer through the
+// apiserver, and on v1.13.5 a Cluster written at v1beta1 is stored at v1beta2 through the conversion
+// webhook. Each release gets its own environment: the releases' CRDs differ (storage versions).
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { upstreamDirectory } from '@metal3-ts/codegen/upstream';
+import { CAPI_VERSIONS } from '../envtest/capi-binaries.ts';
+import { startEnv, type TestEnv } from '../envtest/env.ts';
+import { ApiError } from '../envtest/errors.ts';
+import type { KubeObject } from '../envtest/http.ts';
+import { freshNamespace } from '../envtest/suite.ts';
+import { startClusterAPI, type ClusterApi } from './managers.ts';
+
+const INFRA = 'infrastructure.cluster.x-k8s.io';
+type Obj = KubeObject & { spec?: Record<string, any>; metadata: KubeObject['metadata'] & { labels?: Record<string, string> } };
+
+function machineDeployment(namespace: string, name: string): Obj {
+  return {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    metadata: { name, namespace },
+    spec: {
+      clusterName: 'c1',
+      replicas: 1,
+      selector: { matchLabels: {} },
+      template: {
+        spec: {
+          clusterName: 'c1',
+          version: 'v1.31.0',
+          bootstrap: { configRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfigTemplate', name: 'workers' } },
+          infrastructureRef: { apiVersion: `${INFRA}/v1beta1`, kind: 'Metal3MachineTemplate', name: 'workers' },
+        },
+      },
+    },
+  };
+}
+
+function controlPlane(namespace: string, name: string, replicas: number): Obj {
+  return {
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1',
+    kind: 'KubeadmControlPlane',
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      version: 'v1.31.0',
+      machineTemplate: { infrastructureRef: { apiVersion: `${INFRA}/v1beta1`, kind: 'Metal3MachineTemplate', name: 'cp', namespace } },
+      kubeadmConfigSpec: {},
+    },
+  };
+}
+
+for (const version of CAPI_VERSIONS) {
+  const test = suite(`real Cluster API ${version}`);
+  let env: TestEnv;
+  let capi: ClusterApi;
+  let ns: string;
+
+  test.before(async () => {
+    env = await startEnv();
+    capi = await startClusterAPI(env, { version });
+    const t = capi.timings;
+    console.error(`capi ${version}: binaries ${Math.round(t.binariesMs)} ms, CRDs ${Math.round(t.crdsMs)} ms, managers ready ${Math.round(t.managersMs)} ms, webhooks ${Math.round(t.webhooksMs)} ms`);
+    ns = await freshNamespace(env.admin.client, `capi-${version.replace(/\./g, '-')}`);
+  });
+
+  test.after(async () => {
+    await capi?.stop();
+    await env?.stop();
+  });
+
+  test(`${version}: core, kubeadm bootstrap and kubeadm control-plane managers are ready, each with its webhook server`, async () => {
+    for (const [name, manager] of Object.entries(capi.managers)) {
+      assert.ok(manager.process.alive, `${name} manager running`);
+      const readyz = await fetch(`http://127.0.0.1:${manager.healthPort}/readyz?verbose`).then((r) => r.text());
+      assert.match(readyz, /webhook/, `${name} readyz checks its webhook server`);
+    }
+    const kubeadmCrd = await env.admin.client.get<Obj>('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubeadmconfigs.bootstrap.cluster.x-k8s.io');
+    assert.is(kubeadmCrd.metadata.labels?.['cluster.x-k8s.io/v1beta1'], 'v1beta1', 'contract label as released');
+  });
+
+  test(`${version}: the defaulting webhook labels a MachineDeployment with its cluster`, async () => {
+    const md = await env.admin.client.create<Obj>(`/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/machinedeployments`, machineDeployment(ns, 'md'));
+    assert.is(md.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c1');
+    assert.is(md.spec?.['selector']?.matchLabels?.['cluster.x-k8s.io/cluster-name'], 'c1');
+  });
+
+  test(`${version}: the validating webhook refuses a KubeadmControlPlane with 2 replicas, naming spec.replicas`, async () => {
+    const error = await env.admin.client
+      .create(`/apis/controlplane.cluster.x-k8s.io/v1beta1/namespaces/${ns}/kubeadmcontrolplanes`, controlPlane(ns, 'even', 2))
+      .then(() => undefined, (e: unknown) => e);
+    assert.instance(error, ApiError);
+    const message = (error as ApiError).serverMessage;
+    assert.match(message, /admission webhook "validation\.kubeadmcontrolplane\.controlplane\.cluster\.x-k8s\.io" denied the request/);
+    assert.match(message, /spec\.replicas/);
+    await env.admin.client.create(`/apis/controlplane.cluster.x-k8s.io/v1beta1/namespaces/${ns}/kubeadmcontrolplanes`, controlPlane(ns, 'odd', 3));
+  });
+
+  if (version === 'v1.13.5') {
+    test(`${version}: the installed manifests come from the module as tagged: the pinned kustomizations and bases are the same bytes`, () => {
+      const pinned = join(upstreamDirectory(), 'cluster-api-v1.13.5');
+      const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+      const kustomize = files(join(pinned, 'kustomize'));
+      assert.ok(kustomize.length > 20);
+      for (const file of kustomize) {
+        assert.is(readFileSync(join(capi.binaries.release, relative(join(pinned, 'kustomize'), file)), 'utf8'), readFileSync(file, 'utf8'), file);
+      }
+      for (const { path } of [{ path: '.' }, { path: 'bootstrap/kubeadm' }, { path: 'controlplane/kubeadm' }]) {
+        const bases = join(capi.binaries.release, path, 'config/crd/bases');
+        for (const base of readdirSync(bases)) assert.is(readFileSync(join(bases, base), 'utf8'), readFileSync(join(pinned, base), 'utf8'), base);
+      }
+    });
+  }
+
+  if (version !== 'v1.10.10') {
+    test(`${version}: a Cluster written at v1beta1 is stored at v1beta2 through the conversion webhook (apiGroup references)`, async () => {
+      await env.admin.client.create(`/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters`, {
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'Cluster',
+        metadata: { name: 'c1', namespace: ns },
+        spec: { infrastructureRef: { apiVersion: `${INFRA}/v1beta1`, kind: 'Metal3Cluster', name: 'c1' } },
+      });
+      const v2 = await env.admin.client.get<Obj>(`/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/clusters/c1`);
+      assert.is(v2.apiVersion, 'cluster.x-k8s.io/v1beta2');
+      assert.equal(v2.spec?.['infrastructureRef'], { apiGroup: INFRA, kind: 'Metal3Cluster', name: 'c1' });
+      const v1 = await env.admin.client.get<Obj>(`/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters/c1`);
+      assert.is(v1.spec?.['infrastructureRef']?.kind, 'Metal3Cluster');
+      assert.is(v1.spec?.['infrastructureRef']?.name, 'c1');
+    });
+  }
+
+  test.run();
+}
