@@ -40,6 +40,18 @@ test('retryOnConflict: 404 at the write or at the re-read means gone (undefined)
   assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: async () => undefined }), undefined);
 });
 
+test('retryOnConflict: with notFoundThrows a 404 at the write or the re-read is thrown, unwrapped', async () => {
+  const missing = status(404);
+  for (const [outcomes, reread] of [[[missing], async () => 2], [[status(409)], async () => { throw missing; }]] as const) {
+    try {
+      await retryOnConflict(1, scripted(outcomes).write, { what: 'x', reread, notFoundThrows: true });
+      assert.unreachable();
+    } catch (error) {
+      assert.is(error, missing);
+    }
+  }
+});
+
 test('retryOnConflict: any other error is thrown at once, unwrapped', async () => {
   const forbidden = status(403);
   const { write, seen } = scripted([forbidden]);
