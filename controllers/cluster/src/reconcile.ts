@@ -11,10 +11,10 @@ import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { writeStep } from './errors.ts';
 import { guard, type Guard } from './guards.ts';
 import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
 import { specDefaultsPatch, withDefaults } from './phases/defaults.ts';
@@ -48,7 +48,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     const scope = readScope(deps.informers, request, api, ctx.log);
     if (!scope) return {};
     const decision = guard(scope.cached, scope.cluster);
-    const key = requestKey(request);
+    const what = `Metal3Cluster ${requestKey(request)}`;
     switch (decision.kind) {
       case 'ExternallyManaged':
         ctx.log.debug('Metal3Cluster is externally managed, skipping');
@@ -56,19 +56,19 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       case 'NotOurs':
         return {};
       case 'Delete':
-        return reconcileDelete(scope, decision, key);
+        return reconcileDelete(scope, decision, what);
       default:
-        return reconcileNormal(scope, decision, key);
+        return reconcileNormal(scope, decision, what);
     }
   };
 
-  async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, key: string): Promise<Result> {
+  async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, what: string): Promise<Result> {
     let m3c = copy(scope.cached);
     let refused: unknown;
     try {
-      if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, key);
+      if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, what);
       if (decision.kind === 'Reconcile') {
-        const written = await writeStep(key, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+        const written = await runStep(what, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
         if (written) m3c = copy(written);
       }
     } catch (error) {
@@ -112,30 +112,30 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     if (refused) outcome = refusedOutcome(refused);
     applyOutcome(m3c, outcome);
     if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
-    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     if (refused) throw refused;
     return result;
   }
 
-  async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, key: string): Promise<Result> {
+  async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, what: string): Promise<Result> {
     const m3c = copy(scope.cached);
     const wait = deletionWait(decision.clusterName, machinesOfCluster(deps.informers, m3c.metadata.namespace, decision.clusterName));
     const patch = new PatchHelper(m3c, scope.api);
     if (wait === undefined) {
       scope.log.info('No machines of the cluster left, removing the finalizer');
       try {
-        await writeStep(key, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
+        await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
       } catch (error) {
         if (!refusalOf(error)) throw error;
         applyOutcome(m3c, refusedOutcome(error));
-        await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+        await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
         throw error;
       }
       return {};
     }
     setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
     applyOutcome(m3c, { kind: 'Deleting', message: wait });
-    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     scope.log.info(wait);
     return { requeueAfterMs };
   }
@@ -158,10 +158,10 @@ function refusedOutcome(error: unknown): ClusterOutcome {
  * from (a concurrent edit of those fields fails the write and the reconcile retries on the new spec).
  * An invalid endpoint stays as written: the status reports it and the user's fix comes first.
  */
-async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, key: string): Promise<Metal3Cluster> {
+async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, what: string): Promise<Metal3Cluster> {
   const ops = specDefaultsPatch(m3c.spec);
   if (!ops || !m3c.spec) return m3c;
   if (validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint).length > 0) return m3c;
-  const written = await writeStep(key, 'spec defaults', () => api.jsonPatch(m3c.metadata.name ?? '', ops));
+  const written = await runStep(what, 'spec defaults', () => api.jsonPatch(m3c.metadata.name ?? '', ops));
   return copy(written);
 }

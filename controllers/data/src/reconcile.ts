@@ -9,7 +9,8 @@ import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { isGoneDuringPatch, writeStep } from './errors.ts';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
+import { isGoneDuringPatch } from './errors.ts';
 import { clusterNameOf, guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
@@ -80,7 +81,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   async function reconcileNormal(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger, blocking: string[]): Promise<Result> {
     let data = copy(cached);
     try {
-      const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
+      const written = await runStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
       if (written) data = copy(written);
     } catch (error) {
       if (!refusalOf(error)) throw error;
@@ -110,12 +111,12 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       return { requeueAfterMs };
     }
     try {
-      const released = await writeStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
+      const released = await runStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
       if (released.length > 0) {
         log.info('Released IP claims', { claims: released });
         deps.events?.normal(cached, 'IPClaimsReleased', `Released IP claims ${released.join(', ')}`);
       }
-      await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
+      await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
     } catch (error) {
       // A refused release would otherwise hold the deletion with nothing on the object saying why.
       if (!refusalOf(error)) throw error;
@@ -148,7 +149,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
 
   async function patchStatus(patch: PatchHelper<Metal3Data>, data: Metal3Data, what: string): Promise<void> {
     try {
-      await writeStep(what, 'status', () => patch.patch(data));
+      await runStep(what, 'status', () => patch.patch(data));
     } catch (error) {
       if (!isGoneDuringPatch(error)) throw error;
     }

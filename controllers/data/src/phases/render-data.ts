@@ -10,7 +10,7 @@ import type { Client } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import type { Metal3Data, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { writeStep } from '../errors.ts';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { RelatedObjects, RenderContext } from '../render/index.ts';
 import { associationLookups, ipamStores, machineLookups, type DataInformers } from '../scope.ts';
 import type { DataOutcome } from '../status.ts';
@@ -65,7 +65,7 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   const objects = structuredClone({ metal3Machine, machine: related.value.machine, host: related.value.host }) as RelatedObjects;
   const pools = referencedPools(template, objects);
   if (pools.kind !== 'Found') return stopped(pools);
-  const allocations = await writeStep(what, 'ip claims', () =>
+  const allocations = await runStep(what, 'ip claims', () =>
     allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
   );
   if (allocations.kind !== 'Found') return stopped(allocations);
@@ -82,7 +82,7 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   const clusterName = secretClusterName(template);
   for (const target of pending) {
     const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
-    const wrote = await writeStep(what, 'secret create', async () => {
+    const wrote = await runStep(what, 'secret create', async () => {
       try {
         await client.api(SecretResource, data.metadata.namespace).create(secret);
         return true;
