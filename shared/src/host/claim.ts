@@ -5,7 +5,8 @@
 import { ignoreNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { retryOnConflict } from '../controller/retry-on-conflict.ts';
-import { apiGroupOf, consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
+import { apiGroupOf } from '../meta/owner-references.ts';
+import { consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
 import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
 import { NODE_REUSE_LABEL } from './names.ts';
 import { isClaimed } from './states.ts';

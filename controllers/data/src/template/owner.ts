@@ -6,7 +6,7 @@ import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isStaleOrGuardFailed, retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
-import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { CLUSTER_API_GROUP } from '../names.ts';
 
 /** The reference upstream appends (DT-6). */
@@ -17,7 +17,7 @@ export function clusterOwnerReference(cluster: Readonly<Cluster>): OwnerReferenc
 /** The JSON patch adding `ref` to `template`, or undefined when a reference to that Cluster (by group, kind and name) exists. */
 export function ownerReferencePatch(template: Readonly<Metal3DataTemplate>, ref: OwnerReference): JsonPatchOperation[] | undefined {
   const refs = template.metadata.ownerReferences;
-  if (refs?.some((r) => groupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
+  if (refs?.some((r) => apiGroupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
   return refs && refs.length > 0
     ? [
         { op: 'test', path: '/metadata/ownerReferences', value: refs },
