@@ -17,13 +17,13 @@ import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { guard, type Guard } from './guards.ts';
 import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
-import { specDefaultsPatch, withDefaults } from './phases/defaults.ts';
-import { deletionWait } from './phases/delete.ts';
-import { describeProblems, validateControlPlaneEndpoint } from './phases/endpoint.ts';
-import { copyFailureDomains } from './phases/failure-domains.ts';
-import { pausedCondition } from './phases/paused.ts';
+import { specDefaultsPatch, withDefaults } from './decisions/defaults.ts';
+import { deletionWait } from './decisions/delete.ts';
+import { describeProblems, validateControlPlaneEndpoint } from './decisions/endpoint.ts';
+import { copyFailureDomains } from './decisions/failure-domains.ts';
+import { pausedCondition } from './decisions/paused.ts';
 import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
-import { applyOutcome, stampLastUpdated, type ClusterOutcome } from './status.ts';
+import { deriveStatus, stampLastUpdated, type ClusterOutcome } from './status.ts';
 
 export interface ReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -110,7 +110,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       }
     }
     if (refused) outcome = refusedOutcome(refused);
-    applyOutcome(m3c, outcome);
+    deriveStatus(m3c, outcome);
     if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
     await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     if (refused) throw refused;
@@ -127,14 +127,14 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
         await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
       } catch (error) {
         if (!refusalOf(error)) throw error;
-        applyOutcome(m3c, refusedOutcome(error));
+        deriveStatus(m3c, refusedOutcome(error));
         await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
         throw error;
       }
       return {};
     }
     setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
-    applyOutcome(m3c, { kind: 'Deleting', message: wait });
+    deriveStatus(m3c, { kind: 'Deleting', message: wait });
     await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     scope.log.info(wait);
     return { requeueAfterMs };

@@ -38,8 +38,12 @@ export type ClusterOutcome =
   /** C-9, C-10: nothing but the summaries (and the Paused condition, set elsewhere). */
   | { readonly kind: 'Unchanged' };
 
-/** Applies `outcome` to `m3c`'s status in memory, summaries included. */
-export function applyOutcome(m3c: Metal3Cluster, outcome: ClusterOutcome): void {
+/**
+ * The status of `m3c` after a reconcile that found `outcome`, in memory, summaries included (pure:
+ * the reconcile's one status decision; the Paused condition and failure domains are its inputs,
+ * set before it).
+ */
+export function deriveStatus(m3c: Metal3Cluster, outcome: ClusterOutcome): void {
   const status = (m3c.status ??= {});
   let explicitReady: { reason: string; message: string } | undefined;
   switch (outcome.kind) {

@@ -14,10 +14,10 @@ import { isGoneDuringPatch } from './errors.ts';
 import { clusterNameOf, guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
-import { renderData, type RenderDataDeps } from './phases/render-data.ts';
+import { createSecrets, type CreateSecretsDeps } from './phases/create-secrets.ts';
 import { releaseCandidates, type DataInformers } from './scope.ts';
 import type { SecretConflictWatch } from './secret-conflict-watch.ts';
-import { applyOutcome, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
+import { deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
 
 export interface DataReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -38,7 +38,7 @@ const copy = (data: Readonly<Metal3Data>): Metal3Data => structuredClone(data) a
 export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
-  const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
+  const phaseDeps: CreateSecretsDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
     // The Secrets blocking this Metal3Data after this pass; every other exit (gone, paused, invalid,
@@ -91,13 +91,13 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     const before = copy(data);
     let outcome: DataOutcome;
     try {
-      outcome = await renderData(phaseDeps, data, what);
+      outcome = await createSecrets(phaseDeps, data, what);
     } catch (error) {
       return recordFailure(patch, data, what, error, log);
     }
     // A Secret in the way carries no label of ours: watched by name while it blocks us.
     if (outcome.kind === 'SecretConflict') blocking.push(outcome.secret);
-    applyOutcome(data, outcome);
+    deriveStatus(data, outcome);
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
     return outcome.kind === 'Waiting' || outcome.kind === 'SecretConflict' ? { requeueAfterMs } : {};
@@ -133,7 +133,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
    */
   async function recordFailure(patch: PatchHelper<Metal3Data>, data: Metal3Data, what: string, error: unknown, log: Logger): Promise<never> {
     const refusal = refusalOf(error);
-    applyOutcome(data, { kind: 'Failed', message: refusal ? describeRefusal(refusal) : error instanceof Error ? error.message : String(error) });
+    deriveStatus(data, { kind: 'Failed', message: refusal ? describeRefusal(refusal) : error instanceof Error ? error.message : String(error) });
     await patchStatus(patch, data, what).catch((patchError: unknown) => log.error('recording the failure failed', { error: patchError }));
     throw error;
   }
@@ -142,7 +142,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   async function writeOutcome(api: Api<Metal3Data>, what: string, data: Metal3Data, outcome: DataOutcome): Promise<void> {
     const before = copy(data);
     const patch = new PatchHelper(data, api);
-    applyOutcome(data, outcome);
+    deriveStatus(data, outcome);
     report(before, data, outcome, undefined);
     await patchStatus(patch, data, what);
   }

@@ -10,7 +10,7 @@ import type { IPAddress, IPClaim, IPPool } from '@metal3-ts/generated/ipam.metal
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { Informer } from '@metal3-ts/shared/cache/types';
-import type { AssociationLookups, MachineLookups } from './phases/association.ts';
+import type { AssociationLookups, MachineLookups } from './decisions/association.ts';
 import type { IpamStores } from './phases/allocate.ts';
 import type { ReleaseCandidates } from './phases/release.ts';
 import { DATA_NAME_LABEL } from './names.ts';

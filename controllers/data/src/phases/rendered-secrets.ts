@@ -12,8 +12,8 @@ import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
-import { secretOwnership, type SecretOwnership } from './secret-ownership.ts';
-import type { SecretTarget } from './secrets.ts';
+import { secretOwnership, type SecretOwnership } from '../decisions/secret-ownership.ts';
+import type { SecretTarget } from '../decisions/secrets.ts';
 
 export type RenderedSecretState =
   | { readonly kind: 'Missing' | 'Ours' }

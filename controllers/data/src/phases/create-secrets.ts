@@ -16,13 +16,13 @@ import { associationLookups, ipamStores, machineLookups, type DataInformers } fr
 import type { DataOutcome } from '../status.ts';
 import type { Step } from '../steps.ts';
 import { allocateAddresses } from './allocate.ts';
-import { findAssociation, findMachineAndHost } from './association.ts';
-import { referencedPools, renderTargets } from './render.ts';
+import { findAssociation, findMachineAndHost } from '../decisions/association.ts';
+import { referencedPools, renderTargets } from '../decisions/secret-contents.ts';
 import { leftoverWait, renderedSecretState } from './rendered-secrets.ts';
-import { conflictMessage } from './secret-ownership.ts';
-import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './secrets.ts';
+import { conflictMessage } from '../decisions/secret-ownership.ts';
+import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from '../decisions/secrets.ts';
 
-export interface RenderDataDeps {
+export interface CreateSecretsDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
   readonly client: Client;
   readonly informers: DataInformers;
@@ -38,7 +38,7 @@ export function stopped(step: Exclude<Step<unknown>, { kind: 'Found' }>): DataOu
 }
 
 /** D-9: everything between the guards and the status. Mutates `data.spec` (Secret names, D-10). */
-export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: string): Promise<DataOutcome> {
+export async function createSecrets(deps: CreateSecretsDeps, data: Metal3Data, what: string): Promise<DataOutcome> {
   const { client, informers, preallocation } = deps;
   if (!data.spec?.template?.name) return { kind: 'Untouched' };
   const association = findAssociation(data, associationLookups(informers));
