@@ -8,7 +8,6 @@
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
@@ -20,10 +19,9 @@ import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITI
 import { specDefaultsPatch, withDefaults } from './decisions/defaults.ts';
 import { deletionWait } from './decisions/delete.ts';
 import { describeProblems, validateControlPlaneEndpoint } from './decisions/endpoint.ts';
-import { copyFailureDomains } from './decisions/failure-domains.ts';
 import { pausedCondition } from './decisions/paused.ts';
 import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
-import { deriveStatus, stampLastUpdated, type ClusterOutcome } from './status.ts';
+import { deriveStatus, type ClusterOutcome } from './status.ts';
 
 export interface ReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -56,9 +54,9 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       case 'NotOurs':
         return {};
       case 'Delete':
-        return reconcileDelete(scope, decision, what);
+        return await reconcileDelete(scope, decision, what);
       default:
-        return reconcileNormal(scope, decision, what);
+        return await reconcileNormal(scope, decision, what);
     }
   };
 
@@ -77,7 +75,6 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     }
     const before = copy(m3c);
     const patch = new PatchHelper(m3c, scope.api);
-    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
     let outcome: ClusterOutcome = { kind: 'Unchanged' };
     let result: Result = {};
     switch (decision.kind) {
@@ -85,11 +82,9 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
         scope.log.info('Reconciliation is paused for this object');
         break;
       case 'WaitForOwnerRef':
-        copyFailureDomains(m3c);
         scope.log.info('Waiting for Cluster Controller to set OwnerRef on Metal3Cluster');
         break;
       case 'OwnerClusterMissing': {
-        copyFailureDomains(m3c);
         const message = `Unable to get owner cluster: Cluster ${m3c.metadata.namespace ?? ''}/${decision.clusterName} not found`;
         outcome = { kind: 'OwnerClusterMissing', message };
         warnOnChange(before, m3c, 'FailedToGetOwnerCluster', message);
@@ -97,7 +92,6 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
         break;
       }
       case 'Reconcile': {
-        copyFailureDomains(m3c);
         const problems = validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint);
         if (problems.length > 0) {
           const message = describeProblems(problems);
@@ -110,8 +104,11 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       }
     }
     if (refused) outcome = refusedOutcome(refused);
-    deriveStatus(m3c, outcome);
-    if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
+    deriveStatus(m3c, outcome, {
+      paused: pausedCondition(scope.cluster, m3c),
+      failureDomains: decision.kind !== 'Paused',
+      stamp: { before: before.status, now: now() },
+    });
     await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     if (refused) throw refused;
     return result;
@@ -133,8 +130,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       }
       return {};
     }
-    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
-    deriveStatus(m3c, { kind: 'Deleting', message: wait });
+    deriveStatus(m3c, { kind: 'Deleting', message: wait }, { paused: pausedCondition(scope.cluster, m3c) });
     await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     scope.log.info(wait);
     return { requeueAfterMs };

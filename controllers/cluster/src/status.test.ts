@@ -115,6 +115,20 @@ test('lastUpdated moves only when the status says something new', () => {
   assert.is(m.status?.lastUpdated, '2025-01-02T03:04:05Z');
 });
 
+test('C-7, C-10: deriveStatus sets the Paused condition and copies failure domains only when given; lastUpdated only when Ready', () => {
+  const now = new Date('2025-01-02T03:04:05Z');
+  const m = fresh();
+  m.spec!.failureDomains = { rack1: { controlPlane: true } };
+  deriveStatus(m, { kind: 'Deleting', message: 'Waiting' }, { stamp: { before: undefined, now } });
+  assert.is(v2(m, 'Paused'), undefined);
+  assert.is(m.status?.failureDomains, undefined);
+  assert.is(m.status?.lastUpdated, undefined, 'not Ready: no stamp');
+  deriveStatus(m, { kind: 'Ready' }, { paused: pausedCondition(undefined, m), failureDomains: true, stamp: { before: undefined, now } });
+  assert.is(v2(m, 'Paused'), 'False/NotPaused');
+  assert.equal(m.status?.failureDomains, { rack1: { controlPlane: true } });
+  assert.is(m.status?.lastUpdated, '2025-01-02T03:04:05Z');
+});
+
 test('C-10: Paused condition from Cluster spec.paused and the annotation, with upstream messages', () => {
   const m = fresh();
   const running = newCluster({ metadata: { name: 'c1' }, spec: {} });
