@@ -25,7 +25,7 @@ export const ProvisioningState = {
 export type KnownProvisioningState = (typeof ProvisioningState)[keyof typeof ProvisioningState];
 
 /** A known state, or any string a newer BMO reports. */
-export type ProvisioningStateName = KnownProvisioningState | (string & {});
+export type ProvisioningStateName = KnownProvisioningState | (string & Record<never, never>);
 
 const known: ReadonlySet<string> = new Set(Object.values(ProvisioningState));
 
