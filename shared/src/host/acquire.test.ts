@@ -41,6 +41,8 @@ class FakeHosts {
     return new Client(transport);
   }
 
+  // async: a scripted API error rejects, as the real transport's does.
+  // deno-lint-ignore require-await
   async #request(request: HttpRequest): Promise<unknown> {
     const path = request.path.split('?')[0] ?? '';
     const name = path.split('/baremetalhosts/')[1];
