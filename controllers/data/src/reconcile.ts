@@ -1,21 +1,22 @@
-// One reconcile of a Metal3Data (research §1.6): read from the informers → guard → finalizer (a
-// guarded JSON patch) → snapshot → render phase → status and the Secret names in one patch.
+// One reconcile of a Metal3Data (research §1.6): the scope read once from the informers → guard →
+// finalizer (a guarded JSON patch) → snapshot → createSecrets phase → deriveStatus → status and the
+// Secret names in one patch.
 // Deletion waits for the claim to be gone, releases the IP claims and removes the finalizer.
 import type { Api, Client } from '@metal3-ts/generated';
-import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { isGoneDuringPatch } from './errors.ts';
-import { clusterNameOf, guard } from './guards.ts';
+import { guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
 import { createSecrets, type CreateSecretsDeps } from './phases/create-secrets.ts';
-import { releaseCandidates, type DataInformers } from './scope.ts';
+import { readScope, releaseCandidates, type DataInformers } from './scope.ts';
 import type { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
 
@@ -52,13 +53,10 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   };
 
   async function reconcileOne(request: Request, ctx: ReconcileContext, blocking: string[]): Promise<Result> {
-    const cached = informers.datas.store.get(request);
-    if (!cached) return {};
-    const api = client.api(Metal3DataResource, request.namespace);
-    const what = `Metal3Data ${requestKey(request)}`;
-    const clusterName = clusterNameOf(cached);
-    const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
-    const decision = guard(cached, cluster);
+    const scope = readScope(informers, client, request);
+    if (!scope) return {};
+    const { cached, api, what } = scope;
+    const decision = guard(cached, scope.cluster);
     switch (decision.kind) {
       case 'NotOurs':
         return {};
