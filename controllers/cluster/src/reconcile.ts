@@ -1,10 +1,10 @@
-// One reconcile of a Metal3Cluster (research §1.1): read from the informers → guard → the writes that
-// must not race other writers (spec defaults and the finalizer, each a JSON patch whose `test` ops pin
-// what they were computed from) → snapshot → status decision → one status patch. Deletion removes the
-// finalizer with a guarded write once no machine of the cluster is left. A write the apiserver refuses
-// (Forbidden, Invalid) is written to the conditions, naming verb and resource, before the error goes
-// to the worker loop (which retries it and leaves a Warning event); a refused status patch can only
-// reach the event.
+// One reconcile of a Metal3Cluster (research §1.1): the scope read from the informers → guard → the
+// writes that must not race other writers (spec defaults and the finalizer, each a JSON patch whose
+// `test` ops pin what they were computed from) → snapshot → findOutcome and deriveStatus (pure) → one
+// status patch. Deletion removes the finalizer with a guarded write once no machine of the cluster is
+// left. A write the apiserver refuses (Forbidden, Invalid) is written to the conditions, naming verb
+// and resource, before the error goes to the worker loop (which retries it and leaves a Warning
+// event); a refused status patch can only reach the event.
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
@@ -15,10 +15,11 @@ import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { guard, type Guard } from './guards.ts';
-import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
+import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
 import { specDefaultsPatch, withDefaults } from './decisions/defaults.ts';
 import { deletionWait } from './decisions/delete.ts';
-import { describeProblems, validateControlPlaneEndpoint } from './decisions/endpoint.ts';
+import { validateControlPlaneEndpoint } from './decisions/endpoint.ts';
+import { findOutcome, type LiveGuard } from './decisions/outcome.ts';
 import { pausedCondition } from './decisions/paused.ts';
 import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
 import { deriveStatus, type ClusterOutcome } from './status.ts';
@@ -60,7 +61,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     }
   };
 
-  async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, what: string): Promise<Result> {
+  async function reconcileNormal(scope: ClusterScope, decision: LiveGuard, what: string): Promise<Result> {
     let m3c = copy(scope.cached);
     let refused: unknown;
     try {
@@ -75,43 +76,17 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     }
     const before = copy(m3c);
     const patch = new PatchHelper(m3c, scope.api);
-    let outcome: ClusterOutcome = { kind: 'Unchanged' };
-    let result: Result = {};
-    switch (decision.kind) {
-      case 'Paused':
-        scope.log.info('Reconciliation is paused for this object');
-        break;
-      case 'WaitForOwnerRef':
-        scope.log.info('Waiting for Cluster Controller to set OwnerRef on Metal3Cluster');
-        break;
-      case 'OwnerClusterMissing': {
-        const message = `Unable to get owner cluster: Cluster ${m3c.metadata.namespace ?? ''}/${decision.clusterName} not found`;
-        outcome = { kind: 'OwnerClusterMissing', message };
-        warnOnChange(before, m3c, 'FailedToGetOwnerCluster', message);
-        result = { requeueAfterMs };
-        break;
-      }
-      case 'Reconcile': {
-        const problems = validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint);
-        if (problems.length > 0) {
-          const message = describeProblems(problems);
-          outcome = { kind: 'EndpointInvalid', message };
-          warnOnChange(before, m3c, V1Beta1Reason.ControlPlaneEndpointFailed, message);
-        } else {
-          outcome = { kind: 'Ready' };
-        }
-        break;
-      }
-    }
-    if (refused) outcome = refusedOutcome(refused);
-    deriveStatus(m3c, outcome, {
+    const finding = findOutcome(decision, m3c);
+    if (finding.log) scope.log.info(finding.log);
+    if (finding.warning && 'message' in finding.outcome) warnOnChange(before, m3c, finding.warning, finding.outcome.message);
+    deriveStatus(m3c, refused ? refusedOutcome(refused) : finding.outcome, {
       paused: pausedCondition(scope.cluster, m3c),
       failureDomains: decision.kind !== 'Paused',
       stamp: { before: before.status, now: now() },
     });
     await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     if (refused) throw refused;
-    return result;
+    return finding.requeue ? { requeueAfterMs } : {};
   }
 
   async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, what: string): Promise<Result> {
