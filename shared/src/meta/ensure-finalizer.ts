@@ -20,7 +20,7 @@ export interface FinalizerWriteOptions<T extends KubeObject> {
  * One guarded write: `plan` computes the operations from the copy at hand (undefined: nothing to
  * write); a failed `test` op (422) or a stale resourceVersion (409) means re-read and plan again.
  */
-function guardedWrite<T extends KubeObject>(
+async function guardedWrite<T extends KubeObject>(
   api: FinalizerApi<T>,
   obj: T,
   options: FinalizerWriteOptions<T>,
@@ -29,7 +29,7 @@ function guardedWrite<T extends KubeObject>(
   const name = obj.metadata.name;
   if (!name) throw new Error(`${obj.kind}: cannot write finalizers of an object without a name`);
   const what = `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${name}: writing its finalizers`;
-  return retryOnConflict(
+  return await retryOnConflict(
     obj,
     async (current) => {
       const operations = plan(current);
