@@ -41,6 +41,8 @@ class FakeHosts {
     return new Client(transport);
   }
 
+  // async: a scripted API error rejects, as the real transport's does.
+  // deno-lint-ignore require-await
   async #request(request: HttpRequest): Promise<unknown> {
     const path = request.path.split('?')[0] ?? '';
     const name = path.split('/baremetalhosts/')[1];
@@ -93,6 +95,25 @@ test('claim: a concurrent claim by the same consumer is finished on the fresh co
   assert.ok(outcome.claimed && outcome.changed);
   assert.is(api.hosts.get('a')?.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c', 'the rest of the claim was applied on the fresh copy');
   assert.equal(api.log, ['PATCH a', 'GET a', 'PATCH a']);
+});
+
+test('claim: a host still free but changed since the decision is `conflict` with the fresh copy, not re-claimed (the selector decides again)', async () => {
+  const api = new FakeHosts();
+  const stale = api.put(testHost('a'));
+  api.put({ ...structuredClone(api.hosts.get('a')!), metadata: { ...api.hosts.get('a')!.metadata, labels: { moved: 'yes' } } });
+  const outcome = await claimHost(api.client(), stale, { consumer: machineRef('m-a') });
+  assert.ok(!outcome.claimed && outcome.reason === 'conflict' && outcome.host.metadata.labels?.['moved'] === 'yes');
+  assert.equal(api.log, ['PATCH a', 'GET a']);
+});
+
+test('claim: a host of ours that keeps changing is written `attempts` times, then `conflict` with the last copy read', async () => {
+  const api = new FakeHosts();
+  const ours = api.put(testHost('a', { consumer: machineRef('m-a') }));
+  // Every write finds the host moved on (another writer of the same consumer's host).
+  api.beforePatch = (name) => void api.put(structuredClone(api.hosts.get(name)!));
+  const outcome = await claimHost(api.client(), ours, { consumer: machineRef('m-a'), labels: { extra: 'x' } }, { attempts: 2 });
+  assert.ok(!outcome.claimed && outcome.reason === 'conflict' && outcome.host.spec?.consumerRef?.name === 'm-a');
+  assert.equal(api.log, ['PATCH a', 'GET a', 'PATCH a', 'GET a']);
 });
 
 test('claim: a deleted host is `gone`', async () => {

@@ -2,9 +2,11 @@
 // resourceVersion of the copy the claimer decided on. If anyone wrote the host since (another claimer
 // above all), the apiserver refuses the patch with a Conflict, so two claimers can never both win:
 // the loser is told so as a value, with the host as it is now, and never by an exception.
-import { ignoreNotFound, isConflict, isNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
+import { ignoreNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
 import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { apiGroupOf, consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
+import { retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
+import { consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
 import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
 import { NODE_REUSE_LABEL } from './names.ts';
 import { isClaimed } from './states.ts';
@@ -83,30 +85,28 @@ export interface ClaimOptions extends Pick<HostWriteOptions, 'onWrite' | 'fieldM
  * Errors: only unexpected API failures throw; lost races and deleted hosts are outcomes.
  */
 export async function claimHost(client: Client, host: Readonly<BareMetalHost>, claim: HostClaim, options: ClaimOptions = {}): Promise<ClaimOutcome> {
-  let current: Readonly<BareMetalHost> = host;
   const attempts = Math.max(1, options.attempts ?? 3);
-  for (let attempt = 1; ; attempt++) {
-    if (isClaimed(current) && !isClaimedBy(current, claim.consumer)) return { claimed: false, reason: 'taken', host: current as BareMetalHost };
-    try {
+  const { consumer } = claim;
+  const outcome = await retryOnConflict<Readonly<BareMetalHost>, ClaimOutcome>(
+    host,
+    async (current, attempt) => {
+      if (isClaimed(current) && !isClaimedBy(current, consumer)) return { claimed: false, reason: 'taken', host: current as BareMetalHost };
+      // After a lost race the copy is fresh. Still free but changed: whether it is still a good
+      // choice is the selector's call, not ours. Ours (we held it already, or a concurrent reconcile
+      // of the same consumer claimed it): finish the claim on it, `attempts` writes in all.
+      if (attempt > 1 && !isClaimedBy(current, consumer)) return { claimed: false, reason: 'conflict', host: current as BareMetalHost };
+      if (attempt > attempts) return { claimed: false, reason: 'conflict', host: current as BareMetalHost };
       const written = await patchHost(client, current, claimedHost(current, claim), { ...options, optimisticLock: true });
       return written ? { claimed: true, host: written, changed: true } : { claimed: true, host: current as BareMetalHost, changed: false };
-    } catch (error) {
-      if (isNotFound(error)) return { claimed: false, reason: 'gone' };
-      if (!isConflict(error)) throw error;
-    }
-    const fresh = await readHost(client, current);
-    if (!fresh) return { claimed: false, reason: 'gone' };
-    // Someone else's write won. If the host is still ours (we held it already, or a concurrent
-    // reconcile of the same consumer claimed it), finish the claim on the fresh copy.
-    if (isClaimedBy(fresh, claim.consumer) && attempt < attempts) {
-      current = fresh;
-      continue;
-    }
-    if (isClaimedBy(fresh, claim.consumer)) return { claimed: false, reason: 'conflict', host: fresh };
-    if (isClaimed(fresh)) return { claimed: false, reason: 'taken', host: fresh };
-    // Still free but changed: whether it is still a good choice is the selector's call, not ours.
-    return { claimed: false, reason: 'conflict', host: fresh };
-  }
+    },
+    {
+      what: `BareMetalHost ${host.metadata.namespace}/${host.metadata.name}: claiming it for ${consumer.kind} ${consumer.name}`,
+      reread: () => readHost(client, host),
+      // One more round than writes: the last re-read is judged (and told), never written.
+      attempts: attempts + 1,
+    },
+  );
+  return outcome ?? { claimed: false, reason: 'gone' };
 }
 
 /** A fresh read of `host` from the apiserver (never the cache), or undefined once it is gone. */

@@ -1,21 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { apiGroupOf, consumerKey, consumerRefMatches, metal3MachineConsumer } from './consumer.ts';
+import { consumerKey, consumerRefMatches, metal3MachineConsumer } from './consumer.ts';
 import { machineRef } from './testing.ts';
 
 const test = suite('host consumer');
-
-test('apiGroupOf parses like schema.ParseGroupVersion', () => {
-  const table: [string, string | undefined][] = [
-    ['infrastructure.cluster.x-k8s.io/v1beta1', 'infrastructure.cluster.x-k8s.io'],
-    ['v1', ''],
-    ['', ''],
-    ['/', ''],
-    ['a/b/c', undefined],
-  ];
-  for (const [apiVersion, group] of table) assert.is(apiGroupOf(apiVersion), group, apiVersion);
-});
 
 test('consumer keys are group-qualified and version-free; unusable references have none', () => {
   assert.is(consumerKey(machineRef('m-0')), 'Metal3Machine.infrastructure.cluster.x-k8s.io/ns/m-0');

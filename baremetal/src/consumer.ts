@@ -4,6 +4,7 @@
 import type { LabelSelector, ObjectReference } from '@metal3-ts/generated';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 
 /** The object that claims a host. `uid`, when known, also makes it the host's controller owner (M-24). */
 export interface ConsumerReference {
@@ -26,18 +27,6 @@ export interface HostConsumer {
    * undefined when it has none or it could not be computed (then no reserved host matches, N-5).
    */
   readonly nodeReuseName?: string | undefined;
-}
-
-/**
- * The API group of an apiVersion the way Kubernetes parses it: `group/version` → group, a bare
- * `version` (or empty, or `/`) → the core group `''`, more than one `/` → undefined (unparsable).
- */
-export function apiGroupOf(apiVersion: string): string | undefined {
-  if (apiVersion === '' || apiVersion === '/') return '';
-  const parts = apiVersion.split('/');
-  if (parts.length === 1) return '';
-  if (parts.length === 2) return parts[0];
-  return undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
 // of the wire contract and must never be "tidied".
 
 /** BMO stops reconciling a host while this annotation is present, whatever its value. */
-export const PAUSED_ANNOTATION = 'baremetalhost.metal3.io/paused';
+export const HOST_PAUSED_ANNOTATION = 'baremetalhost.metal3.io/paused';
 
 /** The pause annotation's value when CAPM3 (or we) set it; any other value is a user's pause (M-14, M-15). */
 export const CAPM3_PAUSE_VALUE = 'metal3.io/capm3';
@@ -23,8 +23,6 @@ export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
 /** Host label compared with the consumer's failure domain when picking among candidates (H-12). */
 export const FAILURE_DOMAIN_LABEL = 'infrastructure.cluster.x-k8s.io/failure-domain';
 
-/** Cluster API's cluster-name label: set on a claimed host, removed on release when it still names our cluster. */
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 
 /** Cluster API's control-plane machine label: present (any value) on control-plane Machines. */
 export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';

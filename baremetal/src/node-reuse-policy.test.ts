@@ -44,8 +44,8 @@ test('N-6/N-7: reuse only when the released machine\'s template still exists wit
   assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'keep' }), lookup), false);
   assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'deleted' }), lookup), false, 'template gone');
   assert.is(await nodeReuseForReleasingMachine(machine('m', { from: null }), lookup), false, 'not cloned');
-  assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'reuse' }), async () => Promise.reject(new Error('boom'))), false, 'lookup failed');
-  assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'reuse' }), async (key) => lookup(key)), true, 'async lookup (a GET)');
+  assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'reuse' }), () => Promise.reject(new Error('boom'))), false, 'lookup failed');
+  assert.is(await nodeReuseForReleasingMachine(machine('m', { from: 'reuse' }), (key) => Promise.resolve(lookup(key))), true, 'async lookup (a GET)');
 });
 
 test.run();

@@ -3,10 +3,10 @@
 // and a MachineDeployment of the same name apart. Pure: the caller lists the MachineSets.
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
 import type { Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { apiGroupOf } from './consumer.ts';
+import { CLUSTER_API_GROUP } from '@metal3-ts/shared/meta/cluster-api-names';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { CONTROL_PLANE_LABEL } from './names.ts';
 
-const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
 const CONTROL_PLANE_GROUP = 'controlplane.cluster.x-k8s.io';
 
 /** The machine's reuse name cannot be derived; such a machine matches no reserved host (N-5). */
@@ -24,7 +24,8 @@ export function isControlPlaneMachine(machine: Readonly<KubeObject>): boolean {
   return machine.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined;
 }
 
-function groupOf(ref: OwnerReference, unparsable: string): string {
+/** The group of an owner reference, or the node-reuse error `unparsable` (N-5). */
+function parsedGroupOf(ref: OwnerReference, unparsable: string): string {
   const group = apiGroupOf(ref.apiVersion);
   if (group === undefined) throw new NodeReuseNameError(unparsable);
   return group;
@@ -35,7 +36,7 @@ export function controlPlaneReuseName(machine: Readonly<Machine>): string {
   const owners = machine.metadata.ownerReferences ?? [];
   if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
   for (const ref of owners) {
-    if (groupOf(ref, 'Failed to parse the group and version') === CONTROL_PLANE_GROUP) return nodeReuseLabelValue({ controlPlane: ref.name });
+    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CONTROL_PLANE_GROUP) return nodeReuseLabelValue({ controlPlane: ref.name });
   }
   throw new NodeReuseNameError('ControlPlane name is not found');
 }
@@ -49,7 +50,7 @@ export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSe
   const owners = machine.metadata.ownerReferences ?? [];
   if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
   const setRefs = owners.filter((ref) => ref.kind === 'MachineSet');
-  for (const ref of setRefs) groupOf(ref, 'Failed to parse ownerRef Group of Machine');
+  for (const ref of setRefs) parsedGroupOf(ref, 'Failed to parse ownerRef Group of Machine');
   const machineSet = machineSets.find((set) =>
     setRefs.some((ref) => apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && ref.uid === set.metadata.uid && ref.name === set.metadata.name),
   );
@@ -58,7 +59,7 @@ export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSe
   if (setOwners.length === 0) throw new NodeReuseNameError('Machineset owner reference is not populated');
   for (const ref of setOwners) {
     if (ref.kind !== 'MachineDeployment') continue;
-    if (groupOf(ref, 'Failed to parse the group and version') === CLUSTER_API_GROUP) return nodeReuseLabelValue({ machineDeployment: ref.name });
+    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CLUSTER_API_GROUP) return nodeReuseLabelValue({ machineDeployment: ref.name });
   }
   throw new NodeReuseNameError('MachineDeployment name is not found');
 }

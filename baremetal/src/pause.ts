@@ -5,7 +5,8 @@
 import type { Client } from '@metal3-ts/generated';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
-import { CAPM3_PAUSE_VALUE, CLUSTER_NAME_LABEL, PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
+import { CLUSTER_NAME_LABEL } from '@metal3-ts/shared/meta/cluster-api-names';
+import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
 import { isPaused, isPausedByUs } from './states.ts';
 
 function sortKeys(value: unknown): unknown {
@@ -35,7 +36,7 @@ export function statusAnnotationValue(host: Readonly<BareMetalHost>): string {
 export function pausedHost(host: Readonly<BareMetalHost>): BareMetalHost {
   const next = copyHost(host);
   if (isPaused(host)) return next;
-  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [PAUSED_ANNOTATION]: CAPM3_PAUSE_VALUE, [STATUS_ANNOTATION]: statusAnnotationValue(host) };
+  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [HOST_PAUSED_ANNOTATION]: CAPM3_PAUSE_VALUE, [STATUS_ANNOTATION]: statusAnnotationValue(host) };
   return next;
 }
 
@@ -52,7 +53,7 @@ export function unpausedHost(host: Readonly<BareMetalHost>, options: UnpauseOpti
   const next = copyHost(host);
   if (!isPausedByUs(host)) return next;
   if (options.clusterName !== undefined && host.metadata.labels?.[CLUSTER_NAME_LABEL] !== options.clusterName) return next;
-  delete next.metadata.annotations?.[PAUSED_ANNOTATION];
+  delete next.metadata.annotations?.[HOST_PAUSED_ANNOTATION];
   return next;
 }
 

@@ -4,9 +4,11 @@
 // host may be reserved for node reuse. `releaseHost` performs whichever step is due and says which.
 import { isNotFound, type Client } from '@metal3-ts/generated';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { apiGroupOf, isClaimedBy, type ConsumerReference } from './consumer.ts';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
+import { isClaimedBy, type ConsumerReference } from './consumer.ts';
 import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
-import { CAPM3_PAUSE_VALUE, CLUSTER_NAME_LABEL, NODE_REUSE_LABEL, PAUSED_ANNOTATION } from './names.ts';
+import { CLUSTER_NAME_LABEL } from '@metal3-ts/shared/meta/cluster-api-names';
+import { CAPM3_PAUSE_VALUE, NODE_REUSE_LABEL, HOST_PAUSED_ANNOTATION } from './names.ts';
 import { hasFinishedDeprovisioning, provisioningState } from './states.ts';
 
 export interface HostDeprovisioning {
@@ -85,7 +87,7 @@ export function releasedHost(host: Readonly<BareMetalHost>, release: HostRelease
   if (labels && release.clusterName !== undefined && labels[CLUSTER_NAME_LABEL] === release.clusterName) delete labels[CLUSTER_NAME_LABEL];
   if (release.nodeReuseName) next.metadata.labels = { ...(next.metadata.labels ?? {}), [NODE_REUSE_LABEL]: release.nodeReuseName };
   const annotations = next.metadata.annotations;
-  if (annotations?.[PAUSED_ANNOTATION] === CAPM3_PAUSE_VALUE) delete annotations[PAUSED_ANNOTATION];
+  if (annotations?.[HOST_PAUSED_ANNOTATION] === CAPM3_PAUSE_VALUE) delete annotations[HOST_PAUSED_ANNOTATION];
   return next;
 }
 

@@ -2,7 +2,7 @@
 // Provisioning states are an open enum: BMO may add states in any release, so every predicate treats
 // an unknown state as "not the state asked about" and never throws.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { CAPM3_PAUSE_VALUE, NODE_REUSE_LABEL, PAUSED_ANNOTATION, UNHEALTHY_ANNOTATION } from './names.ts';
+import { CAPM3_PAUSE_VALUE, NODE_REUSE_LABEL, HOST_PAUSED_ANNOTATION, UNHEALTHY_ANNOTATION } from './names.ts';
 
 /** The provisioning states of baremetal-operator v0.12.6 (`status.provisioning.state`). */
 export const ProvisioningState = {
@@ -25,7 +25,7 @@ export const ProvisioningState = {
 export type KnownProvisioningState = (typeof ProvisioningState)[keyof typeof ProvisioningState];
 
 /** A known state, or any string a newer BMO reports. */
-export type ProvisioningStateName = KnownProvisioningState | (string & {});
+export type ProvisioningStateName = KnownProvisioningState | (string & Record<never, never>);
 
 const known: ReadonlySet<string> = new Set(Object.values(ProvisioningState));
 
@@ -106,12 +106,12 @@ export function isBeingDeleted(host: Readonly<BareMetalHost>): boolean {
 
 /** Paused by anyone (the annotation's presence is what BMO honours). */
 export function isPaused(host: Readonly<BareMetalHost>): boolean {
-  return host.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
+  return host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] !== undefined;
 }
 
 /** Paused by CAPM3 or by us, which is the only pause we may lift (M-15, X-14). */
 export function isPausedByUs(host: Readonly<BareMetalHost>): boolean {
-  return host.metadata.annotations?.[PAUSED_ANNOTATION] === CAPM3_PAUSE_VALUE;
+  return host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] === CAPM3_PAUSE_VALUE;
 }
 
 export function isUnhealthy(host: Readonly<BareMetalHost>): boolean {

@@ -40,6 +40,7 @@ export * from './conditions/v1beta2/summary.ts';
 export * from './meta/finalizers.ts';
 export * from './meta/ensure-finalizer.ts';
 export * from './meta/owner-references.ts';
+export * from './meta/cluster-api-names.ts';
 export { hasPausedAnnotation, isPaused } from './meta/paused.ts';
 export { isExternallyManaged } from './meta/externally-managed.ts';
 export { ClusterCache } from './workload/cluster-cache.ts';

@@ -7,7 +7,7 @@ import type { Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import { isExternallyManaged } from '@metal3-ts/shared/meta/externally-managed';
-import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { clusterNameOf } from './guards.ts';
 import { CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from './names.ts';
@@ -36,7 +36,7 @@ export function clusterToMetal3Cluster(metal3Clusters: Store<Metal3Cluster>): Ma
   return (cluster) => {
     const ref = cluster.spec?.infrastructureRef;
     const namespace = cluster.metadata.namespace;
-    if (!ref?.name || !namespace || ref.kind !== 'Metal3Cluster' || groupOf(ref.apiVersion ?? '') !== INFRASTRUCTURE_GROUP) return [];
+    if (!ref?.name || !namespace || ref.kind !== 'Metal3Cluster' || apiGroupOf(ref.apiVersion ?? '') !== INFRASTRUCTURE_GROUP) return [];
     const m3c = metal3Clusters.get({ namespace, name: ref.name });
     if (!m3c || isExternallyManaged(m3c)) return [];
     return [{ namespace, name: ref.name }];

@@ -35,11 +35,8 @@ export const OWNED_CONDITIONS = [READY, BAREMETAL_INFRASTRUCTURE_READY, PAUSED] 
 /** The inputs of both Ready summaries (C-17). */
 export const READY_SUMMARY_INPUTS = [BAREMETAL_INFRASTRUCTURE_READY] as const;
 
-/** Cluster API's label naming the Cluster an object belongs to. */
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
-/** The API group of Cluster API core (Cluster, Machine). */
-export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
-export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
+/** Cluster API's strings, defined once in the harness. */
+export { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from '@metal3-ts/shared/meta/cluster-api-names';
 
 /** Research §0.4: the wait used everywhere upstream. */
 export const REQUEUE_AFTER_MS = 30_000;

@@ -1,29 +1,28 @@
-// One reconcile of a Metal3Cluster (research §1.1): read from the informers → guard → the writes that
-// must not race other writers (spec defaults and the finalizer, each a JSON patch whose `test` ops pin
-// what they were computed from) → snapshot → status decision → one status patch. Deletion removes the
-// finalizer with a guarded write once no machine of the cluster is left. A write the apiserver refuses
-// (Forbidden, Invalid) is written to the conditions, naming verb and resource, before the error goes
-// to the worker loop (which retries it and leaves a Warning event); a refused status patch can only
-// reach the event.
+// One reconcile of a Metal3Cluster (research §1.1): the scope read from the informers → guard → the
+// writes that must not race other writers (spec defaults and the finalizer, each a JSON patch whose
+// `test` ops pin what they were computed from) → snapshot → findOutcome and deriveStatus (pure) → one
+// status patch. Deletion removes the finalizer with a guarded write once no machine of the cluster is
+// left. A write the apiserver refuses (Forbidden, Invalid) is written to the conditions, naming verb
+// and resource, before the error goes to the worker loop (which retries it and leaves a Warning
+// event); a refused status patch can only reach the event.
 import type { Api, Client } from '@metal3-ts/generated';
 import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { writeStep } from './errors.ts';
 import { guard, type Guard } from './guards.ts';
-import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS, V1Beta1Reason } from './names.ts';
-import { specDefaultsPatch, withDefaults } from './phases/defaults.ts';
-import { deletionWait } from './phases/delete.ts';
-import { describeProblems, validateControlPlaneEndpoint } from './phases/endpoint.ts';
-import { copyFailureDomains } from './phases/failure-domains.ts';
-import { pausedCondition } from './phases/paused.ts';
+import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
+import { specDefaultsPatch, withDefaults } from './decisions/defaults.ts';
+import { deletionWait } from './decisions/delete.ts';
+import { validateControlPlaneEndpoint } from './decisions/endpoint.ts';
+import { findOutcome, type LiveGuard } from './decisions/outcome.ts';
+import { pausedCondition } from './decisions/paused.ts';
 import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
-import { applyOutcome, stampLastUpdated, type ClusterOutcome } from './status.ts';
+import { deriveStatus, type ClusterOutcome } from './status.ts';
 
 export interface ReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -48,7 +47,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     const scope = readScope(deps.informers, request, api, ctx.log);
     if (!scope) return {};
     const decision = guard(scope.cached, scope.cluster);
-    const key = requestKey(request);
+    const what = `Metal3Cluster ${requestKey(request)}`;
     switch (decision.kind) {
       case 'ExternallyManaged':
         ctx.log.debug('Metal3Cluster is externally managed, skipping');
@@ -56,19 +55,19 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
       case 'NotOurs':
         return {};
       case 'Delete':
-        return reconcileDelete(scope, decision, key);
+        return await reconcileDelete(scope, decision, what);
       default:
-        return reconcileNormal(scope, decision, key);
+        return await reconcileNormal(scope, decision, what);
     }
   };
 
-  async function reconcileNormal(scope: ClusterScope, decision: Exclude<Guard, { kind: 'ExternallyManaged' | 'NotOurs' | 'Delete' }>, key: string): Promise<Result> {
+  async function reconcileNormal(scope: ClusterScope, decision: LiveGuard, what: string): Promise<Result> {
     let m3c = copy(scope.cached);
     let refused: unknown;
     try {
-      if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, key);
+      if (decision.kind !== 'Paused') m3c = await writeSpecDefaults(scope.api, m3c, what);
       if (decision.kind === 'Reconcile') {
-        const written = await writeStep(key, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
+        const written = await runStep(what, 'finalizer', () => ensureFinalizer(scope.api, m3c, METAL3_CLUSTER_FINALIZER));
         if (written) m3c = copy(written);
       }
     } catch (error) {
@@ -77,65 +76,37 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     }
     const before = copy(m3c);
     const patch = new PatchHelper(m3c, scope.api);
-    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
-    let outcome: ClusterOutcome = { kind: 'Unchanged' };
-    let result: Result = {};
-    switch (decision.kind) {
-      case 'Paused':
-        scope.log.info('Reconciliation is paused for this object');
-        break;
-      case 'WaitForOwnerRef':
-        copyFailureDomains(m3c);
-        scope.log.info('Waiting for Cluster Controller to set OwnerRef on Metal3Cluster');
-        break;
-      case 'OwnerClusterMissing': {
-        copyFailureDomains(m3c);
-        const message = `Unable to get owner cluster: Cluster ${m3c.metadata.namespace ?? ''}/${decision.clusterName} not found`;
-        outcome = { kind: 'OwnerClusterMissing', message };
-        warnOnChange(before, m3c, 'FailedToGetOwnerCluster', message);
-        result = { requeueAfterMs };
-        break;
-      }
-      case 'Reconcile': {
-        copyFailureDomains(m3c);
-        const problems = validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint);
-        if (problems.length > 0) {
-          const message = describeProblems(problems);
-          outcome = { kind: 'EndpointInvalid', message };
-          warnOnChange(before, m3c, V1Beta1Reason.ControlPlaneEndpointFailed, message);
-        } else {
-          outcome = { kind: 'Ready' };
-        }
-        break;
-      }
-    }
-    if (refused) outcome = refusedOutcome(refused);
-    applyOutcome(m3c, outcome);
-    if (outcome.kind === 'Ready') stampLastUpdated(before.status, m3c, now());
-    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    const finding = findOutcome(decision, m3c);
+    if (finding.log) scope.log.info(finding.log);
+    if (finding.warning && 'message' in finding.outcome) warnOnChange(before, m3c, finding.warning, finding.outcome.message);
+    deriveStatus(m3c, refused ? refusedOutcome(refused) : finding.outcome, {
+      paused: pausedCondition(scope.cluster, m3c),
+      failureDomains: decision.kind !== 'Paused',
+      stamp: { before: before.status, now: now() },
+    });
+    await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     if (refused) throw refused;
-    return result;
+    return finding.requeue ? { requeueAfterMs } : {};
   }
 
-  async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, key: string): Promise<Result> {
+  async function reconcileDelete(scope: ClusterScope, decision: Extract<Guard, { kind: 'Delete' }>, what: string): Promise<Result> {
     const m3c = copy(scope.cached);
     const wait = deletionWait(decision.clusterName, machinesOfCluster(deps.informers, m3c.metadata.namespace, decision.clusterName));
     const patch = new PatchHelper(m3c, scope.api);
     if (wait === undefined) {
       scope.log.info('No machines of the cluster left, removing the finalizer');
       try {
-        await writeStep(key, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
+        await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(scope.api, copy(m3c), METAL3_CLUSTER_FINALIZER));
       } catch (error) {
         if (!refusalOf(error)) throw error;
-        applyOutcome(m3c, refusedOutcome(error));
-        await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+        deriveStatus(m3c, refusedOutcome(error));
+        await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
         throw error;
       }
       return {};
     }
-    setV1Beta2Condition(m3c, pausedCondition(scope.cluster, m3c));
-    applyOutcome(m3c, { kind: 'Deleting', message: wait });
-    await writeStep(key, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
+    deriveStatus(m3c, { kind: 'Deleting', message: wait }, { paused: pausedCondition(scope.cluster, m3c) });
+    await runStep(what, 'status', () => patch.patch(m3c, { ownedConditions: OWNED_CONDITIONS }));
     scope.log.info(wait);
     return { requeueAfterMs };
   }
@@ -158,10 +129,10 @@ function refusedOutcome(error: unknown): ClusterOutcome {
  * from (a concurrent edit of those fields fails the write and the reconcile retries on the new spec).
  * An invalid endpoint stays as written: the status reports it and the user's fix comes first.
  */
-async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, key: string): Promise<Metal3Cluster> {
+async function writeSpecDefaults(api: Api<Metal3Cluster>, m3c: Metal3Cluster, what: string): Promise<Metal3Cluster> {
   const ops = specDefaultsPatch(m3c.spec);
   if (!ops || !m3c.spec) return m3c;
   if (validateControlPlaneEndpoint(withDefaults(m3c.spec).controlPlaneEndpoint).length > 0) return m3c;
-  const written = await writeStep(key, 'spec defaults', () => api.jsonPatch(m3c.metadata.name ?? '', ops));
+  const written = await runStep(what, 'spec defaults', () => api.jsonPatch(m3c.metadata.name ?? '', ops));
   return copy(written);
 }

@@ -9,7 +9,7 @@ import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { ownerClusterRef } from './guards.ts';
 import { MEMBER_BY_CLUSTER_INDEX } from './mappers.ts';
-import type { ClusterMachines } from './phases/delete.ts';
+import type { ClusterMachines } from './decisions/delete.ts';
 
 export interface ClusterInformers {
   readonly metal3Clusters: Informer<Metal3Cluster>;

@@ -6,10 +6,10 @@ import { newMetal3Cluster, type Metal3Cluster } from '@metal3-ts/generated/infra
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
-import { deletionWait } from './phases/delete.ts';
-import { copyFailureDomains } from './phases/failure-domains.ts';
-import { pausedCondition } from './phases/paused.ts';
-import { applyOutcome, stampLastUpdated, type ClusterOutcome } from './status.ts';
+import { deletionWait } from './decisions/delete.ts';
+import { copyFailureDomains } from './decisions/failure-domains.ts';
+import { pausedCondition } from './decisions/paused.ts';
+import { deriveStatus, stampLastUpdated, type ClusterOutcome } from './status.ts';
 
 const test = suite('Metal3Cluster status decisions');
 
@@ -47,6 +47,11 @@ const rows: [string, ClusterOutcome, Want][] = [
     { ready: undefined, bir1: 'False/InternalFailureOccured/Error', ready1: 'False/InternalFailureOccured/Error', bir2: undefined, ready2: 'False/FailedToGetOwnerCluster' },
   ],
   [
+    'a refused write: InternalFailureOccured (v1beta1) and InternalError (v1beta2) naming verb and resource',
+    { kind: 'RequestRefused', message: 'patch metal3clusters.infrastructure.cluster.x-k8s.io refused: 403 Forbidden: no' },
+    { ready: undefined, bir1: 'False/InternalFailureOccured/Error', ready1: 'False/InternalFailureOccured/Error', bir2: 'False/InternalError', ready2: 'False/NotReady' },
+  ],
+  [
     'C-11 + E-3 (fixed): deleting keeps v1beta2 Ready Deleting',
     { kind: 'Deleting', message: 'Waiting for 1 Machine (m) of Cluster c1 to be deleted' },
     { ready: undefined, bir1: undefined, ready1: undefined, bir2: undefined, ready2: 'False/Deleting' },
@@ -61,7 +66,7 @@ const rows: [string, ClusterOutcome, Want][] = [
 for (const [name, outcome, want] of rows) {
   test(name, () => {
     const m = fresh();
-    applyOutcome(m, outcome);
+    deriveStatus(m, outcome);
     assert.is(m.status?.ready, want.ready);
     assert.is(v1(m, 'BaremetalInfrastructureReady'), want.bir1);
     assert.is(v1(m, 'Ready'), want.ready1);
@@ -77,13 +82,13 @@ for (const [name, outcome, want] of rows) {
 
 test('E-14 (fixed): an invalid endpoint turns a ready object not ready; ready again clears old failure fields', () => {
   const m = fresh();
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   m.status!.failureReason = 'InvalidConfiguration';
   m.status!.failureMessage = 'Invalid Metal3Cluster provided';
-  applyOutcome(m, { kind: 'EndpointInvalid', message: 'spec.controlPlaneEndpoint.host: Required value' });
+  deriveStatus(m, { kind: 'EndpointInvalid', message: 'spec.controlPlaneEndpoint.host: Required value' });
   assert.is(m.status?.ready, false);
   assert.is(m.status?.failureReason, 'InvalidConfiguration', 'this controller never sets them, nor clears them while not ready');
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   assert.is(m.status?.ready, true);
   assert.is(m.status?.failureReason, undefined);
   assert.is(m.status?.failureMessage, undefined);
@@ -92,21 +97,35 @@ test('E-14 (fixed): an invalid endpoint turns a ready object not ready; ready ag
 
 test('C-17: re-stating the same outcome changes nothing (no write, no new transition times)', () => {
   const m = fresh();
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   const once = structuredClone(m);
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   assert.equal(m, once);
 });
 
 test('lastUpdated moves only when the status says something new', () => {
   const m = fresh();
   const before = structuredClone(m.status);
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   stampLastUpdated(before, m, new Date('2025-01-02T03:04:05.678Z'));
   assert.is(m.status?.lastUpdated, '2025-01-02T03:04:05Z');
   const again = structuredClone(m.status);
-  applyOutcome(m, { kind: 'Ready' });
+  deriveStatus(m, { kind: 'Ready' });
   stampLastUpdated(again, m, new Date('2025-02-01T00:00:00Z'));
+  assert.is(m.status?.lastUpdated, '2025-01-02T03:04:05Z');
+});
+
+test('C-7, C-10: deriveStatus sets the Paused condition and copies failure domains only when given; lastUpdated only when Ready', () => {
+  const now = new Date('2025-01-02T03:04:05Z');
+  const m = fresh();
+  m.spec!.failureDomains = { rack1: { controlPlane: true } };
+  deriveStatus(m, { kind: 'Deleting', message: 'Waiting' }, { stamp: { before: undefined, now } });
+  assert.is(v2(m, 'Paused'), undefined);
+  assert.is(m.status?.failureDomains, undefined);
+  assert.is(m.status?.lastUpdated, undefined, 'not Ready: no stamp');
+  deriveStatus(m, { kind: 'Ready' }, { paused: pausedCondition(undefined, m), failureDomains: true, stamp: { before: undefined, now } });
+  assert.is(v2(m, 'Paused'), 'False/NotPaused');
+  assert.equal(m.status?.failureDomains, { rack1: { controlPlane: true } });
   assert.is(m.status?.lastUpdated, '2025-01-02T03:04:05Z');
 });
 

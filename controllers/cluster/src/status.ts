@@ -20,7 +20,9 @@ import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
 import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
 import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/summary';
+import type { V1Beta2ConditionInput } from '@metal3-ts/shared/conditions/types';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { copyFailureDomains } from './decisions/failure-domains.ts';
 import { BAREMETAL_INFRASTRUCTURE_READY, READY, READY_SUMMARY_INPUTS, V1Beta1Reason, V1Beta2Reason } from './names.ts';
 
 /** What the reconcile found; one of these decides the whole status. */
@@ -38,8 +40,23 @@ export type ClusterOutcome =
   /** C-9, C-10: nothing but the summaries (and the Paused condition, set elsewhere). */
   | { readonly kind: 'Unchanged' };
 
-/** Applies `outcome` to `m3c`'s status in memory, summaries included. */
-export function applyOutcome(m3c: Metal3Cluster, outcome: ClusterOutcome): void {
+/** What else a pass observed that the status reports, besides its outcome. */
+export interface StatusInputs {
+  /** C-10: the v1beta2 Paused condition (every pass but a refused finalizer removal). */
+  readonly paused?: V1Beta2ConditionInput;
+  /** C-7: copy spec.failureDomains to the status (the passes that work on a live, unpaused object). */
+  readonly failureDomains?: boolean;
+  /** When Ready: stamp lastUpdated with `now` if the status says something new since `before`. */
+  readonly stamp?: { readonly before: Readonly<Metal3ClusterStatus> | undefined; readonly now: Date };
+}
+
+/**
+ * The status of `m3c` after a pass that found `outcome` (and `inputs`), in memory, summaries
+ * included: the reconcile's one status decision, pure, and the only place its status is set.
+ */
+export function deriveStatus(m3c: Metal3Cluster, outcome: ClusterOutcome, inputs: StatusInputs = {}): void {
+  if (inputs.paused) setV1Beta2Condition(m3c, inputs.paused);
+  if (inputs.failureDomains) copyFailureDomains(m3c);
   const status = (m3c.status ??= {});
   let explicitReady: { reason: string; message: string } | undefined;
   switch (outcome.kind) {
@@ -77,6 +94,7 @@ export function applyOutcome(m3c: Metal3Cluster, outcome: ClusterOutcome): void 
   setReadySummary(m3c, READY_SUMMARY_INPUTS);
   if (explicitReady) setV1Beta2Condition(m3c, { type: READY, status: 'False', ...explicitReady });
   else setV1Beta2ReadySummary(m3c, READY_SUMMARY_INPUTS);
+  if (outcome.kind === 'Ready' && inputs.stamp) stampLastUpdated(inputs.stamp.before, m3c, inputs.stamp.now);
 }
 
 /** Sets `status.lastUpdated` to `now` when the status differs from `before` in anything else. */

@@ -1,6 +1,6 @@
 // Wiring of the package's two controllers: Metal3Data (research D-1…D-4) and the life cycle of
 // Metal3DataTemplate (DT-1…DT-3). What they reconcile, what else wakes them, which events count.
-// Everything they decide lives in reconcile.ts, template/reconcile.ts and the pure modules those
+// Everything they decide lives in reconcile.ts, data-template/reconcile.ts and the pure modules those
 // call; tests build them in-process with their own client and informers.
 import type { Client } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
@@ -65,8 +65,8 @@ import {
   dataToDeletingTemplate,
   TEMPLATE_BY_CLUSTER_INDEX,
   templateByCluster,
-} from './template/mappers.ts';
-import { metal3DataTemplateReconciler } from './template/reconcile.ts';
+} from './data-template/mappers.ts';
+import { metal3DataTemplateReconciler } from './data-template/reconcile.ts';
 
 export interface DataControllersConfig {
   /** `--watch-filter`: only objects labelled `cluster.x-k8s.io/watch-filter=<value>` (§0.6). */

@@ -33,7 +33,7 @@ import {
   type MapperStores,
 } from './mappers.ts';
 import { claim, cluster, data, DATA_UID, host, machine, metal3Machine, NS, template } from './testing.ts';
-import { claimToDeletingTemplate, clusterToTemplates, dataToDeletingTemplate, TEMPLATE_BY_CLUSTER_INDEX, templateByCluster } from './template/mappers.ts';
+import { claimToDeletingTemplate, clusterToTemplates, dataToDeletingTemplate, TEMPLATE_BY_CLUSTER_INDEX, templateByCluster } from './data-template/mappers.ts';
 
 const test = suite('event mapping');
 

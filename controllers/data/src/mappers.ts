@@ -14,7 +14,7 @@ import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
-import { hostKey, templateKey } from './phases/association.ts';
+import { hostKey, templateKey } from './decisions/association.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from './names.ts';
 
 /** Metal3Data by `<namespace>/<template name>` (template namespace defaulted to its own). */

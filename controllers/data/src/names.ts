@@ -10,7 +10,8 @@ export const METAL3_DATA_FINALIZER = 'metal3data.infrastructure.cluster.x-k8s.io
 /** Put on Metal3Data by the allocation side (DT-13); we never touch it. */
 export const METAL3_DATA_CLAIM_FINALIZER = 'metal3dataclaim.infrastructure.cluster.x-k8s.io';
 
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+/** Cluster API's strings, defined once in the harness. */
+export { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from '@metal3-ts/shared/meta/cluster-api-names';
 /** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
 export { HOST_ANNOTATION } from '@metal3-ts/baremetal/host-annotation';
 /** D-17: on preallocated IPClaims, naming the Metal3Data and the pool they serve. */
@@ -27,8 +28,6 @@ export const NETWORK_DATA_KEY = 'networkData';
  */
 export const RENDERED_SECRET_LABEL = 'metal3data.infrastructure.cluster.x-k8s.io/rendered';
 
-export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
-export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
 export const METAL3_IPAM_GROUP = 'ipam.metal3.io';
 export const METAL3_IPAM_POOL_KIND = 'IPPool';
 

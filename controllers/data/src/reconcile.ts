@@ -1,22 +1,24 @@
-// One reconcile of a Metal3Data (research §1.6): read from the informers → guard → finalizer (a
-// guarded JSON patch) → snapshot → render phase → status and the Secret names in one patch.
+// One reconcile of a Metal3Data (research §1.6): the scope read once from the informers → guard →
+// finalizer (a guarded JSON patch) → snapshot → createSecrets phase → deriveStatus → status and the
+// Secret names in one patch.
 // Deletion waits for the claim to be gone, releases the IP claims and removes the finalizer.
 import type { Api, Client } from '@metal3-ts/generated';
-import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { isGoneDuringPatch, writeStep } from './errors.ts';
-import { clusterNameOf, guard } from './guards.ts';
+import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
+import { isGoneDuringPatch } from './errors.ts';
+import { guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
-import { renderData, type RenderDataDeps } from './phases/render-data.ts';
-import { releaseCandidates, type DataInformers } from './scope.ts';
+import { createSecrets, type CreateSecretsDeps } from './phases/create-secrets.ts';
+import { readScope, releaseCandidates, type DataInformers } from './scope.ts';
 import type { SecretConflictWatch } from './secret-conflict-watch.ts';
-import { applyOutcome, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
+import { deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
 
 export interface DataReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -37,7 +39,7 @@ const copy = (data: Readonly<Metal3Data>): Metal3Data => structuredClone(data) a
 export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
-  const phaseDeps: RenderDataDeps = { client, informers, preallocation: deps.preallocation ?? false };
+  const phaseDeps: CreateSecretsDeps = { client, informers, preallocation: deps.preallocation ?? false };
 
   return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
     // The Secrets blocking this Metal3Data after this pass; every other exit (gone, paused, invalid,
@@ -51,13 +53,10 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   };
 
   async function reconcileOne(request: Request, ctx: ReconcileContext, blocking: string[]): Promise<Result> {
-    const cached = informers.datas.store.get(request);
-    if (!cached) return {};
-    const api = client.api(Metal3DataResource, request.namespace);
-    const what = `Metal3Data ${requestKey(request)}`;
-    const clusterName = clusterNameOf(cached);
-    const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
-    const decision = guard(cached, cluster);
+    const scope = readScope(informers, client, request);
+    if (!scope) return {};
+    const { cached, api, what } = scope;
+    const decision = guard(cached, scope.cluster);
     switch (decision.kind) {
       case 'NotOurs':
         return {};
@@ -80,7 +79,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   async function reconcileNormal(api: Api<Metal3Data>, what: string, cached: Readonly<Metal3Data>, log: Logger, blocking: string[]): Promise<Result> {
     let data = copy(cached);
     try {
-      const written = await writeStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
+      const written = await runStep(what, 'finalizer', () => ensureFinalizer(api, copy(data), METAL3_DATA_FINALIZER));
       if (written) data = copy(written);
     } catch (error) {
       if (!refusalOf(error)) throw error;
@@ -90,13 +89,13 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     const before = copy(data);
     let outcome: DataOutcome;
     try {
-      outcome = await renderData(phaseDeps, data, what);
+      outcome = await createSecrets(phaseDeps, data, what);
     } catch (error) {
       return recordFailure(patch, data, what, error, log);
     }
     // A Secret in the way carries no label of ours: watched by name while it blocks us.
     if (outcome.kind === 'SecretConflict') blocking.push(outcome.secret);
-    applyOutcome(data, outcome);
+    deriveStatus(data, outcome);
     report(before, data, outcome, log);
     await patchStatus(patch, data, what);
     return outcome.kind === 'Waiting' || outcome.kind === 'SecretConflict' ? { requeueAfterMs } : {};
@@ -110,12 +109,12 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       return { requeueAfterMs };
     }
     try {
-      const released = await writeStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
+      const released = await runStep(what, 'ip claim release', () => releaseClaims(client, cached, releaseCandidates(informers, cached)));
       if (released.length > 0) {
         log.info('Released IP claims', { claims: released });
         deps.events?.normal(cached, 'IPClaimsReleased', `Released IP claims ${released.join(', ')}`);
       }
-      await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
+      await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, copy(cached), METAL3_DATA_FINALIZER));
     } catch (error) {
       // A refused release would otherwise hold the deletion with nothing on the object saying why.
       if (!refusalOf(error)) throw error;
@@ -132,7 +131,7 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
    */
   async function recordFailure(patch: PatchHelper<Metal3Data>, data: Metal3Data, what: string, error: unknown, log: Logger): Promise<never> {
     const refusal = refusalOf(error);
-    applyOutcome(data, { kind: 'Failed', message: refusal ? describeRefusal(refusal) : error instanceof Error ? error.message : String(error) });
+    deriveStatus(data, { kind: 'Failed', message: refusal ? describeRefusal(refusal) : error instanceof Error ? error.message : String(error) });
     await patchStatus(patch, data, what).catch((patchError: unknown) => log.error('recording the failure failed', { error: patchError }));
     throw error;
   }
@@ -141,14 +140,14 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
   async function writeOutcome(api: Api<Metal3Data>, what: string, data: Metal3Data, outcome: DataOutcome): Promise<void> {
     const before = copy(data);
     const patch = new PatchHelper(data, api);
-    applyOutcome(data, outcome);
+    deriveStatus(data, outcome);
     report(before, data, outcome, undefined);
     await patchStatus(patch, data, what);
   }
 
   async function patchStatus(patch: PatchHelper<Metal3Data>, data: Metal3Data, what: string): Promise<void> {
     try {
-      await writeStep(what, 'status', () => patch.patch(data));
+      await runStep(what, 'status', () => patch.patch(data));
     } catch (error) {
       if (!isGoneDuringPatch(error)) throw error;
     }

@@ -15,7 +15,7 @@ import { getControllerOf } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { DATA_BY_SECRET_INDEX } from './mappers.ts';
 import { RENDERED_SECRET_LABEL } from './names.ts';
-import { isMetal3DataRef } from './phases/secret-ownership.ts';
+import { isMetal3DataRef } from './decisions/secret-ownership.ts';
 
 /** What is cached of a rendered Secret: everything but its content (and managedFields). */
 export function metadataOnly(secret: Secret): Secret {

@@ -3,16 +3,19 @@
 // association chain of D-9 and the IPAM objects. Only the rendered Secrets are read live (they are
 // not cached: a controller has no business holding every Secret of the cluster in memory, F-9; the
 // rendered-Secret watch keeps the metadata of its own Secrets only, to be woken).
+import type { Api, Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3DataResource, type Metal3Data, type Metal3DataClaim, type Metal3DataTemplate, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import type { IPAddress, IPClaim, IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { Informer } from '@metal3-ts/shared/cache/types';
-import type { AssociationLookups, MachineLookups } from './phases/association.ts';
+import type { AssociationLookups, MachineLookups } from './decisions/association.ts';
 import type { IpamStores } from './phases/allocate.ts';
 import type { ReleaseCandidates } from './phases/release.ts';
+import { requestKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { clusterNameOf } from './guards.ts';
 import { DATA_NAME_LABEL } from './names.ts';
 
 export interface DataInformers {
@@ -30,6 +33,26 @@ export interface DataInformers {
   /** Undefined when the apiserver does not serve `ipam.cluster.x-k8s.io` (D-2). */
   readonly ipAddressClaims?: Informer<capi.IPAddressClaim> | undefined;
   readonly capiIPAddresses?: Informer<capi.IPAddress> | undefined;
+}
+
+/** What every reconcile of a Metal3Data reads first, once: the object and its Cluster. */
+export interface DataScope {
+  /** The cached object: frozen; phases work on a copy. */
+  readonly cached: Readonly<Metal3Data>;
+  /** The Cluster its cluster-name label names, when it exists. */
+  readonly cluster: Readonly<Cluster> | undefined;
+  readonly api: Api<Metal3Data>;
+  /** `Metal3Data namespace/name`: the object named in StepErrors. */
+  readonly what: string;
+}
+
+/** The scope of `request`, or undefined when the Metal3Data does not exist. */
+export function readScope(informers: DataInformers, client: Client, request: Request): DataScope | undefined {
+  const cached = informers.datas.store.get(request);
+  if (!cached) return undefined;
+  const clusterName = clusterNameOf(cached);
+  const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
+  return { cached, cluster, api: client.api(Metal3DataResource, request.namespace), what: `Metal3Data ${requestKey(request)}` };
 }
 
 export function associationLookups(informers: DataInformers): AssociationLookups {

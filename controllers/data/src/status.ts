@@ -32,8 +32,8 @@ export function describeInvalid(outcome: { readonly message: string; readonly fi
 /** E-42 (fixed): why a Metal3Data without the cluster-name label is not rendered. */
 export const MISSING_CLUSTER_LABEL_MESSAGE = 'Metal3Data has no cluster.x-k8s.io/cluster-name label: it cannot be associated with a Cluster';
 
-/** Applies `outcome` to `data`'s status in memory. */
-export function applyOutcome(data: Metal3Data, outcome: DataOutcome): void {
+/** The status of `data` after a reconcile that found `outcome`, in memory (pure: the reconcile's one status decision). */
+export function deriveStatus(data: Metal3Data, outcome: DataOutcome): void {
   switch (outcome.kind) {
     case 'Untouched':
       return;

@@ -8,7 +8,8 @@ export const DATA_CLAIM_FINALIZER = 'metal3dataclaim.infrastructure.cluster.x-k8
 /** The Metal3Machine controller's, on the claim it creates (DC-1). Left alone. */
 export const METAL3_MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
-export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
+/** Cluster API's strings, defined once in the harness. */
+export { INFRASTRUCTURE_GROUP } from '@metal3-ts/shared/meta/cluster-api-names';
 export const INFRASTRUCTURE_API_VERSION = 'infrastructure.cluster.x-k8s.io/v1beta1';
 
 /** Controller name in metrics and logs (CAPM3 allocates in its `metal3datatemplate` controller). */

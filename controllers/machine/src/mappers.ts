@@ -8,8 +8,8 @@ import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastr
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import { distinctRequests, type EventHandler, type MapFn } from '@metal3-ts/shared/controller/handlers';
-import { isPausedByAnnotation } from '@metal3-ts/shared/controller/predicates';
-import { apiGroupOf } from '@metal3-ts/baremetal/consumer';
+import { hasPausedAnnotation as isPausedByAnnotation } from '@metal3-ts/shared/meta/paused';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { isSelectable } from '@metal3-ts/baremetal/inventory';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from './names.ts';

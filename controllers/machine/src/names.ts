@@ -8,7 +8,8 @@ export const METAL3_MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-
 /** M-41: the host annotation, defined (and parsed) once for both controllers in the BareMetalHost driver. */
 export { HOST_ANNOTATION } from '@metal3-ts/baremetal/host-annotation';
 
-export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+/** Cluster API's strings, defined once in the harness. */
+export { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from '@metal3-ts/shared/meta/cluster-api-names';
 /**
  * M-26 (changed): `<host namespace>/<host name>/<Secret name>` of the BMC Secret this machine has
  * labelled. Ours, not CAPM3's: no Secret is cached, so this marker is how a reconcile knows the label
@@ -21,8 +22,6 @@ export const NODE_UUID_LABEL = 'metal3.io/uuid';
 /** P-12: the hostname fallback matches Nodes by this label. */
 export const NODE_HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
-export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
-export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
 
 /** Controller name in metrics and logs. */
 export const CONTROLLER_NAME = 'metal3machine';

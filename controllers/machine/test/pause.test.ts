@@ -11,7 +11,7 @@ import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { CAPM3_PAUSE_VALUE, PAUSED_ANNOTATION, STATUS_ANNOTATION } from '@metal3-ts/baremetal/names';
+import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION as PAUSED_ANNOTATION, STATUS_ANNOTATION } from '@metal3-ts/baremetal/names';
 import { HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
   CAPI_PAUSED_ANNOTATION,

@@ -49,7 +49,7 @@ import { eventually, liveControllers } from './readers.ts';
 // ../src/names.ts (METAL3_MACHINE_FINALIZER, HOST_ANNOTATION, CLUSTER_NAME_LABEL, …) and
 // @metal3-ts/baremetal/names (PAUSED_ANNOTATION, the host's, CAPM3_PAUSE_VALUE, STATUS_ANNOTATION,
 // NODE_REUSE_LABEL, …). Cluster API's own pause annotation is named apart from the host's:
-export { PAUSED_ANNOTATION as CAPI_PAUSED_ANNOTATION } from '@metal3-ts/shared/meta/paused';
+export { CAPI_PAUSED_ANNOTATION } from '@metal3-ts/shared/meta/cluster-api-names';
 
 /** Far below the test controller's 120 s safety-net requeue: a step this fast was woken by an event. */
 export const EVENT_MS = 20_000;

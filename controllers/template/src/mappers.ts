@@ -4,7 +4,7 @@
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import type { Predicate } from '@metal3-ts/shared/controller/predicates';
-import { PAUSED_ANNOTATION } from '@metal3-ts/shared/controller/predicates';
+import { hasPausedAnnotation } from '@metal3-ts/shared/meta/paused';
 import { clonedFromTemplate } from './cloned-from.ts';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from './names.ts';
 
@@ -25,7 +25,7 @@ function propagationInputs(machine: Readonly<Metal3Machine>): string {
     annotations[CLONED_FROM_NAME_ANNOTATION] ?? null,
     annotations[CLONED_FROM_GROUPKIND_ANNOTATION] ?? null,
     // An unpaused machine passes the event filter again: let that event through too.
-    annotations[PAUSED_ANNOTATION] !== undefined,
+    hasPausedAnnotation(machine),
   ]);
 }
 

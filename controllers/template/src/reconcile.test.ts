@@ -6,7 +6,7 @@ import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { silentLogger } from '@metal3-ts/shared/log/logger';
 import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
-import { isTerminal } from '@metal3-ts/shared/reconcile/reconcile';
+import { isTerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 import { FakeInformerSource } from '@metal3-ts/shared/testing/fake-informer';
 import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate } from './cloned-from.ts';
@@ -91,7 +91,7 @@ test('bad input: an unknown mode is a terminal error with a Warning event naming
   const s = setup({ templates: [template('tmpl', { mode: 'erase' })], machines: [machine('a')] });
   const error = await rejection(s.run());
   assert.instance(error, InvalidCleaningModeError);
-  assert.ok(isTerminal(error), 'not retried');
+  assert.ok(isTerminalError(error), 'not retried');
   assert.equal(s.patches(), []);
   assert.equal(await s.recorded(), [
     'Warning InvalidAutomatedCleaningMode Metal3MachineTemplate/tmpl: spec.template.spec.automatedCleaningMode: Unsupported value: "erase": supported values: "metadata", "disabled"',
@@ -104,7 +104,7 @@ test('a machine deleted meanwhile (404) is skipped; a machine that rejects the v
   );
   const error = await rejection(s.run());
   assert.instance(error, CleaningModeRejectedError);
-  assert.ok(isTerminal(error));
+  assert.ok(isTerminalError(error));
   assert.equal((error as CleaningModeRejectedError).machines, ['strict']);
   assert.is(s.patches().length, 3, 'every machine was tried');
   const events = await s.recorded();
@@ -118,7 +118,7 @@ test('other write failures (500, 403) are retried: a non-terminal error naming t
   );
   const error = await rejection(s.run());
   assert.instance(error, MachineUpdateError);
-  assert.not.ok(isTerminal(error), 'retried with backoff');
+  assert.not.ok(isTerminalError(error), 'retried with backoff');
   assert.match(error.message, /^failed to update metal3Machine: b, c: /);
   assert.is(s.patches().length, 4);
 });

@@ -51,6 +51,8 @@ export type ScriptedAnswer = number | 'ok';
 export function scriptedClient(script: (name: string) => ScriptedAnswer): { client: Client; requests: HttpRequest[] } {
   const requests: HttpRequest[] = [];
   const transport = {
+    // async: a scripted failure rejects, as a real transport's does.
+    // deno-lint-ignore require-await
     async request<T>(request: HttpRequest): Promise<T> {
       requests.push(request);
       // Events (from an EventRecorder on this client) are accepted as sent.

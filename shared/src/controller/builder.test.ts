@@ -51,9 +51,9 @@ function harness(wire: (b: ReturnType<typeof controllerFor<Metal3Machine>>) => v
   const reconciled: string[] = [];
   const builder = controllerFor('metal3machine', Metal3MachineResource, { informers, registry: new Registry() });
   wire(builder);
-  const controller = builder.build(async (request: Request, _ctx: ReconcileContext): Promise<Result> => {
+  const controller = builder.build((request: Request, _ctx: ReconcileContext): Promise<Result> => {
     reconciled.push(requestKey(request));
-    return {};
+    return Promise.resolve({});
   });
   const stop = new AbortController();
   const running = controller.start(stop.signal);
@@ -80,9 +80,9 @@ test('primary events reconcile the object; objects present before start are reco
   const informers = new FakeInformerSource();
   informers.informerFor(Metal3MachineResource).create(machine('early'));
   const seen: string[] = [];
-  const controller: Controller = controllerFor('m3m', Metal3MachineResource, { informers }).build(async (r) => {
+  const controller: Controller = controllerFor('m3m', Metal3MachineResource, { informers }).build((r) => {
     seen.push(requestKey(r));
-    return {};
+    return Promise.resolve({});
   });
   const stop = new AbortController();
   const running = controller.start(stop.signal);
@@ -187,9 +187,9 @@ test('a throwing map function costs its event only, and is logged', async () => 
       if (h.metadata.name === 'bad') throw new TypeError('no consumer');
       return hostToMachine(h);
     })
-    .build(async (r) => {
+    .build((r) => {
       seen.push(requestKey(r));
-      return {};
+      return Promise.resolve({});
     });
   const stop = new AbortController();
   const running = controller.start(stop.signal);
@@ -208,9 +208,9 @@ test('an object with a reconcile method works as the reconciler; enqueue adds a 
   const seen: string[] = [];
   const reconciler = {
     prefix: 'r:',
-    async reconcile(r: Request): Promise<Result> {
+    reconcile(r: Request): Promise<Result> {
       seen.push(this.prefix + requestKey(r));
-      return {};
+      return Promise.resolve({});
     },
   };
   const controller = controllerFor('m3m', Metal3MachineResource, { informers }).build(reconciler);
@@ -256,9 +256,9 @@ test('watchesRawSource: requests a raw source delivers are reconciled, waited fo
         return () => unsubscribed++;
       },
     })
-    .build(async (r) => {
+    .build((r) => {
       seen.push(requestKey(r));
-      return {};
+      return Promise.resolve({});
     });
   const stop = new AbortController();
   const running = controller.start(stop.signal);
@@ -293,8 +293,8 @@ test('build reports every wiring problem at once', () => {
   }
   assert.is(informers.informers.length, 0, 'a failed build requests no informer');
   const builder = controllerFor('ok', Metal3MachineResource, { informers });
-  builder.build(async () => ({}));
-  assert.throws(() => builder.build(async () => ({})), /already called/);
+  builder.build(() => Promise.resolve({}));
+  assert.throws(() => builder.build(() => Promise.resolve({})), /already called/);
 });
 
 test.run();

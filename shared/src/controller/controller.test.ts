@@ -40,7 +40,7 @@ function setup(reconcile: (request: Request, ctx: ReconcileContext, n: number) =
   const calls: Call[] = [];
   const fn: ReconcileFn = async (request, ctx) => {
     calls.push({ key: requestKey(request), at: clock.now(), ctx });
-    return reconcile(request, ctx, calls.length);
+    return await reconcile(request, ctx, calls.length);
   };
   const controller = new Controller({ name: 'metal3machine', reconciler: fn, registry, log, clock, options });
   const stop = new AbortController();
@@ -361,7 +361,7 @@ test('a controller starts once; a signal aborted before start returns at once', 
     (e: Error) => assert.match(e.message, /started more than once/),
   );
   await t.shutdown();
-  const c = new Controller({ name: 'x', reconciler: async () => ({}) });
+  const c = new Controller({ name: 'x', reconciler: () => Promise.resolve({}) });
   const aborted = new AbortController();
   aborted.abort();
   await c.start(aborted.signal);

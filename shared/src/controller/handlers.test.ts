@@ -5,7 +5,7 @@ import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { CacheEvent } from '../cache/types.ts';
-import { enqueueFromMap, enqueueOwner, enqueueSelf, groupOf, requestFor } from './handlers.ts';
+import { enqueueFromMap, enqueueOwner, enqueueSelf, requestFor } from './handlers.ts';
 
 const test = suite('event handlers');
 
@@ -25,11 +25,6 @@ const claim = (ownerReferences: OwnerReference[], namespace = 'ns'): KubeObject 
 test('requestFor names the object; cluster-scoped objects have no namespace', () => {
   assert.equal(requestFor(claim([])), { namespace: 'ns', name: 'claim' });
   assert.equal(requestFor(claim([], '')), { name: 'claim' });
-});
-
-test('groupOf parses apiVersion; the core group is empty', () => {
-  assert.is(groupOf('v1'), '');
-  assert.is(groupOf('cluster.x-k8s.io/v1beta1'), 'cluster.x-k8s.io');
 });
 
 test('enqueueSelf enqueues the event object for every event type', () => {

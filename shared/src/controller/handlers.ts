@@ -3,6 +3,7 @@
 // object that moved from one owner (or consumer) to another wakes both.
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import type { CacheEvent } from '../cache/types.ts';
+import { apiGroupOf } from '../meta/owner-references.ts';
 import { requestKey, type Request } from '../reconcile/reconcile.ts';
 
 export type EventHandler<T extends KubeObject> = (event: CacheEvent<T>) => readonly Request[];
@@ -14,12 +15,6 @@ export type MapFn<T extends KubeObject> = (obj: Readonly<T>) => readonly Request
 export function requestFor(obj: Readonly<KubeObject>): Request {
   const { namespace, name } = obj.metadata;
   return namespace ? { namespace, name: name ?? '' } : { name: name ?? '' };
-}
-
-/** The API group of an `apiVersion` (`''` for the core group's `v1`). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
 /** The requests without repeats or empty names, in first-seen order. */
@@ -47,7 +42,7 @@ export function ownerRequests(
   const requests: Request[] = [];
   for (const ref of obj.metadata.ownerReferences ?? []) {
     if (onlyController && ref.controller !== true) continue;
-    if (ref.kind !== owner.kind || groupOf(ref.apiVersion) !== owner.group) continue;
+    if (ref.kind !== owner.kind || apiGroupOf(ref.apiVersion) !== owner.group) continue;
     // Owner references never cross namespaces: a namespaced owner lives in the object's namespace.
     if (!owner.namespaced) requests.push({ name: ref.name });
     else if (obj.metadata.namespace) requests.push({ namespace: obj.metadata.namespace, name: ref.name });

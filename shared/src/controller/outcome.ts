@@ -1,6 +1,8 @@
 // What a reconcile came to, as a value: the worker loop maps it to queue operations and metrics in one
 // switch (controller.ts), so retry policy lives in one place and never in a reconciler.
-import { TerminalError, type Result } from '../reconcile/reconcile.ts';
+import { isTerminalError, type Result } from '../reconcile/reconcile.ts';
+
+export { isTerminalError };
 
 export type ReconcileOutcome =
   | { readonly kind: 'success'; readonly result: Result }
@@ -37,17 +39,6 @@ function describe(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-/**
- * Whether `error` is terminal: a TerminalError itself, or one found through `cause` or inside an
- * AggregateError (as Go's `errors.Is` walks wrapped and joined errors).
- */
-export function isTerminalError(error: unknown, depth = 0): boolean {
-  if (error instanceof TerminalError) return true;
-  if (!(error instanceof Error) || depth > 20) return false;
-  if (error instanceof AggregateError && error.errors.some((e) => isTerminalError(e, depth + 1))) return true;
-  return isTerminalError(error.cause, depth + 1);
 }
 
 /** Classifies what a reconcile threw. */

@@ -4,6 +4,9 @@
 import type { KubeObject } from '@metal3-ts/generated';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { CacheEvent } from '../cache/types.ts';
+import { WATCH_FILTER_LABEL } from '../meta/cluster-api-names.ts';
+import { isExternallyManaged } from '../meta/externally-managed.ts';
+import { hasPausedAnnotation } from '../meta/paused.ts';
 
 export interface Predicate<T extends KubeObject = KubeObject> {
   create?(obj: Readonly<T>): boolean;
@@ -11,12 +14,6 @@ export interface Predicate<T extends KubeObject = KubeObject> {
   delete?(obj: Readonly<T>): boolean;
 }
 
-/** Cluster API's pause annotation: any value pauses the object. */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
-/** Cluster API's watch-filter label (`--watch-filter`). */
-export const WATCH_FILTER_LABEL = 'cluster.x-k8s.io/watch-filter';
-/** Marks infrastructure managed by something other than this provider. */
-export const MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/managed-by';
 
 /** Whether `event` passes `predicate`. */
 export function admits<T extends KubeObject>(predicate: Predicate<T>, event: CacheEvent<T>): boolean {
@@ -70,12 +67,8 @@ export const generationChanged: Predicate = {
   update: (old, obj) => old.metadata.generation !== obj.metadata.generation,
 };
 
-export function isPausedByAnnotation(obj: Readonly<KubeObject>): boolean {
-  return obj.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
-}
-
 /** Drops every event of an object carrying `cluster.x-k8s.io/paused` (any value). Research 0.6. */
-export const resourceNotPaused: Predicate = onEventObject((obj) => !isPausedByAnnotation(obj));
+export const resourceNotPaused: Predicate = onEventObject((obj) => !hasPausedAnnotation(obj));
 
 /**
  * Passes only the update that adds `cluster.x-k8s.io/paused`. OR-ed with resourceNotPaused, it lets
@@ -84,7 +77,7 @@ export const resourceNotPaused: Predicate = onEventObject((obj) => !isPausedByAn
  */
 export const pausingUpdate: Predicate = {
   create: () => false,
-  update: (old, obj) => !isPausedByAnnotation(old) && isPausedByAnnotation(obj),
+  update: (old, obj) => !hasPausedAnnotation(old) && hasPausedAnnotation(obj),
   delete: () => false,
 };
 
@@ -103,9 +96,7 @@ export function resourceNotPausedAndHasFilterLabel(value: string): Predicate {
 }
 
 /** Drops objects managed by something else (`cluster.x-k8s.io/managed-by`, any value). Research C-3. */
-export const resourceNotExternallyManaged: Predicate = onEventObject(
-  (obj) => obj.metadata.annotations?.[MANAGED_BY_ANNOTATION] === undefined,
-);
+export const resourceNotExternallyManaged: Predicate = onEventObject((obj) => !isExternallyManaged(obj));
 
 /**
  * For Cluster objects (research C-2, CAPI's `ClusterUnpaused`): a create passes when `spec.paused` is

@@ -10,11 +10,10 @@ const status = (code: number) => apiError(code, undefined, { verb: 'PATCH', path
 function scripted(outcomes: readonly unknown[]) {
   const seen: number[] = [];
   let i = 0;
-  const write = async (current: number): Promise<string> => {
+  const write = (current: number): Promise<string> => {
     seen.push(current);
     const outcome = outcomes[i++];
-    if (outcome instanceof Error) throw outcome;
-    return String(outcome);
+    return outcome instanceof Error ? Promise.reject(outcome) : Promise.resolve(String(outcome));
   };
   return { write, seen };
 }
@@ -22,7 +21,7 @@ function scripted(outcomes: readonly unknown[]) {
 test('retryOnConflict: success on the first attempt writes once and never re-reads', async () => {
   const { write, seen } = scripted(['ok']);
   let rereads = 0;
-  assert.is(await retryOnConflict(1, write, { what: 'x', reread: async () => (rereads++, 2) }), 'ok');
+  assert.is(await retryOnConflict(1, write, { what: 'x', reread: () => (rereads++, Promise.resolve(2)) }), 'ok');
   assert.equal(seen, [1]);
   assert.is(rereads, 0);
 });
@@ -30,21 +29,33 @@ test('retryOnConflict: success on the first attempt writes once and never re-rea
 test('retryOnConflict: a 409 re-reads and writes on the fresh copy', async () => {
   const { write, seen } = scripted([status(409), 'ok']);
   let version = 1;
-  assert.is(await retryOnConflict(version, write, { what: 'x', reread: async () => ++version }), 'ok');
+  assert.is(await retryOnConflict(version, write, { what: 'x', reread: () => Promise.resolve(++version) }), 'ok');
   assert.equal(seen, [1, 2]);
 });
 
 test('retryOnConflict: 404 at the write or at the re-read means gone (undefined)', async () => {
-  assert.is(await retryOnConflict(1, scripted([status(404)]).write, { what: 'x', reread: async () => 2 }), undefined);
-  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: async () => { throw status(404); } }), undefined);
-  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: async () => undefined }), undefined);
+  assert.is(await retryOnConflict(1, scripted([status(404)]).write, { what: 'x', reread: () => Promise.resolve(2) }), undefined);
+  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: () => Promise.reject(status(404)) }), undefined);
+  assert.is(await retryOnConflict(1, scripted([status(409)]).write, { what: 'x', reread: () => Promise.resolve(undefined) }), undefined);
+});
+
+test('retryOnConflict: with notFoundThrows a 404 at the write or the re-read is thrown, unwrapped', async () => {
+  const missing = status(404);
+  for (const [outcomes, reread] of [[[missing], () => Promise.resolve(2)], [[status(409)], () => Promise.reject(missing)]] as const) {
+    try {
+      await retryOnConflict(1, scripted(outcomes).write, { what: 'x', reread, notFoundThrows: true });
+      assert.unreachable();
+    } catch (error) {
+      assert.is(error, missing);
+    }
+  }
 });
 
 test('retryOnConflict: any other error is thrown at once, unwrapped', async () => {
   const forbidden = status(403);
   const { write, seen } = scripted([forbidden]);
   try {
-    await retryOnConflict(1, write, { what: 'x', reread: async () => 2 });
+    await retryOnConflict(1, write, { what: 'x', reread: () => Promise.resolve(2) });
     assert.unreachable();
   } catch (error) {
     assert.is(error, forbidden);
@@ -55,18 +66,18 @@ test('retryOnConflict: any other error is thrown at once, unwrapped', async () =
 test('retryOnConflict: a 422 is retried only with the guard predicate', async () => {
   const invalid = status(422);
   try {
-    await retryOnConflict(1, scripted([invalid]).write, { what: 'x', reread: async () => 2 });
+    await retryOnConflict(1, scripted([invalid]).write, { what: 'x', reread: () => Promise.resolve(2) });
     assert.unreachable();
   } catch (error) {
     assert.is(error, invalid);
   }
-  assert.is(await retryOnConflict(1, scripted([invalid, 'ok']).write, { what: 'x', reread: async () => 2, retryable: isStaleOrGuardFailed }), 'ok');
+  assert.is(await retryOnConflict(1, scripted([invalid, 'ok']).write, { what: 'x', reread: () => Promise.resolve(2), retryable: isStaleOrGuardFailed }), 'ok');
 });
 
 test('retryOnConflict: refused `attempts` times ends in RetryExhaustedError naming the write', async () => {
   const { write, seen } = scripted([status(409), status(409), status(409)]);
   try {
-    await retryOnConflict(0, write, { what: 'Metal3Machine ns/m: recording its host', reread: async () => seen.length, attempts: 3 });
+    await retryOnConflict(0, write, { what: 'Metal3Machine ns/m: recording its host', reread: () => Promise.resolve(seen.length), attempts: 3 });
     assert.unreachable();
   } catch (error) {
     assert.instance(error, RetryExhaustedError);

@@ -2,7 +2,8 @@
 // optimistic write (a resourceVersion lock, a JSON Patch `test` guard) goes through it, so the stop
 // rules are stated once:
 //   - the write succeeds, or the plan says there is nothing (left) to write → its value;
-//   - the object is gone (404, at the write or at the re-read) → `gone` (undefined);
+//   - the object is gone (404, at the write or at the re-read) → `gone` (undefined), unless the
+//     caller asks for 404s to be thrown (`notFoundThrows`: it judges a missing object itself);
 //   - any error that is not a refused precondition → thrown at once (the worker loop's backoff owns it);
 //   - still refused after `attempts` writes → RetryExhaustedError (a transient error: the worker loop
 //     retries the whole reconcile with backoff, it never spins here).
@@ -34,6 +35,8 @@ export interface RetryOnConflictOptions<T> {
   readonly attempts?: number;
   /** Which errors mean "re-read and try again"; default: 409 Conflict only. */
   readonly retryable?: (error: unknown) => boolean;
+  /** A 404 at the write or the re-read is thrown instead of meaning gone; default false. */
+  readonly notFoundThrows?: boolean;
 }
 
 /**
@@ -43,12 +46,13 @@ export interface RetryOnConflictOptions<T> {
 export async function retryOnConflict<T, R>(initial: T, write: (current: T, attempt: number) => Promise<R>, options: RetryOnConflictOptions<T>): Promise<R | undefined> {
   const attempts = options.attempts ?? 5;
   const retryable = options.retryable ?? isStale;
+  const gone = (error: unknown): boolean => isNotFound(error) && options.notFoundThrows !== true;
   let current = initial;
   for (let attempt = 1; ; attempt++) {
     try {
       return await write(current, attempt);
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (gone(error)) return undefined;
       if (!retryable(error)) throw error;
       if (attempt >= attempts) throw new RetryExhaustedError(options.what, attempts, error);
     }
@@ -56,7 +60,7 @@ export async function retryOnConflict<T, R>(initial: T, write: (current: T, atte
     try {
       fresh = await options.reread();
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (gone(error)) return undefined;
       throw error;
     }
     if (fresh === undefined) return undefined;

@@ -237,7 +237,7 @@ export class LeaderElector {
    */
   async release(): Promise<boolean> {
     if (this.#leading) throw new Error('leader election: stop run() before releasing the lease');
-    return this.#release();
+    return await this.#release();
   }
 
   async #release(): Promise<boolean> {

@@ -16,7 +16,7 @@ test('renders ok, the verbose list, and failures in the healthz format', () => {
 
 test('checks run concurrently; throwing or rejecting counts as failing; one check by name; unknown is 404', async () => {
   const checks = new Checks('readyz');
-  checks.add('sync', async () => true);
+  checks.add('sync', () => Promise.resolve(true));
   checks.add('boom', () => {
     throw new Error('x');
   });

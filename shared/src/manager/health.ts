@@ -48,7 +48,7 @@ export class Checks {
   async run(options: { only?: string; exclude?: readonly string[]; log?: Logger } = {}): Promise<CheckResult[] | undefined> {
     if (options.only !== undefined && !this.#checks.has(options.only)) return undefined;
     const selected = [...this.#checks].filter(([name]) => (options.only === undefined ? !options.exclude?.includes(name) : name === options.only));
-    return Promise.all(
+    return await Promise.all(
       selected.map(async ([name, check]) => {
         try {
           const value = await check();

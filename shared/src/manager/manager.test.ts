@@ -146,7 +146,7 @@ test('a failing runnable stops the manager, which rejects with RunnableFailedErr
   const events: string[] = [];
   const m = new Manager();
   m.add(recorder('informers', false, events));
-  m.add({ name: 'broken', needsLeaderElection: true, start: async () => Promise.reject(new Error('boom')) });
+  m.add({ name: 'broken', needsLeaderElection: true, start: () => Promise.reject(new Error('boom')) });
   const error = await rejects(m.start(new AbortController().signal));
   assert.instance(error, RunnableFailedError);
   assert.is((error as RunnableFailedError).runnable, 'broken');

@@ -228,7 +228,7 @@ export class Manager {
   #launch(runnable: Runnable, signal: AbortSignal, running: Map<Runnable, Promise<void>>): void {
     if (running.has(runnable)) return;
     this.log.debug('starting runnable', { runnable: runnable.name });
-    const done = (async () => runnable.start(signal))().then(
+    const done = (async () => await runnable.start(signal))().then(
       () => {
         if (!signal.aborted) this.log.info('runnable returned before shutdown', { runnable: runnable.name });
       },
@@ -255,8 +255,8 @@ export class Manager {
     const routes = new Map<string, Route[]>();
     const metrics = this.#options.metricsBindAddress ?? '0';
     const probes = this.#options.healthProbeBindAddress ?? '0';
-    const metricsRoute: Route = async ({ path }) =>
-      path === '/metrics' ? { status: 200, contentType: METRICS_CONTENT_TYPE, body: this.registry.render() } : undefined;
+    const metricsRoute: Route = ({ path }) =>
+      Promise.resolve(path === '/metrics' ? { status: 200, contentType: METRICS_CONTENT_TYPE, body: this.registry.render() } : undefined);
     const probeRoute: Route = async ({ path, query }) => {
       for (const checks of [this.#health, this.#ready]) {
         const base = `/${checks.kind}`;

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { JsonPatchOperation } from '@metal3-ts/generated';
 import { InvalidError, NotFoundError } from '@metal3-ts/generated/runtime/errors';
 import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { RetryExhaustedError } from '../controller/retry-on-conflict.ts';
 import { ensureFinalizer, removeFinalizerGuarded, type FinalizerApi } from './ensure-finalizer.ts';
 
 const test = suite('guarded finalizer writes');
@@ -120,9 +121,11 @@ test('persistent refusals surface after the configured attempts', async () => {
   };
   try {
     await ensureFinalizer(api, obj, F, { attempts: 3 });
-    assert.unreachable('expected an InvalidError');
+    assert.unreachable('expected a RetryExhaustedError');
   } catch (error) {
-    assert.instance(error, InvalidError);
+    assert.instance(error, RetryExhaustedError);
+    assert.instance((error as Error).cause, InvalidError, 'the last refusal is its cause');
+    assert.match((error as Error).message, /writing its finalizers: still refused after 3 attempts/);
   }
   assert.is(api.patches.length, 3);
 });

@@ -3,7 +3,8 @@
 // list in between, the server refuses the whole patch, and we re-read and try again instead of
 // duplicating or dropping someone's finalizer.
 import type { Api, JsonPatchOperation, KubeObject } from '@metal3-ts/generated';
-import { ignoreNotFound, isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
+import { isStaleOrGuardFailed, retryOnConflict } from '../controller/retry-on-conflict.ts';
 import { hasFinalizer } from './finalizers.ts';
 
 export type FinalizerApi<T extends KubeObject> = Pick<Api<T>, 'get' | 'jsonPatch'>;
@@ -11,13 +12,14 @@ export type FinalizerApi<T extends KubeObject> = Pick<Api<T>, 'get' | 'jsonPatch
 export interface FinalizerWriteOptions<T extends KubeObject> {
   /** Called with the object the server returned from the write (read-your-own-writes feed). */
   readonly onWrite?: (written: T) => void;
-  /** Writes tried before the last refusal is thrown; default 5. */
+  /** Writes tried before giving up with a RetryExhaustedError; default 5. */
   readonly attempts?: number;
 }
 
-/** A failed `test` op answers 422; a stale resourceVersion answers 409. Both mean: re-read. */
-const isPreconditionFailure = (error: unknown): boolean => isInvalid(error) || isConflict(error);
-
+/**
+ * One guarded write: `plan` computes the operations from the copy at hand (undefined: nothing to
+ * write); a failed `test` op (422) or a stale resourceVersion (409) means re-read and plan again.
+ */
 async function guardedWrite<T extends KubeObject>(
   api: FinalizerApi<T>,
   obj: T,
@@ -26,23 +28,18 @@ async function guardedWrite<T extends KubeObject>(
 ): Promise<T | undefined> {
   const name = obj.metadata.name;
   if (!name) throw new Error(`${obj.kind}: cannot write finalizers of an object without a name`);
-  const attempts = options.attempts ?? 5;
-  let current = obj;
-  for (let attempt = 1; ; attempt++) {
-    const operations = plan(current);
-    if (!operations) return undefined;
-    try {
+  const what = `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${name}: writing its finalizers`;
+  return await retryOnConflict(
+    obj,
+    async (current) => {
+      const operations = plan(current);
+      if (!operations) return undefined;
       const written = await api.jsonPatch(name, operations);
       options.onWrite?.(written);
       return written;
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      if (!isPreconditionFailure(error) || attempt >= attempts) throw error;
-      const fresh = await ignoreNotFound(api.get(name));
-      if (!fresh) return undefined;
-      current = fresh;
-    }
-  }
+    },
+    { what, reread: () => ignoreNotFound(api.get(name)), attempts: options.attempts, retryable: isStaleOrGuardFailed },
+  );
 }
 
 /**

@@ -4,10 +4,11 @@ import * as assert from 'uvu/assert';
 import type { KubeObject } from '@metal3-ts/generated';
 import { newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { isExternallyManaged, MANAGED_BY_ANNOTATION } from './externally-managed.ts';
+import { CAPI_PAUSED_ANNOTATION, MANAGED_BY_ANNOTATION } from './cluster-api-names.ts';
+import { isExternallyManaged } from './externally-managed.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.ts';
-import { AlreadyOwnedError, getControllerOf, getOwnerByKind, groupOf, hasOwner, isControlledBy, removeOwnerReference, setOwnerReference } from './owner-references.ts';
-import { hasPausedAnnotation, isPaused, PAUSED_ANNOTATION } from './paused.ts';
+import { AlreadyOwnedError, apiGroupOf, getControllerOf, getOwnerByKind, hasOwner, isControlledBy, removeOwnerReference, setOwnerReference } from './owner-references.ts';
+import { hasPausedAnnotation, isPaused } from './paused.ts';
 
 const test = suite('meta helpers');
 const F = 'metal3machine.infrastructure.cluster.x-k8s.io';
@@ -29,6 +30,17 @@ test('finalizers: add and remove in memory report whether anything changed', () 
   assert.is(obj.metadata.finalizers, undefined, 'an emptied list is dropped so the merge patch deletes it');
 });
 
+test('apiGroupOf parses like schema.ParseGroupVersion', () => {
+  const table: [string, string | undefined][] = [
+    ['infrastructure.cluster.x-k8s.io/v1beta1', 'infrastructure.cluster.x-k8s.io'],
+    ['v1', ''],
+    ['', ''],
+    ['/', ''],
+    ['a/b/c', undefined],
+  ];
+  for (const [apiVersion, group] of table) assert.is(apiGroupOf(apiVersion), group, apiVersion);
+});
+
 test('owner references: lookup by group and kind at any version', () => {
   const obj = m3m();
   obj.metadata.ownerReferences = [{ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', name: 'machine-1', uid: 'uid-1', controller: true }];
@@ -36,7 +48,6 @@ test('owner references: lookup by group and kind at any version', () => {
   assert.ok(hasOwner(obj, 'cluster.x-k8s.io', 'Machine'));
   assert.not.ok(hasOwner(obj, 'cluster.x-k8s.io', 'Cluster'));
   assert.not.ok(hasOwner(obj, 'infrastructure.cluster.x-k8s.io', 'Machine'));
-  assert.is(groupOf('v1'), '');
   assert.ok(isControlledBy(obj, machine()));
   assert.not.ok(isControlledBy(obj, machine('machine-1', 'uid-other')));
 });
@@ -79,10 +90,10 @@ test('paused: the annotation (any value) or Cluster.spec.paused (research 0.6)',
   assert.not.ok(isPaused(cluster, obj));
   cluster.spec!.paused = true;
   assert.ok(isPaused(cluster, obj));
-  obj.metadata.annotations = { [PAUSED_ANNOTATION]: '' };
+  obj.metadata.annotations = { [CAPI_PAUSED_ANNOTATION]: '' };
   assert.ok(hasPausedAnnotation(obj));
   assert.ok(isPaused(undefined, obj));
-  assert.is(PAUSED_ANNOTATION, 'cluster.x-k8s.io/paused');
+  assert.is(CAPI_PAUSED_ANNOTATION, 'cluster.x-k8s.io/paused');
 });
 
 test('externally managed: the managed-by annotation, any value (C-3)', () => {

@@ -6,14 +6,23 @@ interface WithMeta {
   metadata: ObjectMeta;
 }
 
-/** The API group of an apiVersion: `cluster.x-k8s.io/v1beta1` → `cluster.x-k8s.io`, `v1` → ''. */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
+/**
+ * The API group of an apiVersion the way Kubernetes parses it (schema.ParseGroupVersion):
+ * `group/version` → group, a bare `version` (or empty, or `/`) → the core group `''`, more than one
+ * `/` → undefined (unparsable; the apiserver refuses such owner references). The one parser of the
+ * project: owner references, consumer references and watches all compare groups through it.
+ */
+export function apiGroupOf(apiVersion: string): string | undefined {
+  if (apiVersion === '' || apiVersion === '/') return '';
+  const parts = apiVersion.split('/');
+  if (parts.length === 1) return '';
+  if (parts.length === 2) return parts[0];
+  return undefined;
 }
 
-function refersTo(ref: OwnerReference, group: string, kind: string, name?: string): boolean {
-  return groupOf(ref.apiVersion) === group && ref.kind === kind && (name === undefined || ref.name === name);
+/** An unparsable group (undefined) refers to nothing. */
+function refersTo(ref: OwnerReference, group: string | undefined, kind: string, name?: string): boolean {
+  return group !== undefined && apiGroupOf(ref.apiVersion) === group && ref.kind === kind && (name === undefined || ref.name === name);
 }
 
 /** The first owner reference of that group and kind, at any version. */
@@ -56,7 +65,8 @@ export class AlreadyOwnedError extends Error {
 export function setOwnerReference(obj: WithMeta, owner: KubeObject, options: { controller?: boolean } = {}): boolean {
   const { name, uid } = owner.metadata;
   if (!name || !uid) throw new Error(`${owner.kind}: an owner needs a name and a uid (was it read from the server?)`);
-  const group = groupOf(owner.apiVersion);
+  const group = apiGroupOf(owner.apiVersion);
+  if (group === undefined) throw new Error(`${owner.kind} ${name}: cannot parse the owner's apiVersion ${owner.apiVersion}`);
   const refs = obj.metadata.ownerReferences ?? [];
   const wanted: OwnerReference = { apiVersion: owner.apiVersion, kind: owner.kind, name, uid };
   if (options.controller) {
@@ -84,7 +94,7 @@ export function removeOwnerReference(obj: WithMeta, owner: Pick<KubeObject, 'api
   const refs = obj.metadata.ownerReferences;
   const name = owner.metadata.name;
   if (!refs || !name) return false;
-  const rest = refs.filter((ref) => !refersTo(ref, groupOf(owner.apiVersion), owner.kind, name));
+  const rest = refs.filter((ref) => !refersTo(ref, apiGroupOf(owner.apiVersion), owner.kind, name));
   if (rest.length === refs.length) return false;
   if (rest.length === 0) delete obj.metadata.ownerReferences;
   else obj.metadata.ownerReferences = rest;

@@ -1,9 +1,8 @@
 // Pause detection, as Cluster API's annotations.IsPaused: an object is paused by its own annotation
 // or by its Cluster. Pure functions: callers fetch the Cluster.
 import type { ObjectMeta } from '@metal3-ts/generated';
+import { CAPI_PAUSED_ANNOTATION } from './cluster-api-names.ts';
 
-/** Any value pauses; presence is what counts. */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 interface WithMeta {
   metadata?: ObjectMeta;
@@ -15,7 +14,7 @@ export interface PausableCluster {
 }
 
 export function hasPausedAnnotation(obj: WithMeta): boolean {
-  return obj.metadata?.annotations?.[PAUSED_ANNOTATION] !== undefined;
+  return obj.metadata?.annotations?.[CAPI_PAUSED_ANNOTATION] !== undefined;
 }
 
 /** Paused when the owning Cluster has spec.paused, or when `obj` carries the paused annotation. */

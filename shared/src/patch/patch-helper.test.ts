@@ -11,6 +11,7 @@ import { markFalse, markTrue } from '../conditions/set.ts';
 import { getV1Beta2Condition } from '../conditions/v1beta2/get.ts';
 import { setV1Beta2Condition } from '../conditions/v1beta2/set.ts';
 import { applyMergePatch } from './diff.ts';
+import { RetryExhaustedError } from '../controller/retry-on-conflict.ts';
 import { CONDITION_WRITE_ATTEMPTS, PatchError, PatchHelper, type PatchApi } from './patch-helper.ts';
 
 type Call = { verb: 'get' | 'patch' | 'patchStatus'; body?: Record<string, unknown> };
@@ -191,7 +192,8 @@ test(`the condition write gives up after ${CONDITION_WRITE_ATTEMPTS} conflicting
     return original(name, patch);
   };
   const error = await rejects(helper.patch(obj));
-  assert.instance(error.errors[0], ConflictError);
+  assert.instance(error.errors[0], RetryExhaustedError);
+  assert.instance((error.errors[0] as Error).cause, ConflictError, 'the last conflict is its cause');
   assert.is(api.calls.filter((c) => c.verb === 'patchStatus').length, CONDITION_WRITE_ATTEMPTS);
 });
 

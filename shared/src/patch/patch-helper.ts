@@ -2,6 +2,7 @@
 // object freely and the helper sends only what changed, each part where it belongs.
 import type { Api, KubeObject, MergePatch } from '@metal3-ts/generated';
 import { isConflict, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { retryOnConflict } from '../controller/retry-on-conflict.ts';
 import { applyConditionChanges, v1beta1Dialect, v1beta2Dialect } from '../conditions/patch.ts';
 import { deepEqual, mergePatches, type JsonMap } from './diff.ts';
 import { isEmptyPlan, planPatch, type PatchPlan } from './plan.ts';
@@ -55,7 +56,8 @@ interface ConditionStatus {
  *   list, in a write carrying that list's resourceVersion; on 409 the helper re-reads and re-merges,
  *   up to CONDITION_WRITE_ATTEMPTS times. Other writers' conditions survive.
  *
- * Errors: a PatchError aggregating every failed part (ConflictError, ConditionConflictError, …). A
+ * Errors: a PatchError aggregating every failed part (ConflictError, ConditionConflictError,
+ * RetryExhaustedError, …). A
  * NotFound on the status write of an object whose last finalizer this patch removed is not an error.
  */
 export class PatchHelper<T extends KubeObject> {
@@ -126,22 +128,28 @@ export class PatchHelper<T extends KubeObject> {
 
   /**
    * Sends `fields` plus the merged condition lists, guarded by the resourceVersion the merge was
-   * based on. A 409 means the server's lists moved: re-read, re-merge, retry. With a lock and other
-   * fields in the write, a 409 is final: those fields were based on a stale snapshot.
+   * based on. A 409 means the server's lists moved: re-read, re-merge, retry (RetryExhaustedError
+   * after CONDITION_WRITE_ATTEMPTS). With a lock and other fields in the write, a 409 is final:
+   * those fields were based on a stale snapshot.
    */
-  async #writeWithConditions(target: Target, fields: JsonMap | undefined, plan: PatchPlan, owned: ReadonlySet<string>, lock: boolean): Promise<T | undefined> {
-    let current = this.#server;
-    for (let attempt = 1; ; attempt++) {
-      const body = mergePatches(fields, mergedConditions(current, plan, owned));
-      // The server already holds exactly our conditions and nothing else is to be written.
-      if (!body) return undefined;
-      try {
+  #writeWithConditions(target: Target, fields: JsonMap | undefined, plan: PatchPlan, owned: ReadonlySet<string>, lock: boolean): Promise<T | undefined> {
+    return retryOnConflict(
+      this.#server,
+      async (current) => {
+        const body = mergePatches(fields, mergedConditions(current, plan, owned));
+        // The server already holds exactly our conditions and nothing else is to be written.
+        if (!body) return undefined;
         return await this.#send(target, this.#withResourceVersion(body, current));
-      } catch (error) {
-        if (!isConflict(error) || attempt >= CONDITION_WRITE_ATTEMPTS || (lock && fields)) throw error;
-        current = await this.#api.get(this.#name);
-      }
-    }
+      },
+      {
+        what: `${this.#key}: the ${target === 'main' ? 'metadata/spec' : 'status'} write with merged conditions`,
+        reread: () => this.#api.get(this.#name),
+        attempts: CONDITION_WRITE_ATTEMPTS,
+        retryable: (error) => isConflict(error) && !(lock && fields),
+        // A 404 is the caller's to judge (patch: an object whose last finalizer went is no error).
+        notFoundThrows: true,
+      },
+    );
   }
 
   #send(target: Target, body: JsonMap | undefined): Promise<T> {
@@ -158,11 +166,15 @@ export class PatchHelper<T extends KubeObject> {
     return this.#before.metadata.name!;
   }
 
-  #error(errors: unknown[]): PatchError {
+  /** `Kind namespace/name` of the patched object. */
+  get #key(): string {
     const { kind } = this.#api.descriptor;
-    const key = this.#before.metadata.namespace ? `${this.#before.metadata.namespace}/${this.#name}` : this.#name;
+    return this.#before.metadata.namespace ? `${kind} ${this.#before.metadata.namespace}/${this.#name}` : `${kind} ${this.#name}`;
+  }
+
+  #error(errors: unknown[]): PatchError {
     const detail = errors.map((e) => (e instanceof Error ? e.message : String(e))).join('; ');
-    return new PatchError(errors, `failed to patch ${kind} ${key}: ${detail}`);
+    return new PatchError(errors, `failed to patch ${this.#key}: ${detail}`);
   }
 }
 

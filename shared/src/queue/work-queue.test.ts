@@ -6,7 +6,7 @@ const test = suite('work queue');
 
 /** Resolves with the value of `p`, or 'pending' if it has not settled after a few turns of the event loop. */
 async function settled<T>(p: Promise<T>): Promise<T | 'pending'> {
-  return Promise.race([p, new Promise<'pending'>((r) => setTimeout(() => r('pending'), 5))]);
+  return await Promise.race([p, new Promise<'pending'>((r) => setTimeout(() => r('pending'), 5))]);
 }
 
 test('100 adds of a waiting key coalesce into one pending key', async () => {

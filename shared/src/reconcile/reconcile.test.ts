@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isTerminal, lowestRequeue, requestFromKey, requestKey, TerminalError } from './reconcile.ts';
+import { isTerminalError, lowestRequeue, requestFromKey, requestKey, TerminalError } from './reconcile.ts';
 
 const test = suite('reconcile contract');
 
@@ -21,9 +21,9 @@ test('lowestRequeue keeps the smaller non-zero wait', () => {
 test('terminal errors are recognised and keep their cause', () => {
   const cause = new Error('bad spec');
   const e = new TerminalError('cannot reconcile', { cause });
-  assert.ok(isTerminal(e));
+  assert.ok(isTerminalError(e));
   assert.is(e.cause, cause);
-  assert.not.ok(isTerminal(new Error('x')));
+  assert.not.ok(isTerminalError(new Error('x')));
 });
 
 test.run();

@@ -44,7 +44,17 @@ export class TerminalError extends Error {
   }
 }
 
-export const isTerminal = (error: unknown): error is TerminalError => error instanceof TerminalError;
+/**
+ * Whether `error` is terminal: a TerminalError itself, or one found through `cause` or inside an
+ * AggregateError (as Go's `errors.Is` walks wrapped and joined errors). The project's one terminal
+ * predicate: the worker loop's outcome switch and every controller ask it.
+ */
+export function isTerminalError(error: unknown, depth = 0): boolean {
+  if (error instanceof TerminalError) return true;
+  if (!(error instanceof Error) || depth > 20) return false;
+  if (error instanceof AggregateError && error.errors.some((e) => isTerminalError(e, depth + 1))) return true;
+  return isTerminalError(error.cause, depth + 1);
+}
 
 /** `namespace/name`, or `name` for cluster-scoped objects: the queue key of a request. */
 export function requestKey(request: Request): string {

@@ -12,7 +12,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
 import { found, invalid, wait, type Step } from '../steps.ts';
-import { capiClaimState, claimNameProblem, claimNames, type ClaimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from './ip-claims.ts';
+import { capiClaimState, claimNameProblem, claimNames, type ClaimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from '../decisions/ip-claims.ts';
 
 /** The IPAM kinds the apiserver serves (research D-2/D-3: probed at start-up); absent ones are undefined. */
 export interface IpamStores {

@@ -15,7 +15,7 @@ import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER } from '../names.ts';
-import { isOwnedBy } from './ip-claims.ts';
+import { isOwnedBy } from '../decisions/ip-claims.ts';
 
 /**
  * The claims of `candidates` this Metal3Data must release, each once, in name order. A claim already

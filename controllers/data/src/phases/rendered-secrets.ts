@@ -11,9 +11,9 @@ import { SecretResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Store } from '@metal3-ts/shared/cache/types';
-import { writeStep } from '../errors.ts';
-import { secretOwnership, type SecretOwnership } from './secret-ownership.ts';
-import type { SecretTarget } from './secrets.ts';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
+import { secretOwnership, type SecretOwnership } from '../decisions/secret-ownership.ts';
+import type { SecretTarget } from '../decisions/secrets.ts';
 
 export type RenderedSecretState =
   | { readonly kind: 'Missing' | 'Ours' }
@@ -25,7 +25,7 @@ export type RenderedSecretState =
 /** The state of `target`'s Secret for `data`; `datas` is the Metal3Data cache. */
 export async function renderedSecretState(client: Client, datas: Store<Metal3Data>, data: Readonly<Metal3Data>, target: SecretTarget, what: string): Promise<RenderedSecretState> {
   const namespace = data.metadata.namespace ?? '';
-  const secret = await writeStep(what, 'secret read', async () => {
+  const secret = await runStep(what, 'secret read', async () => {
     try {
       return await client.api(SecretResource, namespace).get(target.name);
     } catch (error) {

@@ -32,6 +32,8 @@ export class FakeTransport {
     })) as T;
   }
 
+  // async: a failure to start the watch rejects, as the real transport's does.
+  // deno-lint-ignore require-await
   async stream(request: HttpRequest): Promise<StreamResponse> {
     this.paths.push(request.path);
     const { plural, query } = parse(request.path);

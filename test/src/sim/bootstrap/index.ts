@@ -32,7 +32,7 @@ import { KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-
 import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
-import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import type { SimulatorDeps } from '../simulator.ts';
 import { CLUSTER_NAME_LABEL, kubeadmConfigReconciler } from './reconciler.ts';
@@ -61,7 +61,7 @@ export function machineToKubeadmConfig(machine: Readonly<Machine>): Request[] {
   const ref = machine.spec?.bootstrap?.configRef;
   const namespace = machine.metadata.namespace;
   if (!ref?.name || !namespace || ref.kind !== KubeadmConfigResource.kind) return [];
-  if (ref.apiVersion && groupOf(ref.apiVersion) !== KubeadmConfigResource.group) return [];
+  if (ref.apiVersion && apiGroupOf(ref.apiVersion) !== KubeadmConfigResource.group) return [];
   return [{ namespace, name: ref.name }];
 }
 

@@ -6,7 +6,7 @@ import type { Cluster, ClusterStatus, Machine } from '@metal3-ts/generated/clust
 import { isTrue } from '@metal3-ts/shared/conditions/get';
 import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
 import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
-import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import {
   CapiCondition,
   CapiReason,
@@ -130,7 +130,7 @@ export interface ClusterDeletionPlan {
 
 function ownedByCluster(obj: Readonly<KubeObject>, cluster: Readonly<Cluster>): boolean {
   return (obj.metadata.ownerReferences ?? []).some(
-    (ref) => groupOf(ref.apiVersion) === groupOf(cluster.apiVersion) && ref.kind === cluster.kind && ref.name === cluster.metadata.name,
+    (ref) => apiGroupOf(ref.apiVersion) === apiGroupOf(cluster.apiVersion) && ref.kind === cluster.kind && ref.name === cluster.metadata.name,
   );
 }
 

@@ -9,7 +9,7 @@
 import { registry as generatedRegistry, type Condition, type KubeObject, type ObjectReference, type ResourceDescriptor, type ResourceRegistry } from '@metal3-ts/generated';
 import { markFalse, markTrue, setCondition } from '@metal3-ts/shared/conditions/set';
 import type { ConditionSeverity, ConditionStatus, V1Beta1ConditionHolder } from '@metal3-ts/shared/conditions/types';
-import { groupOf, setOwnerReference } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf, setOwnerReference } from '@metal3-ts/shared/meta/owner-references';
 
 export const CAPI_GROUP = 'cluster.x-k8s.io';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
@@ -100,7 +100,7 @@ export function descriptorForRef(ref: Pick<ObjectReference, 'apiVersion' | 'kind
  * group and kind, so a ref written at an older version still names the same object.
  */
 export function referenceKey(ref: Pick<FullReference, 'apiVersion' | 'kind' | 'name' | 'namespace'>): string {
-  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace}/${ref.name}`;
+  return `${apiGroupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace}/${ref.name}`;
 }
 
 /** The referenceKey of an object itself. */
@@ -257,7 +257,7 @@ export interface OnCreateOwner {
 export function takeOwnership(obj: KubeObject, owner: KubeObject, clusterName: string, onCreateOwners: readonly OnCreateOwner[] = []): boolean {
   let changed = false;
   const refs = obj.metadata.ownerReferences ?? [];
-  const kept = refs.filter((ref) => !onCreateOwners.some((o) => o.kind === ref.kind && o.group === groupOf(ref.apiVersion)));
+  const kept = refs.filter((ref) => !onCreateOwners.some((o) => o.kind === ref.kind && o.group === apiGroupOf(ref.apiVersion)));
   if (kept.length !== refs.length) {
     changed = true;
     if (kept.length === 0) delete obj.metadata.ownerReferences;

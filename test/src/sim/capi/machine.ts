@@ -33,7 +33,7 @@ import { ownerRequests } from '@metal3-ts/shared/controller/handlers';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
-import { groupOf, setOwnerReference } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf, setOwnerReference } from '@metal3-ts/shared/meta/owner-references';
 import { hasPausedAnnotation, isPaused } from '@metal3-ts/shared/meta/paused';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { lowestRequeue, type ReconcileContext, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
@@ -303,7 +303,7 @@ function onCreateOwners(machine: Readonly<Machine>, cluster: Readonly<Cluster>):
   const owners: OnCreateOwner[] = [{ group: CAPI_GROUP, kind: 'MachineSet' }];
   const cp = cluster.spec?.controlPlaneRef;
   if (cp?.apiVersion && cp.kind && isControlPlaneMachine(machine)) {
-    owners.push({ group: groupOf(cp.apiVersion), kind: cp.kind });
+    owners.push({ group: apiGroupOf(cp.apiVersion) ?? '', kind: cp.kind });
   }
   return owners;
 }

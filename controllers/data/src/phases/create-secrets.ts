@@ -10,19 +10,19 @@ import type { Client } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import type { Metal3Data, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { writeStep } from '../errors.ts';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { RelatedObjects, RenderContext } from '../render/index.ts';
 import { associationLookups, ipamStores, machineLookups, type DataInformers } from '../scope.ts';
 import type { DataOutcome } from '../status.ts';
 import type { Step } from '../steps.ts';
 import { allocateAddresses } from './allocate.ts';
-import { findAssociation, findMachineAndHost } from './association.ts';
-import { referencedPools, renderTargets } from './render.ts';
+import { findAssociation, findMachineAndHost } from '../decisions/association.ts';
+import { referencedPools, renderTargets } from '../decisions/secret-contents.ts';
 import { leftoverWait, renderedSecretState } from './rendered-secrets.ts';
-import { conflictMessage } from './secret-ownership.ts';
-import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from './secrets.ts';
+import { conflictMessage } from '../decisions/secret-ownership.ts';
+import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from '../decisions/secrets.ts';
 
-export interface RenderDataDeps {
+export interface CreateSecretsDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
   readonly client: Client;
   readonly informers: DataInformers;
@@ -38,7 +38,7 @@ export function stopped(step: Exclude<Step<unknown>, { kind: 'Found' }>): DataOu
 }
 
 /** D-9: everything between the guards and the status. Mutates `data.spec` (Secret names, D-10). */
-export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: string): Promise<DataOutcome> {
+export async function createSecrets(deps: CreateSecretsDeps, data: Metal3Data, what: string): Promise<DataOutcome> {
   const { client, informers, preallocation } = deps;
   if (!data.spec?.template?.name) return { kind: 'Untouched' };
   const association = findAssociation(data, associationLookups(informers));
@@ -65,7 +65,7 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   const objects = structuredClone({ metal3Machine, machine: related.value.machine, host: related.value.host }) as RelatedObjects;
   const pools = referencedPools(template, objects);
   if (pools.kind !== 'Found') return stopped(pools);
-  const allocations = await writeStep(what, 'ip claims', () =>
+  const allocations = await runStep(what, 'ip claims', () =>
     allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
   );
   if (allocations.kind !== 'Found') return stopped(allocations);
@@ -82,7 +82,7 @@ export async function renderData(deps: RenderDataDeps, data: Metal3Data, what: s
   const clusterName = secretClusterName(template);
   for (const target of pending) {
     const secret = renderedSecret(target, contents.value.get(target.kind) ?? '', data, clusterName);
-    const wrote = await writeStep(what, 'secret create', async () => {
+    const wrote = await runStep(what, 'secret create', async () => {
       try {
         await client.api(SecretResource, data.metadata.namespace).create(secret);
         return true;

@@ -4,7 +4,7 @@
 // somebody else planted. Pure; phases/rendered-secrets.ts reads the Secrets.
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { getControllerOf, groupOf, isControlledBy } from '@metal3-ts/shared/meta/owner-references';
+import { apiGroupOf, getControllerOf, isControlledBy } from '@metal3-ts/shared/meta/owner-references';
 import { INFRASTRUCTURE_GROUP } from '../names.ts';
 
 export type SecretOwnership =
@@ -18,7 +18,7 @@ export type SecretOwnership =
   | { readonly kind: 'Foreign'; readonly reason: string };
 
 /** A reference to a Metal3Data, at any version. */
-export const isMetal3DataRef = (ref: OwnerReference): boolean => ref.kind === 'Metal3Data' && groupOf(ref.apiVersion) === INFRASTRUCTURE_GROUP;
+export const isMetal3DataRef = (ref: OwnerReference): boolean => ref.kind === 'Metal3Data' && apiGroupOf(ref.apiVersion) === INFRASTRUCTURE_GROUP;
 
 /** What the Secret `secret` (undefined: absent) is to `data`. */
 export function secretOwnership(secret: Readonly<KubeObject> | undefined, data: Readonly<Metal3Data>): SecretOwnership {

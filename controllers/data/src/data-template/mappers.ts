@@ -8,7 +8,7 @@ import type { IndexFn, ObjectKey, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import { foreignReferences } from '@metal3-ts/shared/meta/references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
-import { templateKey } from '../phases/association.ts';
+import { templateKey } from '../decisions/association.ts';
 
 /** Metal3DataTemplates by `<namespace>/<spec.clusterName>`. */
 export const TEMPLATE_BY_CLUSTER_INDEX = 'metal3datatemplate:by-cluster';

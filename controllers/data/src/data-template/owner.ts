@@ -2,10 +2,11 @@
 // updated, as a JSON patch whose `test` op pins the list it was computed from: the allocation side
 // and Cluster API write the same object, and none of their references may be lost.
 import type { Api, JsonPatchOperation, OwnerReference } from '@metal3-ts/generated';
-import { ignoreNotFound, isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { groupOf } from '@metal3-ts/shared/meta/owner-references';
+import { isStaleOrGuardFailed, retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { CLUSTER_API_GROUP } from '../names.ts';
 
 /** The reference upstream appends (DT-6). */
@@ -16,7 +17,7 @@ export function clusterOwnerReference(cluster: Readonly<Cluster>): OwnerReferenc
 /** The JSON patch adding `ref` to `template`, or undefined when a reference to that Cluster (by group, kind and name) exists. */
 export function ownerReferencePatch(template: Readonly<Metal3DataTemplate>, ref: OwnerReference): JsonPatchOperation[] | undefined {
   const refs = template.metadata.ownerReferences;
-  if (refs?.some((r) => groupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
+  if (refs?.some((r) => apiGroupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
   return refs && refs.length > 0
     ? [
         { op: 'test', path: '/metadata/ownerReferences', value: refs },
@@ -29,7 +30,7 @@ export function ownerReferencePatch(template: Readonly<Metal3DataTemplate>, ref:
 }
 
 /** Adds the Cluster reference unless present; re-reads and retries when another writer got there first. */
-export async function ensureClusterOwnerReference(
+export function ensureClusterOwnerReference(
   api: Pick<Api<Metal3DataTemplate>, 'get' | 'jsonPatch'>,
   template: Readonly<Metal3DataTemplate>,
   cluster: Readonly<Cluster>,
@@ -37,18 +38,17 @@ export async function ensureClusterOwnerReference(
 ): Promise<Metal3DataTemplate | undefined> {
   const ref = clusterOwnerReference(cluster);
   const name = template.metadata.name ?? '';
-  let current = template;
-  for (let attempt = 1; ; attempt++) {
-    const ops = ownerReferencePatch(current, ref);
-    if (!ops) return undefined;
-    try {
-      return await api.jsonPatch(name, ops);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      if (!(isInvalid(error) || isConflict(error)) || attempt >= attempts) throw error;
-      const fresh = await ignoreNotFound(api.get(name));
-      if (!fresh) return undefined;
-      current = fresh;
-    }
-  }
+  return retryOnConflict(
+    template,
+    async (current) => {
+      const ops = ownerReferencePatch(current, ref);
+      return ops ? await api.jsonPatch(name, ops) : undefined;
+    },
+    {
+      what: `Metal3DataTemplate ${template.metadata.namespace}/${name}: adding its Cluster owner reference`,
+      reread: () => ignoreNotFound(api.get(name)),
+      attempts,
+      retryable: isStaleOrGuardFailed,
+    },
+  );
 }

@@ -8,7 +8,7 @@ import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { writeStep } from '../errors.ts';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { DATA_BY_TEMPLATE_INDEX } from '../mappers.ts';
 import { METAL3_DATA_TEMPLATE_FINALIZER, REQUEUE_AFTER_MS } from '../names.ts';
 import { deletionBlockers, templateGuard } from './guards.ts';
@@ -57,12 +57,12 @@ export function metal3DataTemplateReconciler(deps: TemplateReconcilerDeps): Reco
           ctx.log.info(blockers);
           return { requeueAfterMs };
         }
-        await writeStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, structuredClone(cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
+        await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, structuredClone(cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
         return {};
       }
       case 'Reconcile': {
-        const written = await writeStep(what, 'owner reference', () => ensureClusterOwnerReference(api, cached, decision.cluster));
-        await writeStep(what, 'finalizer', () => ensureFinalizer(api, structuredClone(written ?? cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
+        const written = await runStep(what, 'owner reference', () => ensureClusterOwnerReference(api, cached, decision.cluster));
+        await runStep(what, 'finalizer', () => ensureFinalizer(api, structuredClone(written ?? cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
         return {};
       }
     }

@@ -3,7 +3,8 @@
 // second reconcile before anything else happens (E-2); here the condition is set in memory and goes
 // out with the reconcile's one status patch.
 import type { V1Beta2ConditionInput } from '@metal3-ts/shared/conditions/types';
-import { hasPausedAnnotation, PAUSED_ANNOTATION, type PausableCluster } from '@metal3-ts/shared/meta/paused';
+import { CAPI_PAUSED_ANNOTATION } from '@metal3-ts/shared/meta/cluster-api-names';
+import { hasPausedAnnotation, type PausableCluster } from '@metal3-ts/shared/meta/paused';
 import type { Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { PAUSED, V1Beta2Reason } from '../names.ts';
 
@@ -11,7 +12,7 @@ import { PAUSED, V1Beta2Reason } from '../names.ts';
 export function pauseCauses(cluster: PausableCluster | undefined, m3c: Readonly<Metal3Cluster>): string[] {
   const causes: string[] = [];
   if (cluster?.spec?.paused === true) causes.push('Cluster spec.paused is set to true');
-  if (hasPausedAnnotation(m3c)) causes.push(`Metal3Cluster has the ${PAUSED_ANNOTATION} annotation`);
+  if (hasPausedAnnotation(m3c)) causes.push(`Metal3Cluster has the ${CAPI_PAUSED_ANNOTATION} annotation`);
   return causes;
 }
 
