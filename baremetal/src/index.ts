@@ -9,7 +9,8 @@
  * import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
  * import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
  * import type { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
- * import { acquireHost, CLUSTER_NAME_LABEL, hostInventory, metal3MachineConsumer, metal3MachineProvisioning, provisionHost } from '@metal3-ts/baremetal';
+ * import { CLUSTER_NAME_LABEL } from '@metal3-ts/shared/meta/cluster-api-names';
+ * import { acquireHost, hostInventory, metal3MachineConsumer, metal3MachineProvisioning, provisionHost } from '@metal3-ts/baremetal';
  *
  * export async function associate(client: Client, informers: InformerFactory, machine: Metal3Machine, clusterName: string) {
  *   const inventory = hostInventory(informers.informerFor(BareMetalHostResource));
