@@ -25,8 +25,11 @@ import { releaseHost, type ReleaseStep } from '@metal3-ts/shared/host/release';
 import { hasFinishedDeprovisioning } from '@metal3-ts/shared/host/states';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
+import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
+import type { MachineScope } from '../scope.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
 
 /** X-2: the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
@@ -117,4 +120,22 @@ export async function releaseHosts(
     if (step.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
   }
   return waiting ?? { kind: 'released' };
+}
+
+/**
+ * The deletion flow's one phase: steps `dissociate` (X-2) and `release` (X-3…X-15). Once no host
+ * names the machine, `scope.released` tells the orchestration to remove the finalizer after the patch.
+ */
+export async function reconcileDelete(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+  scope.observed.node = { kind: 'Problem', step: 'Deleting', message: '' };
+  const m3m = scope.m3m;
+  const clearData = { metaData: !!m3m.status?.metaData, networkData: !!m3m.status?.networkData };
+  await runStep(scope.object, 'dissociate', () => dissociateMetadata(ctx.deps, m3m));
+  const outcome = await runStep(scope.object, 'release', () => releaseHosts(ctx.deps, m3m, scope.host, scope.machine, scope.cluster, clearData));
+  if (outcome.kind === 'deprovisioning') {
+    scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);
+    return ctx.safetyNet;
+  }
+  scope.released = true;
+  return {};
 }

@@ -2,20 +2,23 @@
 // like itself (DC-1); the dataclaim controller allocates a Metal3Data and names it in the claim's
 // status; the data controller renders the Secrets and marks the Metal3Data ready; this phase then
 // copies the Secret names into `status.metaData`/`status.networkData`, from where they reach the host.
-// Every wait ends with a watch event (M-5, M-6), not a 30 s poll.
+// Every wait ends with a watch event (M-5, M-6), not a 30 s poll. Phase `metadata` claims; phase
+// `host` (keep-host.ts) waits for the Secrets.
 import { isAlreadyExists } from '@metal3-ts/generated';
 import { Metal3DataClaimResource, newMetal3DataClaim, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { specDataSecrets } from '../host-spec.ts';
 import { METAL3_MACHINE_FINALIZER } from '../names.ts';
+import type { MachineScope } from '../scope.ts';
 
 /**
  * M-35: the Secrets named in the spec go to the status; with a data template, its namespace is
  * defaulted (in memory, persisted by the final patch) and the claim is created if it does not exist.
  * Throws InvalidConfigurationError for a template without a name.
  */
-export async function reconcileMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
+export async function claimMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
   const status = (m3m.status ??= {});
   const secrets = specDataSecrets(m3m);
   if (secrets.metaData) status.metaData = secrets.metaData;
@@ -23,7 +26,7 @@ export async function reconcileMetadata(deps: Pick<MachineReconcilerDeps, 'clien
   if (status.renderedData) return;
   const template = m3m.spec?.dataTemplate;
   if (!template) return;
-  // A template of another namespace never gets here: reconcileNormal refuses every foreign reference
+  // A template of another namespace never gets here: phase `spec` refuses every foreign reference
   // of the shared table (issue 21) before any phase runs.
   const namespace = m3m.metadata.namespace ?? '';
   if (!template.name) throw new InvalidConfigurationError('spec.dataTemplate.name must be set');
@@ -76,4 +79,16 @@ export function waitForMetadata(deps: Pick<MachineReconcilerDeps, 'informers'>, 
   if (!status.metaData && data.spec?.metaData?.name) status.metaData = { name: data.spec.metaData.name, namespace };
   if (!status.networkData && data.spec?.networkData?.name) status.networkData = { name: data.spec.networkData.name, namespace };
   return { ready: true };
+}
+
+/**
+ * Phase `metadata` (M-28): the claim is made; a Node problem of an earlier pass (a refused claim
+ * write, an unusable workload cluster, a provider-ID conflict) is stale now unless the Node phase
+ * finds it again.
+ */
+export async function reconcileMetadata(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+  await claimMetadata(ctx.deps, scope.m3m);
+  scope.observed.metadataAssociated = true;
+  scope.observed.node = { kind: 'Waiting', message: 'Waiting for the Node of the workload cluster' };
+  return undefined;
 }

@@ -6,7 +6,7 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { releaseHost } from '@metal3-ts/shared/host/release';
 import type { MachineReconcilerDeps } from '../deps.ts';
-import type { Claimant } from './associate.ts';
+import type { Claimant } from '../scope.ts';
 
 /** Releases every host that names the claimant's consumer except `kept`; returns the keys of those still on their way out. */
 export async function releaseStrayHosts(
