@@ -13,6 +13,7 @@ import { HOST_ANNOTATION } from '../names.ts';
 import { hostAnnotationProblem, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { reconcileAssociate } from './associate.ts';
 import { staleHostRecord } from './host.ts';
+import { onFreshHost } from './fresh-host.ts';
 import { forgetHost } from './host-record.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';
 
@@ -63,7 +64,7 @@ export async function reconcileStaleRecord(ctx: MachineContext, scope: MachineSc
   const stale = staleHostRecord(scope.m3m, scope.host, consumer);
   if (stale) {
     // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
-    if (scope.host) await releaseHost(ctx.deps.client, scope.host, { consumer: consumer.ref }, { onWrite: (h) => ctx.deps.inventory.noteWrite(h) });
+    if (scope.host) await onFreshHost(ctx.deps.client, scope.host, 'dropping our owner reference', (host) => releaseHost(ctx.deps.client, host, { consumer: consumer.ref }, { onWrite: (h) => ctx.deps.inventory.noteWrite(h) }));
     const written = await forgetHost(scope.api, scope.m3m, stale.recorded);
     if (written) Object.assign(scope.m3m.metadata, { annotations: written.metadata.annotations ?? {} });
     scope.observed.association = { kind: 'Host', message: stale.message };

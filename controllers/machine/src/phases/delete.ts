@@ -31,6 +31,7 @@ import type { MachineReconcilerDeps } from '../deps.ts';
 import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
 import type { MachineScope } from '../scope.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
+import { onFreshHost } from './fresh-host.ts';
 
 /** the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
 export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
@@ -103,9 +104,9 @@ export async function releaseHosts(
   for (const host of hosts.values()) {
     // Once, just before the release step (not on every pass of the wait).
     if (isClaimedBy(host, consumer.ref) && hasFinishedDeprovisioning(host) && !hasDeployment(host)) await unlabelCredentials(deps.client, host, clusterName);
-    const step: ReleaseStep = await releaseHost(
+    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', (current) => releaseHost(
       deps.client,
-      host,
+      current,
       {
         consumer: consumer.ref,
         ...(clusterName ? { clusterName } : {}),
@@ -116,8 +117,8 @@ export async function releaseHosts(
         fastTrack: deps.fastTrack ?? 'false',
       },
       { onWrite: (h) => deps.inventory.noteWrite(h) },
-    );
-    if (step.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
+    ));
+    if (step?.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
   }
   return waiting ?? { kind: 'released' };
 }

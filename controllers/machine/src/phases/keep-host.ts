@@ -12,6 +12,7 @@ import type { MachineContext, PhaseResult } from '../context.ts';
 import { HostTakenError } from '../errors.ts';
 import { reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { labelCredentials } from './associate.ts';
+import { onFreshHost } from './fresh-host.ts';
 import { reconcileHost } from './host.ts';
 import { waitForMetadata } from './metadata.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';
@@ -29,6 +30,7 @@ export async function reconcileSettled(ctx: MachineContext, scope: MachineScope)
   scope.observed.metadataAssociated = true;
   if (!scope.m3m.spec?.dataTemplate) scope.observed.data = { kind: 'External' };
   const kept = await runStep(scope.object, 'host', () => keepHost(ctx, scope, scope.host!, true));
+  if (!kept) return {};
   await runStep(scope.object, 'strays', () => releaseStrayHosts(ctx.deps, kept, scopeClaimant(scope)));
   return {};
 }
@@ -39,19 +41,25 @@ export async function reconcileHostUpdate(ctx: MachineContext, scope: MachineSco
   if (data.ready && scope.m3m.spec?.dataTemplate) scope.observed.data = { kind: 'Ready' };
   if (!data.ready) scope.observed.data = { kind: 'Waiting', message: data.message };
   const host = await keepHost(ctx, scope, scope.host, data.ready);
+  // A host deleted under us: its deletion event brings the machine back to forget the record.
+  if (!host) return {};
   return data.ready && isProvisioned(host) ? undefined : ctx.safetyNet;
 }
 
-/** Writes the host, records the machine's addresses, tells dropped ones once, and labels the BMC Secret. */
-async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly<BareMetalHost>, deploy: boolean): Promise<Readonly<BareMetalHost>> {
+/**
+ * Writes the host (again on a fresh copy after a conflict), records the machine's addresses, tells
+ * dropped ones once, and labels the BMC Secret. Undefined when the host is gone.
+ */
+async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly<BareMetalHost>, deploy: boolean): Promise<Readonly<BareMetalHost> | undefined> {
   const claimant = scopeClaimant(scope);
   let kept;
   try {
-    kept = await reconcileHost(ctx.deps, scope.m3m, host, claimant, deploy);
+    kept = await onFreshHost(ctx.deps.client, host, 'keeping it as the machine wants it', (current) => reconcileHost(ctx.deps, scope.m3m, current, claimant, deploy));
   } catch (error) {
     if (error instanceof HostTakenError) scope.log.error(error.message);
     throw error;
   }
+  if (!kept) return undefined;
   scope.host = kept.host;
   scope.observed.addresses = kept.addresses;
   reportDroppedAddresses(ctx, scope, kept.host, kept.droppedAddresses);

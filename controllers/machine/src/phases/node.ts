@@ -1,11 +1,12 @@
 // Phase `node` (P-*, M-32, M-33): once the host is provisioned, agree on a provider ID with the
 // machine's Node (phases/provider-id.ts) and tell what became of it. Waiting for the Node is a
 // result: the awaited-Node watch wakes the machine, the awaited-Node poll backs it up. A workload
-// cluster that is not there yet (no kubeconfig Secret, apiserver starting) is such a wait too. Every
+// cluster that is not there yet (no kubeconfig Secret, apiserver not answering) is such a wait too. Every
 // other failure is thrown, so it reaches the error metrics and the harness's backoff: a refused
 // request (a Forbidden Node patch, a refused list) and a kubeconfig that can never work wait for a
 // person, so they also get a Warning event WorkloadClusterUnusable, told once per message, and
 // deriveStatus shows them on KubernetesNodeReady (Warning).
+import { ApiError, RequestTimeoutError } from '@metal3-ts/generated';
 import { refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
@@ -15,8 +16,19 @@ import { KUBERNETES_NODE_READY } from '../names.ts';
 import { reconciling, type MachineScope } from '../scope.ts';
 import { reconcileProviderID } from './provider-id.ts';
 
-/** A workload cluster on its way up: a wait, not a failure. */
-const notThereYet = (error: unknown): boolean => error instanceof KubeconfigSecretNotFoundError || error instanceof ClusterNotReachableError;
+/**
+ * A workload cluster on its way up (or down, or restarting): no kubeconfig Secret yet, or an
+ * apiserver that does not answer (no response, a request deadline, a 5xx: what the ClusterCache's
+ * probe calls not reachable). A wait, not a failure: the harness's error backoff grows to minutes,
+ * while the awaited-Node poll stays within the safety-net interval.
+ */
+function notThereYet(error: unknown): boolean {
+  if (error instanceof KubeconfigSecretNotFoundError || error instanceof ClusterNotReachableError || error instanceof RequestTimeoutError) return true;
+  if (error instanceof ApiError) return error.code >= 500;
+  // Node's system errors (ECONNREFUSED, ECONNRESET, …): the connection failed before any answer.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
+}
 
 /** Needs a person: a refused request or a kubeconfig that can never work. */
 const unusable = (error: unknown): boolean => refusalOf(error) !== undefined || error instanceof InvalidKubeconfigSecretError;
