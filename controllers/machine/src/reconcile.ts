@@ -89,7 +89,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       throw failure === undefined ? patchError : new AggregateError([patchError, failure], `${scope.object}: the status patch failed after a failed step`);
     }
     if (isInvalidConfiguration(invalid)) throw new TerminalError(invalid.message, { cause: failure });
-    if (failure !== undefined) { if (process.env.DBG) console.error('DBG failure', String(failure)); throw failure; }
+    if (failure !== undefined) throw failure;
     if (scope.released) {
       await removeFinalizerGuarded(scope.api, desired, METAL3_MACHINE_FINALIZER);
       ctx.stopAwaitingNode(key);
