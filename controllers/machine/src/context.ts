@@ -41,4 +41,4 @@ export function machineContext(deps: MachineReconcilerDeps): MachineContext {
  */
 export type PhaseResult = Result | undefined;
 
-export type PhaseFn = (ctx: MachineContext, scope: MachineScope) => Promise<PhaseResult>;
+export type PhaseFn = (ctx: MachineContext, scope: MachineScope) => PhaseResult | Promise<PhaseResult>;

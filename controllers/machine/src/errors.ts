@@ -7,9 +7,12 @@
 // - HostTakenError: the recorded host is held by another consumer;
 // - NodeProviderIDError: the workload cluster refused the Node patch (names the Node);
 // - anything else (a refusal, a conflict, a lost connection): retried by the harness with backoff.
-// Waits are not errors at all: phases return them as results.
+// Waits are not errors at all: phases return them as results. nodeFailureKind tells, for the Node
+// step, a workload cluster still coming up (a wait) from one that needs a person.
+import { ApiError, RequestTimeoutError } from '@metal3-ts/generated';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { StepError } from '@metal3-ts/shared/controller/step-error';
+import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
 
 /** The spec cannot work as written (a cross-namespace Secret, an invalid host selector, …). */
 export class InvalidConfigurationError extends Error {
@@ -48,4 +51,23 @@ export function messageOf(error: unknown): string {
   const refusal = refusalOf(cause);
   if (refusal) return describeRefusal(refusal);
   return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * What a failure of the Node step is (pure):
+ * - `wait`: the workload cluster on its way up (or down, or restarting): no kubeconfig Secret yet,
+ *   or an apiserver that does not answer (no response, a request deadline, a 5xx: what the
+ *   ClusterCache's probe calls not reachable). Not a failure: the harness's error backoff grows to
+ *   minutes, while the awaited-Node poll stays within the safety-net interval;
+ * - `unusable`: needs a person (a refused request, such as a Forbidden Node patch, or a kubeconfig
+ *   that can never work): an error, a Warning event and a Warning condition;
+ * - `error`: anything else: an error (the condition says the workload cluster is not usable yet).
+ */
+export function nodeFailureKind(error: unknown): 'wait' | 'unusable' | 'error' {
+  if (refusalOf(error) !== undefined || error instanceof InvalidKubeconfigSecretError) return 'unusable';
+  if (error instanceof KubeconfigSecretNotFoundError || error instanceof ClusterNotReachableError || error instanceof RequestTimeoutError) return 'wait';
+  if (error instanceof ApiError) return error.code >= 500 ? 'wait' : 'error';
+  // Node's system errors (ECONNREFUSED, ECONNRESET, …): the connection failed before any answer.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) ? 'wait' : 'error';
 }

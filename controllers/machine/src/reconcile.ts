@@ -107,7 +107,7 @@ interface PhasesRun {
 async function runPhases(ctx: MachineContext, scope: MachineScope, phases: readonly Phase[]): Promise<PhasesRun> {
   for (const phase of phases) {
     try {
-      const result = await runStep(scope.object, phase.step, () => phase.run(ctx, scope));
+      const result = await runStep(scope.object, phase.step, async () => await phase.run(ctx, scope));
       if (result) return { result };
     } catch (error) {
       return { result: {}, failure: error };

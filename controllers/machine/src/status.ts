@@ -13,8 +13,7 @@ import { StepError } from '@metal3-ts/shared/controller/step-error';
 import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
 import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/summary';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
-import { InvalidKubeconfigSecretError } from '@metal3-ts/shared/workload/errors';
-import { causeOf, HostTakenError, isInvalidConfiguration, messageOf, NodeProviderIDError } from './errors.ts';
+import { causeOf, HostTakenError, isInvalidConfiguration, messageOf, nodeFailureKind } from './errors.ts';
 import { FailureReason, V1BETA1_READY_INPUTS, V1BETA2_READY_INPUTS } from './names.ts';
 import type { Association, DataState, NodeState, Observations } from './observations.ts';
 import {
@@ -106,7 +105,7 @@ function showFailure(m3m: Metal3Machine, failure: unknown): void {
     case 'node':
       // A refused request or a kubeconfig that can never work waits for a person; anything else
       // (the workload apiserver starting) is shown as a wait.
-      if (refused || cause instanceof InvalidKubeconfigSecretError || cause instanceof NodeProviderIDError) return setNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
+      if (nodeFailureKind(cause) === 'unusable') return setNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
       return setNodeWaiting(m3m, `Workload cluster not usable yet: ${message}`);
     case 'dissociate':
       return setNodeProblem(m3m, 'DisassociateM3MetaDataFailed', message);

@@ -88,7 +88,7 @@ test('issue 16: a Forbidden Node patch reaches controller_runtime_reconcile_erro
   assert.is(condition?.severity, 'Warning');
   assert.ok(condition?.message?.includes(`workload cluster ${ns}/${CLUSTER}`), condition?.message);
   assert.is(node.spec?.providerID ?? '', '', 'the Node was not patched');
-  await eventually('controller_runtime_reconcile_errors_total{controller="metal3machine"} counted the refusal', async () =>
+  await eventually('controller_runtime_reconcile_errors_total{controller="metal3machine"} counted the refusal', () =>
     scene.controller.reconcileErrorsTotal() > errorsBefore ? true : undefined);
   const events = await eventually('a Warning event WorkloadClusterUnusable naming the Node', async () => {
     const found = (await eventsFor(client, ns, 'm-0', 'WorkloadClusterUnusable')).filter((e) => e.message?.includes(`Node ${name} `));

@@ -5,7 +5,7 @@
 import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineScope } from '../scope.ts';
 
-export async function reconcileGuard(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+export function reconcileGuard(ctx: MachineContext, scope: MachineScope): PhaseResult {
   const decision = scope.decision;
   const wait = (association: NonNullable<MachineScope['observed']['association']>, result: PhaseResult) => {
     scope.observed.association = association;

@@ -6,32 +6,12 @@
 // request (a Forbidden Node patch, a refused list) and a kubeconfig that can never work wait for a
 // person, so they also get a Warning event WorkloadClusterUnusable, told once per message, and
 // deriveStatus shows them on KubernetesNodeReady (Warning).
-import { ApiError, RequestTimeoutError } from '@metal3-ts/generated';
-import { refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
 import type { MachineContext, PhaseResult } from '../context.ts';
-import { messageOf } from '../errors.ts';
+import { messageOf, nodeFailureKind } from '../errors.ts';
 import { KUBERNETES_NODE_READY } from '../names.ts';
 import { reconciling, type MachineScope } from '../scope.ts';
 import { reconcileProviderID } from './provider-id.ts';
-
-/**
- * A workload cluster on its way up (or down, or restarting): no kubeconfig Secret yet, or an
- * apiserver that does not answer (no response, a request deadline, a 5xx: what the ClusterCache's
- * probe calls not reachable). A wait, not a failure: the harness's error backoff grows to minutes,
- * while the awaited-Node poll stays within the safety-net interval.
- */
-function notThereYet(error: unknown): boolean {
-  if (error instanceof KubeconfigSecretNotFoundError || error instanceof ClusterNotReachableError || error instanceof RequestTimeoutError) return true;
-  if (error instanceof ApiError) return error.code >= 500;
-  // Node's system errors (ECONNREFUSED, ECONNRESET, …): the connection failed before any answer.
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^E[A-Z]+$/.test(code);
-}
-
-/** Needs a person: a refused request or a kubeconfig that can never work. */
-const unusable = (error: unknown): boolean => refusalOf(error) !== undefined || error instanceof InvalidKubeconfigSecretError;
 
 export async function reconcileNode(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
   const { machine, cluster, metal3Cluster } = reconciling(scope);
@@ -44,13 +24,15 @@ export async function reconcileNode(ctx: MachineContext, scope: MachineScope): P
     outcome = await reconcileProviderID(ctx.deps, scope.m3m, scope.host, machine, cluster, metal3Cluster, scope.observed);
   } catch (error) {
     const message = messageOf(error);
-    if (unusable(error)) {
-      if (isNew(message)) ctx.deps.events?.warning(scope.m3m, 'WorkloadClusterUnusable', message);
-      scope.log.error('Workload cluster unusable', { error: message });
-    } else if (notThereYet(error)) {
+    const kind = nodeFailureKind(error);
+    if (kind === 'wait') {
       scope.log.info(`Workload cluster not usable yet: ${message}`);
       scope.observed.node = { kind: 'Waiting', message: `Workload cluster not usable yet: ${message}` };
       return poll();
+    }
+    if (kind === 'unusable') {
+      if (isNew(message)) ctx.deps.events?.warning(scope.m3m, 'WorkloadClusterUnusable', message);
+      scope.log.error('Workload cluster unusable', { error: message });
     }
     throw error;
   }

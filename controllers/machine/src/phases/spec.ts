@@ -8,7 +8,7 @@ import { foreignReferencesMessage } from '../references.ts';
 import { reconciling, type MachineScope } from '../scope.ts';
 import { claimantOf } from './associate.ts';
 
-export async function reconcileSpec(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+export function reconcileSpec(ctx: MachineContext, scope: MachineScope): PhaseResult {
   const { machine, cluster } = reconciling(scope);
   const m3m = scope.m3m;
   const foreign = foreignReferencesMessage(m3m);
