@@ -60,16 +60,8 @@ export async function reconcileAssociation(ctx: MachineContext, scope: MachineSc
  * Without a host (nothing recorded yet: a host appearing wakes us) the pass ends here.
  */
 export async function reconcileStaleRecord(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
-  const { consumer } = scopeClaimant(scope);
-  const stale = staleHostRecord(scope.m3m, scope.host, consumer);
-  if (stale) {
-    // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
-    if (scope.host) await onFreshHost(ctx.deps.client, scope.host, 'dropping our owner reference', (host) => releaseHost(ctx.deps.client, host, { consumer: consumer.ref }, { onWrite: (h) => ctx.deps.inventory.noteWrite(h) }));
-    const written = await forgetHost(scope.api, scope.m3m, stale.recorded);
-    if (written) Object.assign(scope.m3m.metadata, { annotations: written.metadata.annotations ?? {} });
-    scope.observed.association = { kind: 'Host', message: stale.message };
-    return {};
-  }
+  const forgotten = await forgetStaleRecord(ctx, scope);
+  if (forgotten) return forgotten;
   if (!scope.host) return ctx.safetyNet;
   scope.observed.association = { kind: 'Associated' };
   return undefined;
@@ -81,4 +73,20 @@ export async function reconcileStrays(ctx: MachineContext, scope: MachineScope):
   const strays = await releaseStrayHosts(ctx.deps, scope.host, scopeClaimant(scope));
   if (strays.length > 0) scope.log.info(`Releasing hosts this machine holds besides ${hostKey(scope.host)}: ${strays.join(', ')}`);
   return undefined;
+}
+
+/**
+ * Forgets the record if it names a host the machine cannot have (scope.host as it is now: the cached
+ * copy, or a fresh one a refused host write read); `{}` then, undefined when the record stands.
+ */
+export async function forgetStaleRecord(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+  const { consumer } = scopeClaimant(scope);
+  const stale = staleHostRecord(scope.m3m, scope.host, consumer);
+  if (!stale) return undefined;
+  // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
+  if (scope.host) await onFreshHost(ctx.deps.client, scope.host, 'dropping our owner reference', (host) => releaseHost(ctx.deps.client, host, { consumer: consumer.ref }, { onWrite: (h) => ctx.deps.inventory.noteWrite(h) }));
+  const written = await forgetHost(scope.api, scope.m3m, stale.recorded);
+  if (written) Object.assign(scope.m3m.metadata, { annotations: written.metadata.annotations ?? {} });
+  scope.observed.association = { kind: 'Host', message: stale.message };
+  return {};
 }

@@ -7,13 +7,14 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { isClaimedBy } from '@metal3-ts/shared/host/consumer';
 import { hostKey } from '@metal3-ts/shared/host/host-patch';
-import { isProvisioned } from '@metal3-ts/shared/host/states';
+import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import { HostTakenError } from '../errors.ts';
 import { reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { labelCredentials } from './associate.ts';
+import { forgetStaleRecord } from './association.ts';
 import { onFreshHost } from './fresh-host.ts';
-import { reconcileHost } from './host.ts';
+import { reconcileHost, type HostKept } from './host.ts';
 import { waitForMetadata } from './metadata.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';
 
@@ -30,6 +31,7 @@ export async function reconcileSettled(ctx: MachineContext, scope: MachineScope)
   scope.observed.metadataAssociated = true;
   if (!scope.m3m.spec?.dataTemplate) scope.observed.data = { kind: 'External' };
   const kept = await runStep(scope.object, 'host', () => keepHost(ctx, scope, scope.host!, true));
+  if (kept === 'taken') return runStep(scope.object, 'forget', () => forgetStaleRecord(ctx, scope));
   if (!kept) return {};
   await runStep(scope.object, 'strays', () => releaseStrayHosts(ctx.deps, kept, scopeClaimant(scope)));
   return {};
@@ -41,6 +43,7 @@ export async function reconcileHostUpdate(ctx: MachineContext, scope: MachineSco
   if (data.ready && scope.m3m.spec?.dataTemplate) scope.observed.data = { kind: 'Ready' };
   if (!data.ready) scope.observed.data = { kind: 'Waiting', message: data.message };
   const host = await keepHost(ctx, scope, scope.host, data.ready);
+  if (host === 'taken') return runStep(scope.object, 'forget', () => forgetStaleRecord(ctx, scope));
   // A host deleted under us: its deletion event brings the machine back to forget the record.
   if (!host) return {};
   return data.ready && isProvisioned(host) ? undefined : ctx.safetyNet;
@@ -48,18 +51,27 @@ export async function reconcileHostUpdate(ctx: MachineContext, scope: MachineSco
 
 /**
  * Writes the host (again on a fresh copy after a conflict), records the machine's addresses, tells
- * dropped ones once, and labels the BMC Secret. Undefined when the host is gone.
+ * dropped ones once, and labels the BMC Secret. Undefined when the host is gone; `taken` when the
+ * fresh copy shows another machine's claim won the race (scope.host is then that copy, for
+ * forgetStaleRecord).
  */
-async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly<BareMetalHost>, deploy: boolean): Promise<Readonly<BareMetalHost> | undefined> {
+async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly<BareMetalHost>, deploy: boolean): Promise<Readonly<BareMetalHost> | 'taken' | undefined> {
   const claimant = scopeClaimant(scope);
   let kept;
   try {
-    kept = await onFreshHost(ctx.deps.client, host, 'keeping it as the machine wants it', (current) => reconcileHost(ctx.deps, scope.m3m, current, claimant, deploy));
+    kept = await onFreshHost<HostKept | { readonly taken: Readonly<BareMetalHost> }>(ctx.deps.client, host, 'keeping it as the machine wants it', (current, attempt) => {
+      if (attempt > 1 && isClaimed(current) && !isClaimedBy(current, claimant.consumer.ref)) return Promise.resolve({ taken: current });
+      return reconcileHost(ctx.deps, scope.m3m, current, claimant, deploy);
+    });
   } catch (error) {
     if (error instanceof HostTakenError) scope.log.error(error.message);
     throw error;
   }
   if (!kept) return undefined;
+  if ('taken' in kept) {
+    scope.host = kept.taken;
+    return 'taken';
+  }
   scope.host = kept.host;
   scope.observed.addresses = kept.addresses;
   reportDroppedAddresses(ctx, scope, kept.host, kept.droppedAddresses);
