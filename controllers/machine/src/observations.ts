@@ -3,6 +3,7 @@
 // condition. Each field is one topic; a later phase of the same pass replaces an earlier finding of
 // its topic (the last word wins), and deriveStatus applies the topics in a fixed order.
 import type { Metal3MachineStatusAddresses } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { DataReferences } from './data-references.ts';
 
 /** The named units of work of a reconcile; a failure carries the one it happened in (StepError.step). */
 export type MachineStep =
@@ -61,6 +62,8 @@ export interface Observations {
   providerID?: string;
   /** M-32: the machine is ready (status.ready). */
   ready?: boolean;
+  /** The Secrets the host is provisioned from (data-references.ts); undefined: as the object has them. */
+  references?: DataReferences;
   /** What a step threw; deriveStatus shows it on the condition of that step. */
   failure?: unknown;
 }

@@ -1,10 +1,10 @@
 // The scope of one Metal3Machine reconcile, read once: what it reads, all from the informers (which
 // also serve our own writes): the object, its owner Machine (M-9), the Machine's Cluster (M-11), the
 // Metal3Cluster (M-13), the host named by the host annotation (M-40). Nothing here talks to the
-// apiserver. The phases then share the scope: they may change the working copy (`m3m`: metadata,
-// the spec fields the controller owns, the data references), move `host` on to the host associated or
-// written this pass, and record what they found in `observed`, which deriveStatus turns into the
-// status. Nothing else of the scope is theirs to write.
+// apiserver. The phases then share the scope: they may change the working copy's metadata and the
+// spec fields the controller owns (`m3m`; never its status), move `host` on to the host associated
+// or written this pass, and record what they found in `observed`, the data references included,
+// which deriveStatus turns into the status. Nothing else of the scope is theirs to write.
 import type { Api, OwnerReference } from '@metal3-ts/generated';
 import type { Cluster, Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type {
@@ -23,6 +23,7 @@ import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/shared/host/host-annotation';
 import type { Guard } from './guards.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
+import { referencesOf, type DataReferences } from './data-references.ts';
 import type { Observations } from './observations.ts';
 
 export interface MachineInformers {
@@ -137,4 +138,9 @@ export function reconciling(scope: Pick<MachineScope, 'decision'>): ReconcileGua
 export function scopeClaimant(scope: Pick<MachineScope, 'claimant'>): Claimant {
   if (!scope.claimant) throw new Error('a host phase ran before the spec phase');
   return scope.claimant;
+}
+
+/** The data references of this pass: the working copy's at first use (after the finalizer write). */
+export function dataReferences(scope: Pick<MachineScope, 'm3m' | 'observed'>): DataReferences {
+  return (scope.observed.references ??= referencesOf(scope.m3m));
 }

@@ -147,4 +147,15 @@ test('the Node step: a Forbidden Node patch shows on KubernetesNodeReady (Warnin
   assert.is(v1(waiting, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: workload cluster ns/c is not reachable: ECONNREFUSED');
 });
 
+test('the data references (M-23, M-35, M-36, X-2): as the phases left them, a missing one removed; untouched without a finding', () => {
+  const m3m = fresh();
+  m3m.status = { userData: { name: 'u', namespace: 'ns' }, renderedData: { name: 'd', namespace: 'ns' }, metaData: { name: 'old', namespace: 'ns' } };
+  const out = derive({ references: { userData: { name: 'u', namespace: 'ns' }, metaData: { name: 'md', namespace: 'ns' } } }, m3m);
+  assert.equal(out.status?.metaData, { name: 'md', namespace: 'ns' });
+  assert.equal(out.status?.userData, { name: 'u', namespace: 'ns' });
+  assert.is(out.status?.renderedData, undefined, 'X-2: dropped on deletion');
+  assert.is(out.status?.networkData, undefined);
+  assert.equal(derive({}, m3m).status?.renderedData, { name: 'd', namespace: 'ns' });
+});
+
 test.run();

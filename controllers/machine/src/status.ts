@@ -1,6 +1,7 @@
 // The one place a Metal3Machine's status is decided (M-42): deriveStatus turns what the phases of a
 // reconcile observed (observations.ts) into the object the final patch writes: every condition of
-// both dialects, status.ready, status.addresses, failureReason/failureMessage, the Ready summaries,
+// both dialects, status.ready, status.addresses, the data references (data-references.ts),
+// failureReason/failureMessage, the Ready summaries,
 // lastUpdated, and the one spec field a reconcile learns rather than owns (spec.providerID, agreed
 // with the workload cluster). Pure: no I/O, no clock (the scope carries `now`), table-tested.
 //
@@ -13,6 +14,7 @@ import { StepError } from '@metal3-ts/shared/controller/step-error';
 import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
 import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/summary';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { withReferences } from './data-references.ts';
 import { causeOf, HostTakenError, isInvalidConfiguration, messageOf, nodeFailureKind } from './errors.ts';
 import { FailureReason, V1BETA1_READY_INPUTS, V1BETA2_READY_INPUTS } from './names.ts';
 import type { Association, DataState, NodeState, Observations } from './observations.ts';
@@ -41,8 +43,8 @@ export interface StatusInput {
 
 /** The Metal3Machine as the final patch should leave it. */
 export function deriveStatus(input: StatusInput): Metal3Machine {
-  const m3m = structuredClone(input.m3m) as Metal3Machine;
   const { observed } = input;
+  const m3m = structuredClone(observed.references ? withReferences(input.m3m, observed.references) : input.m3m) as Metal3Machine;
   if (observed.pause) setPause(m3m, observed.pause);
   if (observed.association) showAssociation(m3m, observed.association);
   if (observed.metadataAssociated) setMetadataAssociated(m3m);

@@ -10,7 +10,7 @@ import { InvalidConfigurationError } from '../errors.ts';
 import { isBootstrapReady } from '../guards.ts';
 import { userDataFor } from '../host-spec.ts';
 import { HOST_ANNOTATION } from '../names.ts';
-import { hostAnnotationProblem, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
+import { dataReferences, hostAnnotationProblem, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { reconcileAssociate } from './associate.ts';
 import { staleHostRecord } from './host.ts';
 import { onFreshHost } from './fresh-host.ts';
@@ -25,10 +25,10 @@ export async function reconcileAssociation(ctx: MachineContext, scope: MachineSc
     scope.observed.association = { kind: 'Bootstrap' };
     return {};
   }
-  const status = (m3m.status ??= {});
-  if (!status.userData) {
+  const refs = dataReferences(scope);
+  if (!refs.userData) {
     const userData = userDataFor(m3m, machine);
-    if (userData) status.userData = userData;
+    if (userData) refs.userData = userData;
   }
   const problem = hostAnnotationProblem(m3m);
   if (problem) throw new InvalidConfigurationError(problem);

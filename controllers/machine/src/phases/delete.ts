@@ -29,16 +29,16 @@ import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
-import type { MachineScope } from '../scope.ts';
+import { dataReferences, type MachineScope } from '../scope.ts';
+import type { DataReferences } from '../data-references.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
 import { onFreshHost } from './fresh-host.ts';
 
 /** X-2: the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
-export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
-  const status = (m3m.status ??= {});
-  if (!m3m.spec?.metaData) delete status.metaData;
-  if (!m3m.spec?.networkData) delete status.networkData;
-  delete status.renderedData;
+export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Readonly<Metal3Machine>, refs: DataReferences): Promise<void> {
+  if (!m3m.spec?.metaData) delete refs.metaData;
+  if (!m3m.spec?.networkData) delete refs.networkData;
+  delete refs.renderedData;
   const namespace = m3m.metadata.namespace ?? '';
   const claim = deps.informers.claims.store.get({ namespace, name: m3m.metadata.name ?? '' });
   if (!claim) return;
@@ -131,7 +131,7 @@ export async function reconcileDelete(ctx: MachineContext, scope: MachineScope):
   scope.observed.node = { kind: 'Problem', step: 'Deleting', message: '' };
   const m3m = scope.m3m;
   const clearData = { metaData: !!m3m.status?.metaData, networkData: !!m3m.status?.networkData };
-  await runStep(scope.object, 'dissociate', () => dissociateMetadata(ctx.deps, m3m));
+  await runStep(scope.object, 'dissociate', () => dissociateMetadata(ctx.deps, m3m, dataReferences(scope)));
   const outcome = await runStep(scope.object, 'release', () => releaseHosts(ctx.deps, m3m, scope.host, scope.machine, scope.cluster, clearData));
   if (outcome.kind === 'deprovisioning') {
     scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);

@@ -14,6 +14,7 @@ import { hostKey, patchHost } from '@metal3-ts/shared/host/host-patch';
 import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/shared/host/provision';
 import { isClaimed } from '@metal3-ts/shared/host/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { withReferences, type DataReferences } from '../data-references.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { HostTakenError, InvalidConfigurationError } from '../errors.ts';
 import { hostAddresses } from '../host-addresses.ts';
@@ -60,13 +61,14 @@ export interface HostKept {
 export async function reconcileHost(
   deps: MachineReconcilerDeps,
   m3m: Metal3Machine,
+  refs: Readonly<DataReferences>,
   host: Readonly<BareMetalHost>,
   { consumer, clusterName }: Claimant,
   deploy: boolean,
 ): Promise<HostKept> {
   if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
-  const provisioning = metal3MachineProvisioning(m3m);
+  const provisioning = metal3MachineProvisioning(withReferences(m3m, refs));
   let desired: BareMetalHost;
   try {
     desired = provisionedHost(claimed, deploy ? provisioning : { ...provisioning, deployment: undefined });

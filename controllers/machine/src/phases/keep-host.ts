@@ -10,7 +10,7 @@ import { hostKey } from '@metal3-ts/shared/host/host-patch';
 import { isClaimed, isProvisioned } from '@metal3-ts/shared/host/states';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import { HostTakenError } from '../errors.ts';
-import { reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
+import { dataReferences, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { labelCredentials } from './associate.ts';
 import { forgetStaleRecord } from './association.ts';
 import { onFreshHost } from './fresh-host.ts';
@@ -39,7 +39,7 @@ export async function reconcileSettled(ctx: MachineContext, scope: MachineScope)
 
 export async function reconcileHostUpdate(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
   if (!scope.host) return ctx.safetyNet;
-  const data = waitForMetadata(ctx.deps, scope.m3m);
+  const data = waitForMetadata(ctx.deps, scope.m3m, dataReferences(scope));
   if (data.ready && scope.m3m.spec?.dataTemplate) scope.observed.data = { kind: 'Ready' };
   if (!data.ready) scope.observed.data = { kind: 'Waiting', message: data.message };
   const host = await keepHost(ctx, scope, scope.host, data.ready);
@@ -61,7 +61,7 @@ async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly
   try {
     kept = await onFreshHost<HostKept | { readonly taken: Readonly<BareMetalHost> }>(ctx.deps.client, host, 'keeping it as the machine wants it', (current, attempt) => {
       if (attempt > 1 && isClaimed(current) && !isClaimedBy(current, claimant.consumer.ref)) return Promise.resolve({ taken: current });
-      return reconcileHost(ctx.deps, scope.m3m, current, claimant, deploy);
+      return reconcileHost(ctx.deps, scope.m3m, dataReferences(scope), current, claimant, deploy);
     });
   } catch (error) {
     if (error instanceof HostTakenError) scope.log.error(error.message);
