@@ -33,7 +33,7 @@ import {
   ownerMetal3Machines,
 } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
-import { nodeWaitSource } from './node-source.ts';
+import { awaitedNodeSource } from './awaited-node-source.ts';
 import { clusterPauseTransitions, hostChanged, machineChanged, metal3MachineChanged, metal3MachineEventFilter } from './predicates.ts';
 import { metal3MachineReconciler } from './reconcile.ts';
 
@@ -74,7 +74,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
   const machines = informers.informerFor(MachineResource);
   machines.addIndex(MACHINE_BY_CLUSTER_INDEX, machineByCluster);
   const hosts = informers.informerFor(BareMetalHostResource);
-  const nodes = nodeWaitSource({ log: deps.log });
+  const nodes = awaitedNodeSource({ log: deps.log });
   const reconcile = metal3MachineReconciler({
     client: deps.client,
     informers: {
@@ -95,7 +95,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     random: deps.random,
     requeueAfterMs: config.requeueAfterMs,
     nodePollMs: config.nodePollMs,
-    nodeWaiters: nodes.registry,
+    awaitedNodes: nodes.registry,
     fastTrack: config.fastTrack,
   });
   return controllerFor(CONTROLLER_NAME, Metal3MachineResource, {

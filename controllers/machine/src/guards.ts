@@ -15,7 +15,7 @@ import { isTrue } from '@metal3-ts/shared/conditions/get';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { isPaused } from '@metal3-ts/shared/meta/paused';
 import { METAL3_MACHINE_FINALIZER } from './names.ts';
-import type { MachineScope } from './scope.ts';
+import type { MachineReads } from './scope.ts';
 
 export type Guard =
   /** Being deleted without our finalizer: nothing of ours to clean up. */
@@ -47,7 +47,7 @@ export function hasFailed(m3m: Readonly<Metal3Machine>): boolean {
   return !!m3m.status?.failureReason || !!m3m.status?.failureMessage;
 }
 
-export function guard(scope: Pick<MachineScope, 'cached' | 'machineRef' | 'machine' | 'clusterName' | 'cluster' | 'metal3Cluster'>): Guard {
+export function guard(scope: Pick<MachineReads, 'cached' | 'machineRef' | 'machine' | 'clusterName' | 'cluster' | 'metal3Cluster'>): Guard {
   const { cached: m3m, machine, cluster } = scope;
   if (m3m.metadata.deletionTimestamp && !hasFinalizer(m3m, METAL3_MACHINE_FINALIZER)) return { kind: 'NotOurs' };
   if (isPaused(cluster, m3m)) return { kind: 'Paused' };

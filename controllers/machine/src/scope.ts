@@ -1,7 +1,10 @@
-// What one reconcile of a Metal3Machine reads, all from the informers (which also serve our own
-// writes): the object, its owner Machine (M-9), the Machine's Cluster (M-11), the Metal3Cluster
-// (M-13), the host named by the host annotation (M-40), the data claim and its Metal3Data (M-35,
-// M-36). Nothing here talks to the apiserver.
+// The scope of one Metal3Machine reconcile, read once: what it reads, all from the informers (which
+// also serve our own writes): the object, its owner Machine (M-9), the Machine's Cluster (M-11), the
+// Metal3Cluster (M-13), the host named by the host annotation (M-40). Nothing here talks to the
+// apiserver. The phases then share the scope: they may change the working copy's metadata and the
+// spec fields the controller owns (`m3m`; never its status), move `host` on to the host associated
+// or written this pass, and record what they found in `observed`, the data references included,
+// which deriveStatus turns into the status. Nothing else of the scope is theirs to write.
 import type { Api, OwnerReference } from '@metal3-ts/generated';
 import type { Cluster, Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type {
@@ -13,11 +16,15 @@ import type {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
+import type { HostConsumer } from '@metal3-ts/baremetal/consumer';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/baremetal/host-annotation';
+import type { Guard } from './guards.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
+import { referencesOf, type DataReferences } from './data-references.ts';
+import type { Observations } from './observations.ts';
 
 export interface MachineInformers {
   readonly metal3Machines: Informer<Metal3Machine>;
@@ -31,10 +38,13 @@ export interface MachineInformers {
   readonly machineSets: Informer<MachineSet>;
 }
 
-export interface MachineScope {
+/** What a reconcile reads before it decides anything (guards.ts decides from it). */
+export interface MachineReads {
   readonly request: Request;
   /** `namespace/name`, for messages. */
   readonly key: string;
+  /** `Metal3Machine namespace/name`: the object a StepError names. */
+  readonly object: string;
   /** The cached object: frozen; reconcile phases work on a copy. */
   readonly cached: Readonly<Metal3Machine>;
   readonly namespace: string;
@@ -57,8 +67,8 @@ export function hostAnnotationProblem(m3m: Readonly<Metal3Machine>): string | un
   return annotationProblem(m3m.metadata.annotations?.[HOST_ANNOTATION], m3m.metadata.namespace ?? '');
 }
 
-/** The scope of `request`, or undefined when the Metal3Machine does not exist (M-8). */
-export function readScope(informers: MachineInformers, request: Request, api: Api<Metal3Machine>, log: Logger): MachineScope | undefined {
+/** What `request` reads, or undefined when the Metal3Machine does not exist (M-8). */
+export function readScope(informers: MachineInformers, request: Request, api: Api<Metal3Machine>, log: Logger): MachineReads | undefined {
   const cached = informers.metal3Machines.store.get(request);
   if (!cached) return undefined;
   const namespace = cached.metadata.namespace ?? '';
@@ -76,6 +86,7 @@ export function readScope(informers: MachineInformers, request: Request, api: Ap
   return {
     request,
     key: `${namespace}/${cached.metadata.name ?? ''}`,
+    object: `Metal3Machine ${namespace}/${cached.metadata.name ?? ''}`,
     cached,
     namespace,
     machineRef,
@@ -87,4 +98,49 @@ export function readScope(informers: MachineInformers, request: Request, api: Ap
     api,
     log,
   };
+}
+
+/** Who holds hosts in one reconcile: the consumer (with its reuse name) and the cluster its hosts are labelled with. */
+export interface Claimant {
+  readonly consumer: HostConsumer;
+  readonly clusterName: string;
+}
+
+export interface MachineScope extends Omit<MachineReads, 'host'> {
+  readonly decision: Guard;
+  /** Read once for status.lastUpdated. */
+  readonly now: Date;
+  /** The working copy; the finalizer write replaces it before the phases run. */
+  m3m: Metal3Machine;
+  /** The host as read, then as associated or written by this pass. */
+  host: Readonly<BareMetalHost> | undefined;
+  /** Set by the spec phase, for every phase that claims, keeps or releases a host. */
+  claimant?: Claimant | undefined;
+  readonly observed: Observations;
+  /** Set by the deletion phase once no host names the machine: the finalizer may go. */
+  released?: boolean;
+}
+
+/** The scope of one reconcile, from what it read and the guard's decision. */
+export function newScope(reads: MachineReads, decision: Guard, now: Date): MachineScope {
+  return { ...reads, decision, now, m3m: structuredClone(reads.cached) as Metal3Machine, observed: {} };
+}
+
+type ReconcileGuard = Extract<Guard, { kind: 'Reconcile' }>;
+
+/** The Machine, Cluster and Metal3Cluster of a reconcile the guard let through (phases after the guard phase). */
+export function reconciling(scope: Pick<MachineScope, 'decision'>): ReconcileGuard {
+  if (scope.decision.kind !== 'Reconcile') throw new Error(`a normal-flow phase ran on a ${scope.decision.kind} decision`);
+  return scope.decision;
+}
+
+/** The claimant the spec phase computed (phases after it). */
+export function scopeClaimant(scope: Pick<MachineScope, 'claimant'>): Claimant {
+  if (!scope.claimant) throw new Error('a host phase ran before the spec phase');
+  return scope.claimant;
+}
+
+/** The data references of this pass: the working copy's at first use (after the finalizer write). */
+export function dataReferences(scope: Pick<MachineScope, 'm3m' | 'observed'>): DataReferences {
+  return (scope.observed.references ??= referencesOf(scope.m3m));
 }

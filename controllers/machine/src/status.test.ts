@@ -1,25 +1,21 @@
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ConflictError, ForbiddenError } from '@metal3-ts/generated';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
+import { markFalse } from '@metal3-ts/shared/conditions/set';
+import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import {
-  finishStatus,
-  markAssociated,
-  markAssociateFailed,
-  markAssociateWaiting,
-  markDataReady,
-  markDataWaiting,
-  markMetadataAssociated,
-  markNodeProblem,
-  markNodeReady,
-  markNodeWaiting,
-  markPause,
-  markSecretsSetExternally,
-  type AssociateWait,
-} from './status.ts';
+import { StepError } from '@metal3-ts/shared/controller/step-error';
+import { ClusterNotReachableError, InvalidKubeconfigSecretError } from '@metal3-ts/shared/workload/errors';
+import { HostTakenError, InvalidConfigurationError, NodeProviderIDError } from './errors.ts';
+import type { MachineStep, Observations } from './observations.ts';
+import { deriveStatus } from './status.ts';
 
+const test = suite('Metal3Machine deriveStatus');
+const NOW = new Date('2026-11-25T10:00:00.123Z');
 const fresh = (): Metal3Machine => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'ns' }, spec: {}, status: {} }) as Metal3Machine;
+const derive = (observed: Observations, m3m = fresh()) => deriveStatus({ m3m, base: m3m, observed, now: NOW });
 const v1 = (m: Metal3Machine, type: string) => {
   const c = getCondition(m, type);
   return c ? `${c.status}/${c.reason ?? ''}/${c.severity ?? ''}/${c.message ?? ''}` : '-';
@@ -28,117 +24,138 @@ const v2 = (m: Metal3Machine, type: string) => {
   const c = getV1Beta2Condition(m, type);
   return c ? `${c.status}/${c.reason}/${c.message ?? ''}` : '-';
 };
+const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'nodes "n1" is forbidden' }, { verb: 'PATCH', path: '/api/v1/nodes/n1' });
+const step = (s: MachineStep, cause: unknown) => new StepError('Metal3Machine ns/m', s, cause);
 
-test('§0.3, M-9, M-12, M-13, M-20: association waits in both dialects with upstream reasons and messages', () => {
-  const rows: [AssociateWait, string, string][] = [
+test('AssociateBMH / AssociateBareMetalHost (§0.3, M-9, M-12, M-13, M-20, M-21, M-27, H-10, H-11): every association finding in both dialects', () => {
+  const rows: [Observations['association'], string, string][] = [
     [{ kind: 'OwnerRef' }, 'False/WaitingForM3MachineOwnerRef/Info/', 'False/WaitingForMetal3MachineOwnerRef/Waiting for Machine Controller to set OwnerRef on Metal3Machine'],
+    [{ kind: 'Machine', message: 'Waiting for the owner Machine m' }, 'False/WaitingForM3MachineOwnerRef/Info/Waiting for the owner Machine m', 'False/WaitingForMetal3MachineOwnerRef/Waiting for the owner Machine m'],
+    [{ kind: 'Cluster', message: 'Cluster c not found' }, 'False/WaitingForClusterInfrastructure/Info/Cluster c not found', 'False/WaitingForClusterInfrastructureReady/Cluster c not found'],
     [{ kind: 'Infrastructure' }, 'False/WaitingForClusterInfrastructure/Info/Waiting for Metal3Cluster Controller to create cluster infrastructure', 'False/WaitingForClusterInfrastructureReady/Waiting for Metal3Cluster Controller to create cluster infrastructure'],
     [{ kind: 'Metal3Cluster' }, 'False/WaitingforMetal3Cluster/Info/Waiting for Metal3Cluster Controller to create the Metal3Cluster', 'False/WaitingforMetal3Cluster/Waiting for Metal3Cluster Controller to create the Metal3Cluster'],
     [{ kind: 'Bootstrap' }, 'False/WaitingForBootstrapReady/Info/Waiting for bootstrap data to be ready before proceeding', 'False/WaitingForBootstrapData/Waiting for bootstrap data to be ready before proceeding'],
     [{ kind: 'Host', message: 'No available host found: x' }, 'False/AssociateBMHFailed/Info/No available host found: x', 'False/AssociateBareMetalHostFailed/No available host found: x'],
+    [{ kind: 'Failed', message: 'boom' }, 'False/AssociateBMHFailed/Error/boom', 'False/AssociateBareMetalHostFailed/boom'],
+    [{ kind: 'Associated' }, 'True///', 'True/AssociateBareMetalHostSuccess/'],
   ];
-  for (const [wait, one, two] of rows) {
-    const m = fresh();
-    markAssociateWaiting(m, wait);
-    assert.is(v1(m, 'AssociateBMH'), one, wait.kind);
-    assert.is(v2(m, 'AssociateBareMetalHost'), two, wait.kind);
+  for (const [association, one, two] of rows) {
+    const m = derive({ association });
+    assert.is(v1(m, 'AssociateBMH'), one, association?.kind);
+    assert.is(v2(m, 'AssociateBareMetalHost'), two, association?.kind);
   }
 });
 
-test('M-21, M-27: association failed (severity Error) and succeeded', () => {
-  const m = fresh();
-  markAssociateFailed(m, 'boom');
-  assert.is(v1(m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error/boom');
-  assert.is(v2(m, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed/boom');
-  markAssociated(m);
-  assert.is(v1(m, 'AssociateBMH'), 'True///');
-  assert.is(v2(m, 'AssociateBareMetalHost'), 'True/AssociateBareMetalHostSuccess/');
-});
-
-test('M-28, X-1, X-2, X-3: node/metadata problems and deletion', () => {
-  const rows: [Parameters<typeof markNodeProblem>[1], string, string][] = [
-    ['AssociateM3MetaDataFailed', 'False/AssociateM3MetaDataFailed/Warning/x', 'False/AssociateMetal3MachineMetaDataFailed/x'],
-    ['Deleting', 'False/Deleting/Info/', 'False/Deleting/'],
-    ['DisassociateM3MetaDataFailed', 'False/DisassociateM3MetaDataFailed/Warning/x', 'False/DisassociateM3MetaDataFailed/x'],
-    ['DeletionFailed', 'False/DeletionFailed/Warning/x', 'False/DeletionFailed/x'],
+test('Paused (M-14…M-16, E-4 changed): Paused, NotPaused (False, not True) and the two failures; an association finding of the same pass replaces the v1beta1 pause reason', () => {
+  const rows: [Observations['pause'], string, string][] = [
+    ['Paused', 'True/Paused/', 'False/Metal3MachinePaused/Info/'],
+    ['NotPaused', 'False/NotPaused/', '-'],
+    [{ failed: 'set', message: 'conflict' }, 'False/BareMetalHostPauseAnnotationSetFailed/Failed to set pause annotation on associated BareMetalHost. Error: conflict', 'False/PauseAnnotationSetFailedReason/Info/conflict'],
+    [{ failed: 'remove', message: 'gone' }, 'False/BareMetalHostPauseAnnotationRemoveFailed/Failed to remove pause annotation on associated BareMetalHost. Error: gone', 'False/PauseAnnotationRemoveFailed/Info/gone'],
   ];
-  for (const [step, one, two] of rows) {
-    const m = fresh();
-    markNodeProblem(m, step, step === 'Deleting' ? '' : 'x');
-    assert.is(v1(m, 'KubernetesNodeReady'), one, step);
-    assert.is(v2(m, 'AssociateMetal3MachineMetaData'), two, step);
+  for (const [pause, two, one] of rows) {
+    const m = derive({ pause });
+    assert.is(v2(m, 'Paused'), two, JSON.stringify(pause));
+    assert.is(v1(m, 'AssociateBMH'), one, JSON.stringify(pause));
   }
-  const m = fresh();
-  markMetadataAssociated(m);
-  assert.is(v2(m, 'AssociateMetal3MachineMetaData'), 'True/AssociateMetal3MachineMetaDataSuccess/');
+  assert.is(v1(derive({ pause: 'Paused', association: { kind: 'Associated' } }), 'AssociateBMH'), 'True///');
 });
 
-test('M-36, M-19, P-9: Metal3DataReady waiting, ready, and set externally only when not already True', () => {
-  const m = fresh();
-  markDataWaiting(m, 'Waiting for Metal3Data to become ready');
-  assert.is(v1(m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info/Waiting for Metal3Data to become ready');
-  assert.is(v2(m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Waiting for Metal3Data to become ready');
-  markDataReady(m);
-  markSecretsSetExternally(m);
-  assert.is(v2(m, 'Metal3DataReady'), 'True/Metal3DataSecretsReady/', 'a rendered Metal3Data stays the reason');
-  const other = fresh();
-  markSecretsSetExternally(other);
-  assert.is(v1(other, 'Metal3DataReady'), 'True///');
-  assert.is(v2(other, 'Metal3DataReady'), 'True/SecretsSetExternally/');
+test('AssociateMetal3MachineMetaData (v1beta2) and KubernetesNodeReady (v1beta1) (M-28, X-1…X-3, E-5 changed): every Node finding', () => {
+  const rows: [Observations['node'], string, string][] = [
+    [{ kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'x' }, 'False/AssociateM3MetaDataFailed/Warning/x', 'False/AssociateMetal3MachineMetaDataFailed/x'],
+    [{ kind: 'Problem', step: 'Deleting', message: '' }, 'False/Deleting/Info/', 'False/Deleting/'],
+    [{ kind: 'Problem', step: 'DisassociateM3MetaDataFailed', message: 'x' }, 'False/DisassociateM3MetaDataFailed/Warning/x', 'False/DisassociateM3MetaDataFailed/x'],
+    [{ kind: 'Problem', step: 'DeletionFailed', message: 'x' }, 'False/DeletionFailed/Warning/x', 'False/DeletionFailed/x'],
+    [{ kind: 'Ready' }, 'True///', 'True/AssociateMetal3MachineMetaDataSuccess/'],
+    [{ kind: 'Waiting', message: 'w' }, '-', 'True/AssociateMetal3MachineMetaDataSuccess/'],
+  ];
+  for (const [node, one, two] of rows) {
+    const m = derive({ metadataAssociated: true, node });
+    assert.is(v1(m, 'KubernetesNodeReady'), one, JSON.stringify(node));
+    assert.is(v2(m, 'AssociateMetal3MachineMetaData'), two, JSON.stringify(node));
+  }
 });
 
-test('M-14…M-16, E-4 changed: Paused, NotPaused (False, not True) and the two failures', () => {
-  const m = fresh();
-  markPause(m, 'Paused');
-  assert.is(v2(m, 'Paused'), 'True/Paused/');
-  assert.is(v1(m, 'AssociateBMH'), 'False/Metal3MachinePaused/Info/');
-  markPause(m, 'NotPaused');
-  assert.is(v2(m, 'Paused'), 'False/NotPaused/', 'E-4: upstream writes True here');
-  markPause(m, { failed: 'set', message: 'conflict' });
-  assert.is(v2(m, 'Paused'), 'False/BareMetalHostPauseAnnotationSetFailed/Failed to set pause annotation on associated BareMetalHost. Error: conflict');
-  assert.is(v1(m, 'AssociateBMH'), 'False/PauseAnnotationSetFailedReason/Info/conflict');
-  markPause(m, { failed: 'remove', message: 'gone' });
-  assert.is(v2(m, 'Paused'), 'False/BareMetalHostPauseAnnotationRemoveFailed/Failed to remove pause annotation on associated BareMetalHost. Error: gone');
-  assert.is(v1(m, 'AssociateBMH'), 'False/PauseAnnotationRemoveFailed/Info/gone');
+test('KubernetesNodeReady: an unusable workload cluster turned into a plain wait leaves no Warning behind; with no problem shown, a wait writes nothing', () => {
+  const shown = fresh();
+  markFalse(shown, 'KubernetesNodeReady', 'AssociateM3MetaDataFailed', 'Warning', 'get secrets refused: 403 Forbidden: …');
+  assert.is(v1(derive({ node: { kind: 'Waiting', message: 'Workload cluster not usable yet: Secret not found' } }, shown), 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: Secret not found');
+  assert.is(v1(derive({ node: { kind: 'Waiting', message: 'w' } }), 'KubernetesNodeReady'), '-');
 });
 
-test('M-42, E-5 changed: Ready summaries; KubernetesNodeReady True once the Node is found clears a past failure', () => {
-  const m = fresh();
-  markAssociated(m);
-  markMetadataAssociated(m);
-  markSecretsSetExternally(m);
-  markNodeProblem(m, 'AssociateM3MetaDataFailed', 'transient');
-  finishStatus(fresh(), m, new Date('2026-11-25T10:00:00.123Z'));
-  assert.is(v1(m, 'Ready'), 'False/AssociateM3MetaDataFailed/Warning/transient');
-  assert.is(v2(m, 'Ready').split('/').slice(0, 2).join('/'), 'False/NotReady');
-  markMetadataAssociated(m);
-  markNodeReady(m);
-  finishStatus(fresh(), m, new Date('2026-11-25T10:00:00Z'));
-  assert.is(v1(m, 'Ready'), 'True///');
-  assert.is(v2(m, 'Ready'), 'True/Ready/');
-  assert.is(m.status?.lastUpdated, '2026-11-25T10:00:00Z');
+test('Metal3DataReady (M-36, M-19, P-9): waiting, ready, and set externally only when not already True', () => {
+  const rows: [Observations['data'], string, string][] = [
+    [{ kind: 'Waiting', message: 'Waiting for Metal3Data to become ready' }, 'False/WaitingForMetal3Data/Info/Waiting for Metal3Data to become ready', 'False/WaitingForMetal3Data/Waiting for Metal3Data to become ready'],
+    [{ kind: 'Ready' }, 'True///', 'True/Metal3DataSecretsReady/'],
+    [{ kind: 'External' }, 'True///', 'True/SecretsSetExternally/'],
+  ];
+  for (const [data, one, two] of rows) {
+    const m = derive({ data });
+    assert.is(v1(m, 'Metal3DataReady'), one, data?.kind);
+    assert.is(v2(m, 'Metal3DataReady'), two, data?.kind);
+  }
+  const rendered = fresh();
+  setV1Beta2Condition(rendered, { type: 'Metal3DataReady', status: 'True', reason: 'Metal3DataSecretsReady' });
+  assert.is(v2(derive({ data: { kind: 'External' } }, rendered), 'Metal3DataReady'), 'True/Metal3DataSecretsReady/', 'a rendered Metal3Data stays the reason');
 });
 
-test('M-31: lastUpdated moves only when something else in the status changed', () => {
-  const before = fresh();
-  markAssociated(before);
-  finishStatus(fresh(), before, new Date('2026-11-25T10:00:00Z'));
-  const again = structuredClone(before) as Metal3Machine;
-  markAssociated(again);
-  finishStatus(before, again, new Date('2026-11-25T11:00:00Z'));
-  assert.is(again.status?.lastUpdated, '2026-11-25T10:00:00Z');
+test('Ready summaries (M-42, E-5 changed) in both dialects; status.ready, addresses and spec.providerID from the findings; lastUpdated only on change', () => {
+  const failing = derive({ association: { kind: 'Associated' }, metadataAssociated: true, data: { kind: 'External' }, node: { kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'transient' } });
+  assert.is(v1(failing, 'Ready'), 'False/AssociateM3MetaDataFailed/Warning/transient');
+  assert.is(v2(failing, 'Ready').split('/').slice(0, 2).join('/'), 'False/NotReady');
+  const addresses = [{ type: 'InternalIP' as const, address: '192.168.111.20' }];
+  const ready = derive({ association: { kind: 'Associated' }, metadataAssociated: true, data: { kind: 'External' }, node: { kind: 'Ready' }, ready: true, providerID: 'metal3://ns/h/m', addresses }, failing);
+  assert.is(v1(ready, 'Ready'), 'True///');
+  assert.is(v2(ready, 'Ready'), 'True/Ready/');
+  assert.is(ready.status?.ready, true);
+  assert.is(ready.spec?.providerID, 'metal3://ns/h/m');
+  assert.equal(ready.status?.addresses, addresses);
+  assert.is(ready.status?.lastUpdated, '2026-11-25T10:00:00Z');
+  const again = deriveStatus({ m3m: ready, base: ready, observed: { association: { kind: 'Associated' } }, now: new Date('2026-11-25T11:00:00Z') });
+  assert.is(again.status?.lastUpdated, '2026-11-25T10:00:00Z', 'M-31: nothing else changed');
 });
 
-test('an unusable workload cluster turned into a plain wait leaves no Warning behind; with no problem shown, a wait writes nothing', () => {
-  const m = fresh();
-  markNodeWaiting(m, 'waiting');
-  assert.is(v1(m, 'KubernetesNodeReady'), '-');
-  markNodeProblem(m, 'AssociateM3MetaDataFailed', 'get secrets refused: 403 Forbidden: …');
-  markNodeWaiting(m, 'Workload cluster not usable yet: Secret not found');
-  assert.is(v1(m, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: Secret not found');
-  markNodeReady(m);
-  markNodeWaiting(m, 'again');
-  assert.is(v1(m, 'KubernetesNodeReady'), 'True///');
+test('a failure shows on the condition of its step (M-21, M-28, X-2, X-3); a refusal anywhere else on AssociateBMH; invalid configuration sets the failure fields (seed 002)', () => {
+  const rows: [unknown, string, string, string][] = [
+    [step('associate', new Error('no way')), 'AssociateBMH', 'False/AssociateBMHFailed/Error/no way', ''],
+    [step('spec', new InvalidConfigurationError('foreign')), 'AssociateBMH', 'False/AssociateBMHFailed/Error/foreign', 'InvalidConfiguration/foreign'],
+    [step('host', new HostTakenError('taken')), 'AssociateBMH', 'False/AssociateBMHFailed/Error/taken', ''],
+    [step('host', new ConflictError(409, undefined, { verb: 'PATCH', path: '/x' })), 'AssociateBMH', '-', ''],
+    [step('metadata', new InvalidConfigurationError('spec.dataTemplate.name must be set')), 'KubernetesNodeReady', 'False/AssociateM3MetaDataFailed/Warning/spec.dataTemplate.name must be set', 'InvalidConfiguration/spec.dataTemplate.name must be set'],
+    [step('dissociate', new Error('d')), 'KubernetesNodeReady', 'False/DisassociateM3MetaDataFailed/Warning/d', ''],
+    [step('release', new Error('r')), 'KubernetesNodeReady', 'False/DeletionFailed/Warning/r', ''],
+    [step('finalizer', forbidden), 'AssociateBMH', 'False/AssociateBMHFailed/Error/patch nodes refused: 403 Forbidden: nodes "n1" is forbidden', ''],
+    [step('strays', new Error('transient')), 'AssociateBMH', '-', ''],
+    [step('node', new InvalidKubeconfigSecretError({ namespace: 'ns', name: 'c' }, 'junk')), 'KubernetesNodeReady', 'False/AssociateM3MetaDataFailed/Warning/', ''],
+  ];
+  for (const [failure, type, shown, fields] of rows) {
+    const m = derive({ failure });
+    const got = v1(m, type);
+    assert.ok(shown.endsWith('/') ? got.startsWith(shown) : got === shown, `${(failure as StepError).step}: ${got}`);
+    assert.is(m.status?.failureReason ? `${m.status.failureReason}/${m.status.failureMessage}` : '', fields, (failure as StepError).step);
+  }
+});
+
+test('the Node step: a Forbidden Node patch shows on KubernetesNodeReady (Warning) naming the Node and the verb; a workload cluster not reachable is a wait (Info)', () => {
+  const refused = derive({ failure: step('node', new NodeProviderIDError('n1', 'ns/c', forbidden)) });
+  assert.is(v1(refused, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning/Node n1 of workload cluster ns/c: setting spec.providerID failed: patch nodes refused: 403 Forbidden: nodes "n1" is forbidden');
+  assert.is(v2(refused, 'AssociateMetal3MachineMetaData').split('/')[1], 'AssociateMetal3MachineMetaDataFailed');
+  const shown = fresh();
+  markFalse(shown, 'KubernetesNodeReady', 'AssociateM3MetaDataFailed', 'Warning', 'old');
+  const waiting = derive({ failure: step('node', new ClusterNotReachableError({ namespace: 'ns', name: 'c' }, new Error('ECONNREFUSED'))) }, shown);
+  assert.is(v1(waiting, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: workload cluster ns/c is not reachable: ECONNREFUSED');
+});
+
+test('the data references (M-23, M-35, M-36, X-2): as the phases left them, a missing one removed; untouched without a finding', () => {
+  const m3m = fresh();
+  m3m.status = { userData: { name: 'u', namespace: 'ns' }, renderedData: { name: 'd', namespace: 'ns' }, metaData: { name: 'old', namespace: 'ns' } };
+  const out = derive({ references: { userData: { name: 'u', namespace: 'ns' }, metaData: { name: 'md', namespace: 'ns' } } }, m3m);
+  assert.equal(out.status?.metaData, { name: 'md', namespace: 'ns' });
+  assert.equal(out.status?.userData, { name: 'u', namespace: 'ns' });
+  assert.is(out.status?.renderedData, undefined, 'X-2: dropped on deletion');
+  assert.is(out.status?.networkData, undefined);
+  assert.equal(derive({}, m3m).status?.renderedData, { name: 'd', namespace: 'ns' });
 });
 
 test.run();

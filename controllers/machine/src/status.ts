@@ -1,180 +1,131 @@
-// Every condition the Metal3Machine controller writes, one named function per situation of research
-// §0.3 / §1.2, so a phase says what happened and this module says how both dialects show it. The
-// summaries and `lastUpdated` are computed once, right before the final patch (M-42).
+// The one place a Metal3Machine's status is decided (M-42): deriveStatus turns what the phases of a
+// reconcile observed (observations.ts) into the object the final patch writes: every condition of
+// both dialects, status.ready, status.addresses, the data references (data-references.ts),
+// failureReason/failureMessage, the Ready summaries,
+// lastUpdated, and the one spec field a reconcile learns rather than owns (spec.providerID, agreed
+// with the workload cluster). Pure: no I/O, no clock (the scope carries `now`), table-tested.
 //
-// Changed from upstream (docs/compatibility.md):
-// - E-4: after un-pausing, v1beta2 Paused is False/NotPaused (upstream writes True/NotPaused);
-// - E-5: KubernetesNodeReady turns True once the machine is ready (upstream never sets it True, so a
-//   transient failure left the v1beta1 Ready summary False for the rest of the object's life);
-// - waiting for a host (H-11, H-10) keeps upstream's AssociateBMHFailed reasons but with severity
-//   Info and a message that says what is awaited: it is a wait, not an error.
+// The topics are applied in a fixed order, pause first (its v1beta1 AssociateBMH reason is replaced
+// by any association finding of the same pass), a failure last (it names the step it happened in,
+// and that step's condition shows it).
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
+import { refusalOf } from '@metal3-ts/shared/controller/refusal';
+import { StepError } from '@metal3-ts/shared/controller/step-error';
 import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
-import type { ConditionSeverity } from '@metal3-ts/shared/conditions/types';
-import { isV1Beta2True } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/summary';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { withReferences } from './data-references.ts';
+import { causeOf, HostTakenError, isInvalidConfiguration, messageOf, nodeFailureKind } from './errors.ts';
+import { FailureReason, V1BETA1_READY_INPUTS, V1BETA2_READY_INPUTS } from './names.ts';
+import type { Association, DataState, NodeState, Observations } from './observations.ts';
 import {
-  ASSOCIATE_BARE_METAL_HOST,
-  ASSOCIATE_BMH,
-  ASSOCIATE_METADATA,
-  KUBERNETES_NODE_READY,
-  METAL3_DATA_READY,
-  PAUSED,
-  V1BETA1_READY_INPUTS,
-  V1BETA2_READY_INPUTS,
-  V1Beta1Reason,
-  V1Beta2Reason,
-} from './names.ts';
+  setAssociated,
+  setAssociateFailed,
+  setAssociateWaiting,
+  setDataReady,
+  setDataWaiting,
+  setMetadataAssociated,
+  setNodeProblem,
+  setNodeReady,
+  setNodeWaiting,
+  setPause,
+  setSecretsSetExternally,
+} from './status-conditions.ts';
 
-/** Why association cannot proceed yet (M-9, M-11…M-13, M-20, H-10, H-11). */
-export type AssociateWait =
-  | { readonly kind: 'OwnerRef' }
-  | { readonly kind: 'Machine'; readonly message: string }
-  | { readonly kind: 'Cluster'; readonly message: string }
-  | { readonly kind: 'Infrastructure' }
-  | { readonly kind: 'Metal3Cluster' }
-  | { readonly kind: 'Bootstrap' }
-  | { readonly kind: 'Host'; readonly message: string };
-
-const WAITS: Record<AssociateWait['kind'], { v1: string; v2: string; message: string }> = {
-  OwnerRef: { v1: V1Beta1Reason.WaitingForM3MachineOwnerRef, v2: V1Beta2Reason.WaitingForMetal3MachineOwnerRef, message: 'Waiting for Machine Controller to set OwnerRef on Metal3Machine' },
-  Machine: { v1: V1Beta1Reason.WaitingForM3MachineOwnerRef, v2: V1Beta2Reason.WaitingForMetal3MachineOwnerRef, message: '' },
-  Cluster: { v1: V1Beta1Reason.WaitingForClusterInfrastructure, v2: V1Beta2Reason.WaitingForClusterInfrastructureReady, message: '' },
-  Infrastructure: {
-    v1: V1Beta1Reason.WaitingForClusterInfrastructure,
-    v2: V1Beta2Reason.WaitingForClusterInfrastructureReady,
-    message: 'Waiting for Metal3Cluster Controller to create cluster infrastructure',
-  },
-  Metal3Cluster: { v1: V1Beta1Reason.WaitingforMetal3Cluster, v2: V1Beta2Reason.WaitingforMetal3Cluster, message: 'Waiting for Metal3Cluster Controller to create the Metal3Cluster' },
-  Bootstrap: { v1: V1Beta1Reason.WaitingForBootstrapReady, v2: V1Beta2Reason.WaitingForBootstrapData, message: 'Waiting for bootstrap data to be ready before proceeding' },
-  Host: { v1: V1Beta1Reason.AssociateBMHFailed, v2: V1Beta2Reason.AssociateBareMetalHostFailed, message: '' },
-};
-
-export function markAssociateWaiting(m3m: Metal3Machine, wait: AssociateWait): void {
-  const { v1, v2, message } = WAITS[wait.kind];
-  const text = 'message' in wait ? wait.message : message;
-  // M-9 writes the v1beta1 condition with no message; every other wait repeats the v1beta2 text.
-  markFalse(m3m, ASSOCIATE_BMH, v1, 'Info', wait.kind === 'OwnerRef' ? '' : text);
-  setV1Beta2Condition(m3m, { type: ASSOCIATE_BARE_METAL_HOST, status: 'False', reason: v2, message: text });
+export interface StatusInput {
+  /** The working copy after the phases: metadata, spec and the data references as they will be patched. */
+  readonly m3m: Readonly<Metal3Machine>;
+  /** The object the final patch is computed against: lastUpdated moves only when the status differs from it. */
+  readonly base: Readonly<Metal3Machine>;
+  readonly observed: Readonly<Observations>;
+  readonly now: Date;
 }
 
-/** M-21: association failed with `message`. */
-export function markAssociateFailed(m3m: Metal3Machine, message: string): void {
-  markFalse(m3m, ASSOCIATE_BMH, V1Beta1Reason.AssociateBMHFailed, 'Error', message);
-  setV1Beta2Condition(m3m, { type: ASSOCIATE_BARE_METAL_HOST, status: 'False', reason: V1Beta2Reason.AssociateBareMetalHostFailed, message });
+/** The Metal3Machine as the final patch should leave it. */
+export function deriveStatus(input: StatusInput): Metal3Machine {
+  const { observed } = input;
+  const m3m = structuredClone(observed.references ? withReferences(input.m3m, observed.references) : input.m3m) as Metal3Machine;
+  if (observed.pause) setPause(m3m, observed.pause);
+  if (observed.association) showAssociation(m3m, observed.association);
+  if (observed.metadataAssociated) setMetadataAssociated(m3m);
+  if (observed.node) showNode(m3m, observed.node);
+  if (observed.data) showData(m3m, observed.data);
+  const status = (m3m.status ??= {});
+  if (observed.addresses) status.addresses = observed.addresses;
+  if (observed.ready !== undefined) status.ready = observed.ready;
+  if (observed.providerID) (m3m.spec ??= {}).providerID = observed.providerID;
+  if (observed.failure !== undefined) showFailure(m3m, observed.failure);
+  finishStatus(input.base, m3m, input.now);
+  return m3m;
 }
 
-/** M-27, M-31. */
-export function markAssociated(m3m: Metal3Machine): void {
-  markTrue(m3m, ASSOCIATE_BMH);
-  setV1Beta2Condition(m3m, { type: ASSOCIATE_BARE_METAL_HOST, status: 'True', reason: V1Beta2Reason.AssociateBareMetalHostSuccess });
+function showAssociation(m3m: Metal3Machine, association: Association): void {
+  if (association.kind === 'Associated') setAssociated(m3m);
+  else if (association.kind === 'Failed') setAssociateFailed(m3m, association.message);
+  else setAssociateWaiting(m3m, association);
 }
 
-/** M-28 success. */
-export function markMetadataAssociated(m3m: Metal3Machine): void {
-  setV1Beta2Condition(m3m, { type: ASSOCIATE_METADATA, status: 'True', reason: V1Beta2Reason.AssociateMetaDataSuccess });
+function showNode(m3m: Metal3Machine, node: NodeState): void {
+  if (node.kind === 'Ready') setNodeReady(m3m);
+  else if (node.kind === 'Waiting') setNodeWaiting(m3m, node.message);
+  else setNodeProblem(m3m, node.step, node.message);
 }
 
-/** M-28 failure, X-1, X-2, X-3: the node/metadata conditions say what went wrong (or that we are deleting). */
-export function markNodeProblem(m3m: Metal3Machine, step: 'AssociateM3MetaDataFailed' | 'Deleting' | 'DisassociateM3MetaDataFailed' | 'DeletionFailed', message = ''): void {
-  const v1: Record<typeof step, [string, ConditionSeverity]> = {
-    AssociateM3MetaDataFailed: [V1Beta1Reason.AssociateM3MetaDataFailed, 'Warning'],
-    Deleting: [V1Beta1Reason.Deleting, 'Info'],
-    DisassociateM3MetaDataFailed: [V1Beta1Reason.DisassociateM3MetaDataFailed, 'Warning'],
-    DeletionFailed: [V1Beta1Reason.DeletionFailed, 'Warning'],
-  };
-  const v2: Record<typeof step, string> = {
-    AssociateM3MetaDataFailed: V1Beta2Reason.AssociateMetaDataFailed,
-    Deleting: V1Beta2Reason.Deleting,
-    DisassociateM3MetaDataFailed: V1Beta2Reason.DisassociateM3MetaDataFailed,
-    DeletionFailed: V1Beta2Reason.DeletionFailed,
-  };
-  const [reason, severity] = v1[step];
-  markFalse(m3m, KUBERNETES_NODE_READY, reason, severity, message);
-  setV1Beta2Condition(m3m, { type: ASSOCIATE_METADATA, status: 'False', reason: v2[step], ...(message ? { message } : {}) });
+function showData(m3m: Metal3Machine, data: DataState): void {
+  if (data.kind === 'Ready') setDataReady(m3m);
+  else if (data.kind === 'Waiting') setDataWaiting(m3m, data.message);
+  else setSecretsSetExternally(m3m);
 }
 
 /**
- * A problem reported on KubernetesNodeReady (an unusable workload cluster) has become a plain wait
- * (the Secret missing, the apiserver starting): the same reason with severity Info and the wait's
- * message, so the earlier failure does not stay on the object; a later, more precise wait replaces an
- * earlier one. Nothing changes when no problem was shown.
+ * A failed step's condition (M-21, M-28, X-2, X-3): association steps on AssociateBMH, the metadata
+ * and Node steps on KubernetesNodeReady/AssociateMetal3MachineMetaData, the deletion steps there
+ * too. A refusal in any other step (the finalizer, a stray host, forgetting a record) shows on
+ * AssociateBMH, so every refused request reaches a condition naming verb and resource. Invalid
+ * configuration sets the failure fields (seed 002).
  */
-export function markNodeWaiting(m3m: Metal3Machine, message: string): void {
-  const current = getCondition(m3m, KUBERNETES_NODE_READY);
-  if (current?.status !== 'False' || current.reason !== V1Beta1Reason.AssociateM3MetaDataFailed) return;
-  markFalse(m3m, KUBERNETES_NODE_READY, V1Beta1Reason.AssociateM3MetaDataFailed, 'Info', message);
-}
-
-/** E-5 fix: the Node exists with our provider ID. */
-export function markNodeReady(m3m: Metal3Machine): void {
-  markTrue(m3m, KUBERNETES_NODE_READY);
-}
-
-/** M-36 step 3. */
-export function markDataWaiting(m3m: Metal3Machine, message: string): void {
-  markFalse(m3m, METAL3_DATA_READY, V1Beta1Reason.WaitingForMetal3Data, 'Info', message);
-  setV1Beta2Condition(m3m, { type: METAL3_DATA_READY, status: 'False', reason: V1Beta2Reason.WaitingForMetal3Data, message });
-}
-
-/** M-36 step 4. */
-export function markDataReady(m3m: Metal3Machine): void {
-  markTrue(m3m, METAL3_DATA_READY);
-  setV1Beta2Condition(m3m, { type: METAL3_DATA_READY, status: 'True', reason: V1Beta2Reason.Metal3DataSecretsReady });
-}
-
-/** M-19, P-9: no data template renders the secrets; whoever set them did. Once only. */
-export function markSecretsSetExternally(m3m: Metal3Machine): void {
-  if (isV1Beta2True(m3m, METAL3_DATA_READY)) return;
-  markTrue(m3m, METAL3_DATA_READY);
-  setV1Beta2Condition(m3m, { type: METAL3_DATA_READY, status: 'True', reason: V1Beta2Reason.SecretsSetExternally });
-}
-
-/** M-16 and the pause propagation outcomes of M-14/M-15. */
-export type PauseState = 'Paused' | 'NotPaused' | { readonly failed: 'set' | 'remove'; readonly message: string };
-
-export function markPause(m3m: Metal3Machine, state: PauseState): void {
-  if (state === 'Paused') {
-    markFalse(m3m, ASSOCIATE_BMH, V1Beta1Reason.Metal3MachinePaused, 'Info', '');
-    setV1Beta2Condition(m3m, { type: PAUSED, status: 'True', reason: V1Beta2Reason.Paused });
-  } else if (state === 'NotPaused') {
-    setV1Beta2Condition(m3m, { type: PAUSED, status: 'False', reason: V1Beta2Reason.NotPaused });
-  } else if (state.failed === 'set') {
-    markFalse(m3m, ASSOCIATE_BMH, V1Beta1Reason.PauseAnnotationSetFailed, 'Info', state.message);
-    setV1Beta2Condition(m3m, {
-      type: PAUSED,
-      status: 'False',
-      reason: V1Beta2Reason.PauseAnnotationSetFailed,
-      message: `Failed to set pause annotation on associated BareMetalHost. Error: ${state.message}`,
-    });
-  } else {
-    markFalse(m3m, ASSOCIATE_BMH, V1Beta1Reason.PauseAnnotationRemoveFailed, 'Info', state.message);
-    setV1Beta2Condition(m3m, {
-      type: PAUSED,
-      status: 'False',
-      reason: V1Beta2Reason.PauseAnnotationRemoveFailed,
-      message: `Failed to remove pause annotation on associated BareMetalHost. Error: ${state.message}`,
-    });
+function showFailure(m3m: Metal3Machine, failure: unknown): void {
+  const step = failure instanceof StepError ? failure.step : undefined;
+  const cause = causeOf(failure);
+  const message = messageOf(failure);
+  if (isInvalidConfiguration(cause)) {
+    const status = (m3m.status ??= {});
+    status.failureReason = FailureReason.InvalidConfiguration;
+    status.failureMessage = cause.message;
   }
-}
-
-/** The message of a v1beta1 condition, to emit an event only when it is new. */
-export function conditionMessage(m3m: Readonly<Metal3Machine>, type: string): string | undefined {
-  return getCondition(m3m, type)?.message;
+  const refused = refusalOf(cause) !== undefined;
+  switch (step) {
+    case 'spec':
+    case 'associate':
+      return setAssociateFailed(m3m, message);
+    case 'settled':
+    case 'host':
+      if (cause instanceof HostTakenError || isInvalidConfiguration(cause) || refused) setAssociateFailed(m3m, message);
+      return;
+    case 'metadata':
+      return setNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
+    case 'node':
+      // A refused request or a kubeconfig that can never work waits for a person; anything else
+      // (the workload apiserver starting) is shown as a wait.
+      if (nodeFailureKind(cause) === 'unusable') return setNodeProblem(m3m, 'AssociateM3MetaDataFailed', message);
+      return setNodeWaiting(m3m, `Workload cluster not usable yet: ${message}`);
+    case 'dissociate':
+      return setNodeProblem(m3m, 'DisassociateM3MetaDataFailed', message);
+    case 'release':
+      return setNodeProblem(m3m, 'DeletionFailed', message);
+    default:
+      if (refused) setAssociateFailed(m3m, message);
+  }
 }
 
 /**
  * M-42 and M-31: both Ready summaries, then `lastUpdated` = `now` when anything else in the status
  * changed (so a reconcile that finds nothing new writes nothing).
  */
-export function finishStatus(before: Readonly<Metal3Machine>, m3m: Metal3Machine, now: Date): void {
+function finishStatus(base: Readonly<Metal3Machine>, m3m: Metal3Machine, now: Date): void {
   setReadySummary(m3m, V1BETA1_READY_INPUTS);
   setV1Beta2ReadySummary(m3m, V1BETA2_READY_INPUTS);
-  const { lastUpdated: _was, ...was } = before.status ?? {};
+  const { lastUpdated: _was, ...was } = base.status ?? {};
   const { lastUpdated: _is, ...is } = m3m.status ?? {};
   if (deepEqual(was, is) || !m3m.status) return;
   m3m.status.lastUpdated = now.toISOString().replace(/\.\d+Z$/, 'Z');

@@ -71,6 +71,8 @@ export interface RunningController {
   reconciles(): number;
   /** Reconciles that ended in an error (bad input must never loop as one). */
   errors(): number;
+  /** `controller_runtime_reconcile_errors_total{controller="metal3machine"}`, as /metrics shows it. */
+  reconcileErrorsTotal(): number;
   /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
   writes(resource?: string): number;
   /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
@@ -120,6 +122,7 @@ export async function startMachineController(env: TestEnv, namespace: string, op
     client,
     reconciles: () => count(['success', 'error', 'requeue', 'requeue_after']),
     errors: () => count(['error']),
+    reconcileErrorsTotal: () => registry.counter('controller_runtime_reconcile_errors_total', '', ['controller']).get({ controller: CONTROLLER_NAME }),
     writes: (resource) =>
       counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
     problems: () => [...lines],

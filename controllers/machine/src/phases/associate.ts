@@ -29,6 +29,7 @@ import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { BMC_SECRET_LABELLED_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
+import type { Claimant } from '../scope.ts';
 import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
@@ -55,12 +56,6 @@ export function reuseNameOf(deps: Pick<MachineReconcilerDeps, 'informers'>, mach
 /** The consumer the host selection works for. */
 export function consumerOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine> | undefined): HostConsumer {
   return metal3MachineConsumer(m3m, machine ? reuseNameOf(deps, machine) : undefined);
-}
-
-/** Who holds hosts in one reconcile: the consumer (with its reuse name) and the cluster its hosts are labelled with. */
-export interface Claimant {
-  readonly consumer: HostConsumer;
-  readonly clusterName: string;
 }
 
 /** Computed once per reconcile and handed to every phase that claims, keeps or releases a host. */

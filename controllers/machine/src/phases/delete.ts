@@ -25,16 +25,20 @@ import { releaseHost, type ReleaseStep } from '@metal3-ts/baremetal/release';
 import { hasFinishedDeprovisioning } from '@metal3-ts/baremetal/states';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
+import { runStep } from '@metal3-ts/shared/controller/step-error';
+import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
+import { dataReferences, type MachineScope } from '../scope.ts';
+import type { DataReferences } from '../data-references.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
+import { onFreshHost } from './fresh-host.ts';
 
 /** X-2: the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
-export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Metal3Machine): Promise<void> {
-  const status = (m3m.status ??= {});
-  if (!m3m.spec?.metaData) delete status.metaData;
-  if (!m3m.spec?.networkData) delete status.networkData;
-  delete status.renderedData;
+export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Readonly<Metal3Machine>, refs: DataReferences): Promise<void> {
+  if (!m3m.spec?.metaData) delete refs.metaData;
+  if (!m3m.spec?.networkData) delete refs.networkData;
+  delete refs.renderedData;
   const namespace = m3m.metadata.namespace ?? '';
   const claim = deps.informers.claims.store.get({ namespace, name: m3m.metadata.name ?? '' });
   if (!claim) return;
@@ -100,9 +104,9 @@ export async function releaseHosts(
   for (const host of hosts.values()) {
     // Once, just before the release step (not on every pass of the wait).
     if (isClaimedBy(host, consumer.ref) && hasFinishedDeprovisioning(host) && !hasDeployment(host)) await unlabelCredentials(deps.client, host, clusterName);
-    const step: ReleaseStep = await releaseHost(
+    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', (current) => releaseHost(
       deps.client,
-      host,
+      current,
       {
         consumer: consumer.ref,
         ...(clusterName ? { clusterName } : {}),
@@ -113,8 +117,26 @@ export async function releaseHosts(
         fastTrack: deps.fastTrack ?? 'false',
       },
       { onWrite: (h) => deps.inventory.noteWrite(h) },
-    );
-    if (step.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
+    ));
+    if (step?.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
   }
   return waiting ?? { kind: 'released' };
+}
+
+/**
+ * The deletion flow's one phase: steps `dissociate` (X-2) and `release` (X-3…X-15). Once no host
+ * names the machine, `scope.released` tells the orchestration to remove the finalizer after the patch.
+ */
+export async function reconcileDelete(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
+  scope.observed.node = { kind: 'Problem', step: 'Deleting', message: '' };
+  const m3m = scope.m3m;
+  const clearData = { metaData: !!m3m.status?.metaData, networkData: !!m3m.status?.networkData };
+  await runStep(scope.object, 'dissociate', () => dissociateMetadata(ctx.deps, m3m, dataReferences(scope)));
+  const outcome = await runStep(scope.object, 'release', () => releaseHosts(ctx.deps, m3m, scope.host, scope.machine, scope.cluster, clearData));
+  if (outcome.kind === 'deprovisioning') {
+    scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);
+    return ctx.safetyNet;
+  }
+  scope.released = true;
+  return {};
 }

@@ -6,7 +6,7 @@
 // claimed here under its lock (the record of a crash between record and claim, which associate.ts let
 // stand because selection would choose that host). A record of a host the machine cannot have is
 // found here too (staleHostRecord), so the reconcile can forget it and choose again.
-import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Metal3Machine, Metal3MachineStatusAddresses } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimedHost } from '@metal3-ts/baremetal/claim';
 import { isClaimedBy, type HostConsumer } from '@metal3-ts/baremetal/consumer';
@@ -14,16 +14,12 @@ import { hostKey, patchHost } from '@metal3-ts/baremetal/host-patch';
 import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/baremetal/provision';
 import { isClaimed } from '@metal3-ts/baremetal/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import { withReferences, type DataReferences } from '../data-references.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
-import { InvalidConfigurationError } from '../errors.ts';
+import { HostTakenError, InvalidConfigurationError } from '../errors.ts';
 import { hostAddresses } from '../host-addresses.ts';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import { labelCredentials, type Claimant } from './associate.ts';
-
-/** The host is held by another consumer: we never overwrite a claim (a hand edit, or a restore). */
-export class HostTakenError extends Error {
-  override name = 'HostTakenError';
-}
+import type { Claimant } from '../scope.ts';
 
 /** `Kind namespace/name` of the host's consumer, for messages. */
 function consumerText(host: Readonly<BareMetalHost>): string {
@@ -50,26 +46,29 @@ export function staleHostRecord(
 export interface HostKept {
   /** The written (or unchanged) host. */
   readonly host: BareMetalHost;
+  /** M-31: the host's addresses as the machine shows them. */
+  readonly addresses: Metal3MachineStatusAddresses[];
   /** What of the host's inspection data was not copied to `status.addresses`, in words. */
   readonly droppedAddresses: readonly string[];
 }
 
 /**
- * Writes the host as the machine wants it and copies its addresses to the machine's status. `deploy`
+ * Writes the host as the machine wants it and returns the addresses the machine shows. `deploy`
  * is false while the data template's Secrets are not ready (M-36): the claim and power are still kept.
  * Throws HostTakenError, InvalidConfigurationError (a Secret in another namespace), or a
- * ConflictError when the host changed meanwhile (the reconcile retries at once with the new copy).
+ * ConflictError when the host changed meanwhile (the harness retries the reconcile with backoff).
  */
 export async function reconcileHost(
   deps: MachineReconcilerDeps,
   m3m: Metal3Machine,
+  refs: Readonly<DataReferences>,
   host: Readonly<BareMetalHost>,
   { consumer, clusterName }: Claimant,
   deploy: boolean,
 ): Promise<HostKept> {
   if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
-  const provisioning = metal3MachineProvisioning(m3m);
+  const provisioning = metal3MachineProvisioning(withReferences(m3m, refs));
   let desired: BareMetalHost;
   try {
     desired = provisionedHost(claimed, deploy ? provisioning : { ...provisioning, deployment: undefined });
@@ -84,9 +83,5 @@ export async function reconcileHost(
   const current = written ?? (host as BareMetalHost);
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: hostKey(current) };
   const { addresses, dropped } = hostAddresses(current);
-  (m3m.status ??= {}).addresses = addresses;
-  // M-26 on every pass (a claim made here, a label write refused before): a request only while the
-  // machine does not record the label as landed. Last, so a refusal still leaves the addresses copied.
-  await labelCredentials(deps.client, m3m, current, clusterName);
-  return { host: current, droppedAddresses: dropped };
+  return { host: current, addresses, droppedAddresses: dropped };
 }

@@ -2,15 +2,19 @@
 // on a provider ID with it: an existing match (A), the cloud provider's ID (B), the Node the kubelet
 // labelled with the host's UID (C, the normal path: its empty providerID is patched), else the
 // default ID (D) and the Node found by hostname (E). The rules are pure (../provider-id/); this
-// module reads Nodes once per pass and writes at most one Node and the Metal3Machine (in memory).
+// module reads Nodes once per pass, writes at most one Node, and records the provider ID and
+// readiness it agreed on (deriveStatus puts them on the Metal3Machine).
 import type { Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
 import type { MachineReconcilerDeps } from '../deps.ts';
+import { NodeProviderIDError } from '../errors.ts';
 import { isCloudProviderEnabled } from '../guards.ts';
 import { HOST_ANNOTATION, NODE_UUID_LABEL } from '../names.ts';
+import type { Observations } from '../observations.ts';
 import {
   findNodeByProviderID,
   hostNameFromAnnotation,
@@ -38,22 +42,27 @@ async function listNodes(workload: Client): Promise<NodeView[]> {
   return nodes;
 }
 
-/** P-11: only an empty providerID may be set; the apiserver refuses any other change. */
-async function patchNodeProviderID(workload: Client, node: string, providerID: string): Promise<void> {
-  await workload.api(NodeResource).mergePatch(node, { spec: { providerID } });
+/** P-11: only an empty providerID may be set; the apiserver refuses any other change. A failure names the Node. */
+async function patchNodeProviderID(workload: Client, cluster: string, node: string, providerID: string): Promise<void> {
+  try {
+    await workload.api(NodeResource).mergePatch(node, { spec: { providerID } });
+  } catch (error) {
+    throw new NodeProviderIDError(node, cluster, error);
+  }
 }
 
 /**
- * Runs steps A…F for a provisioned host and updates `m3m` in memory (spec.providerID, status.ready).
- * Errors: workload-cluster access errors and a refused Node patch are thrown (retried with backoff).
+ * Runs steps A…F for a provisioned host and records the provider ID and readiness in `observed`.
+ * Errors: workload-cluster access errors and a failed Node patch (NodeProviderIDError) are thrown.
  */
 export async function reconcileProviderID(
-  deps: Pick<MachineReconcilerDeps, 'workloadClient' | 'nodeWaiters'>,
-  m3m: Metal3Machine,
+  deps: Pick<MachineReconcilerDeps, 'workloadClient' | 'awaitedNodes'>,
+  m3m: Readonly<Metal3Machine>,
   host: Readonly<BareMetalHost>,
   machine: Readonly<Machine>,
   cluster: Readonly<Cluster>,
   metal3Cluster: Readonly<Metal3Cluster>,
+  observed: Pick<Observations, 'providerID' | 'ready' | 'addresses'>,
 ): Promise<ProviderIDOutcome> {
   const machineView: ProviderIDMachine = {
     name: m3m.metadata.name ?? '',
@@ -63,20 +72,20 @@ export async function reconcileProviderID(
   const candidates = providerIDCandidates({ metal3Machine: machineView, hostUid: host.metadata.uid, hostFound: true });
   const clusterKey = { namespace: cluster.metadata.namespace ?? '', name: cluster.metadata.name ?? '' };
   const workload = await deps.workloadClient(clusterKey);
-  const spec = (m3m.spec ??= {});
-  const status = (m3m.status ??= {});
-  const hostnames = (status.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
+  const clusterText = clusterKeyString(clusterKey);
+  const spec = m3m.spec ?? {};
+  const hostnames = (observed.addresses ?? m3m.status?.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
   // Recorded before the list, so a Node registering in between still wakes this machine; the
   // reconcile forgets it once the Node is found.
-  deps.nodeWaiters?.await(`${machineView.namespace}/${machineView.name}`, clusterKey, workload, {
+  deps.awaitedNodes?.await(`${machineView.namespace}/${machineView.name}`, clusterKey, workload, {
     providerIDs: [candidates.legacy, candidates.new, spec.providerID ?? ''],
     hostUid: host.metadata.uid,
     hostnames,
   });
   const nodes = await listNodes(workload);
   const ready = (providerID: string, extra: { node?: string; patchedNode?: string } = {}): ProviderIDOutcome => {
-    spec.providerID = providerID;
-    status.ready = true;
+    observed.providerID = providerID;
+    observed.ready = true;
     return { kind: 'ready', providerID, node: extra.node, patchedNode: extra.patchedNode };
   };
 
@@ -84,7 +93,7 @@ export async function reconcileProviderID(
   if (spec.providerID) {
     const found = findNodeByProviderID(nodes, candidates);
     if ('node' in found) {
-      status.ready = true;
+      observed.ready = true;
       return { kind: 'ready', providerID: spec.providerID, node: found.node.name };
     }
   }
@@ -104,18 +113,18 @@ export async function reconcileProviderID(
     case 'conflict':
       return { kind: 'conflict', message: decision.message };
     case 'set':
-      if (decision.patchNode) await patchNodeProviderID(workload, decision.patchNode, decision.providerID);
+      if (decision.patchNode) await patchNodeProviderID(workload, clusterText, decision.patchNode, decision.providerID);
       return ready(decision.providerID, { node: decision.node, ...(decision.patchNode ? { patchedNode: decision.patchNode } : {}) });
     case 'fallthrough':
       break;
   }
   // D (P-10): the default ID; E (P-12): the Node found by hostname gets it.
   const providerID = spec.providerID || newProviderID(machineView.namespace, hostNameFromAnnotation(machineView), machineView.name);
-  spec.providerID = providerID;
-  status.ready = true;
+  observed.providerID = providerID;
+  observed.ready = true;
   const byHostname = nodeByHostname(nodes, hostnames);
   if (byHostname.kind === 'wait') return { kind: 'waiting', message: byHostname.message };
   const target = nodes.find((node) => node.name === byHostname.node);
-  if (target && target.providerID !== providerID) await patchNodeProviderID(workload, byHostname.node, providerID);
+  if (target && target.providerID !== providerID) await patchNodeProviderID(workload, clusterText, byHostname.node, providerID);
   return { kind: 'ready', providerID, node: byHostname.node, patchedNode: target?.providerID !== providerID ? byHostname.node : undefined };
 }

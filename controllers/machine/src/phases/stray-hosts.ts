@@ -6,7 +6,8 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { releaseHost } from '@metal3-ts/baremetal/release';
 import type { MachineReconcilerDeps } from '../deps.ts';
-import type { Claimant } from './associate.ts';
+import type { Claimant } from '../scope.ts';
+import { onFreshHost } from './fresh-host.ts';
 
 /** Releases every host that names the claimant's consumer except `kept`; returns the keys of those still on their way out. */
 export async function releaseStrayHosts(
@@ -17,13 +18,10 @@ export async function releaseStrayHosts(
   const pending: string[] = [];
   for (const host of deps.inventory.ownedBy(consumer.ref)) {
     if (hostKey(host) === hostKey(kept)) continue;
-    const step = await releaseHost(
-      deps.client,
-      host,
-      { consumer: consumer.ref, clusterName, fastTrack: deps.fastTrack ?? 'false' },
-      { onWrite: (h) => deps.inventory.noteWrite(h) },
+    const step = await onFreshHost(deps.client, host, 'releasing it as a stray', (current) =>
+      releaseHost(deps.client, current, { consumer: consumer.ref, clusterName, fastTrack: deps.fastTrack ?? 'false' }, { onWrite: (h) => deps.inventory.noteWrite(h) }),
     );
-    if (step.step === 'deprovisioning') pending.push(hostKey(host));
+    if (step?.step === 'deprovisioning') pending.push(hostKey(host));
   }
   return pending;
 }

@@ -36,7 +36,7 @@ interface Waiter {
 }
 
 /** Machines (by request key) waiting for Nodes, indexed per workload cluster by the identities awaited. */
-export class NodeWaiters {
+export class AwaitedNodes {
   readonly #waiters = new Map<string, Waiter>();
   /** cluster → identity key → machine keys */
   readonly #index = new Map<string, Map<string, Set<string>>>();

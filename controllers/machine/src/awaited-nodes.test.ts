@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newNode, type Node } from '@metal3-ts/generated/core/v1';
-import { NodeWaiters, awaitedKeys, nodeKeys } from './node-waiters.ts';
+import { AwaitedNodes, awaitedKeys, nodeKeys } from './awaited-nodes.ts';
 
-const test = suite('Metal3Machine Node waiters');
+const test = suite('Metal3Machine awaited Nodes');
 const A = { namespace: 'ns', name: 'a' };
 const B = { namespace: 'ns', name: 'b' };
 /** A Node as a kubelet registers it: its hostname label is its name unless told otherwise. */
@@ -31,7 +31,7 @@ const rows: [string, { readonly cluster: typeof A; readonly node: Node }, string
 ];
 for (const [what, { cluster, node: n }, woken] of rows) {
   test(`a Node ${what} wakes ${woken.length ? woken.join(', ') : 'nobody'}`, () => {
-    const waiters = new NodeWaiters();
+    const waiters = new AwaitedNodes();
     waiters.await('ns/m1', A, m1);
     waiters.await('ns/m2', A, m2);
     assert.equal(waiters.waitingFor(cluster, n).sort(), woken);
@@ -39,7 +39,7 @@ for (const [what, { cluster, node: n }, woken] of rows) {
 }
 
 test('await replaces a machine\'s previous identities; forget says when a cluster has nobody left waiting', () => {
-  const waiters = new NodeWaiters();
+  const waiters = new AwaitedNodes();
   waiters.await('ns/m1', A, m1);
   waiters.await('ns/m2', A, m2);
   waiters.await('ns/m1', A, { providerIDs: [], hostUid: 'u-new', hostnames: [] });

@@ -1,0 +1,44 @@
+// What every phase of a Metal3Machine reconcile shares across reconciles: the dependencies, the
+// safety-net requeue, the pace of the awaited-Node poll and what was told once per machine. The
+// per-reconcile state is the scope (scope.ts); this is the controller's.
+import type { Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { AwaitedNodePoll } from './awaited-node-poll.ts';
+import type { MachineReconcilerDeps } from './deps.ts';
+import { REQUEUE_AFTER_MS } from './names.ts';
+import type { MachineScope } from './scope.ts';
+
+export interface MachineContext {
+  readonly deps: MachineReconcilerDeps;
+  /** Look again after the safety-net interval behind the watches (§0.4). */
+  readonly safetyNet: Result;
+  /** How soon to look at a workload cluster again while a machine's Node is awaited. */
+  readonly nodePoll: AwaitedNodePoll;
+  /** The last dropped-address report per machine (`namespace/name`), so each problem is told once. */
+  readonly reportedDrops: Map<string, string>;
+  /** The Node was found, or the machine is gone: no more polls, no more Node events for it. */
+  stopAwaitingNode(key: string): void;
+}
+
+export function machineContext(deps: MachineReconcilerDeps): MachineContext {
+  const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
+  const nodePoll = new AwaitedNodePoll(deps.nodePollMs ?? 1_000, requeueAfterMs);
+  return {
+    deps,
+    safetyNet: { requeueAfterMs },
+    nodePoll,
+    reportedDrops: new Map(),
+    stopAwaitingNode(key) {
+      nodePoll.forget(key);
+      deps.awaitedNodes?.forget(key);
+    },
+  };
+}
+
+/**
+ * What a phase returns: undefined to go on with the next phase, or the result of the reconcile (a
+ * wait: `{}` until an event, or a requeue) to stop the list there. A phase's failure is thrown; the
+ * orchestration records it (reconcile.ts).
+ */
+export type PhaseResult = Result | undefined;
+
+export type PhaseFn = (ctx: MachineContext, scope: MachineScope) => PhaseResult | Promise<PhaseResult>;
