@@ -38,6 +38,7 @@ export * from './inventory.ts';
 export { hostMergePatch, patchHost, type HostPatchOptions, type HostWriteOptions } from './host-patch.ts';
 export * from './claim.ts';
 export * from './acquire.ts';
+export { onFreshHost } from './fresh-host.ts';
 export * from './provision.ts';
 export * from './release.ts';
 export * from './pause.ts';

@@ -13,7 +13,7 @@ import { HOST_ANNOTATION } from '../names.ts';
 import { dataReferences, hostAnnotationProblem, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { reconcileAssociate } from './associate.ts';
 import { staleHostRecord } from './host.ts';
-import { onFreshHost } from './fresh-host.ts';
+import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
 import { forgetHost } from './host-record.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';
 

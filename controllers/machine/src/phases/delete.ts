@@ -32,7 +32,7 @@ import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
 import { dataReferences, type MachineScope } from '../scope.ts';
 import type { DataReferences } from '../data-references.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
-import { onFreshHost } from './fresh-host.ts';
+import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
 
 /** the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
 export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Readonly<Metal3Machine>, refs: DataReferences): Promise<void> {

@@ -13,7 +13,7 @@ import { HostTakenError } from '../errors.ts';
 import { dataReferences, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
 import { labelCredentials } from './associate.ts';
 import { forgetStaleRecord } from './association.ts';
-import { onFreshHost } from './fresh-host.ts';
+import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
 import { reconcileHost, type HostKept } from './host.ts';
 import { waitForMetadata } from './metadata.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';

@@ -7,7 +7,7 @@ import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { releaseHost } from '@metal3-ts/baremetal/release';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import type { Claimant } from '../scope.ts';
-import { onFreshHost } from './fresh-host.ts';
+import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
 
 /** Releases every host that names the claimant's consumer except `kept`; returns the keys of those still on their way out. */
 export async function releaseStrayHosts(

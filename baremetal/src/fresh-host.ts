@@ -6,8 +6,8 @@
 import type { Client } from '@metal3-ts/generated';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
-import { readHost } from '@metal3-ts/baremetal/claim';
-import { hostKey } from '@metal3-ts/baremetal/host-patch';
+import { readHost } from './claim.ts';
+import { hostKey } from './host-patch.ts';
 
 /** Runs `write` on `host`, then on a fresh copy after each conflict; undefined once the host is gone. */
 export function onFreshHost<R>(client: Client, host: Readonly<BareMetalHost>, what: string, write: (current: Readonly<BareMetalHost>, attempt: number) => Promise<R>): Promise<R | undefined> {
