@@ -85,10 +85,12 @@ export function phaseWorld(options: WorldOptions = {}): PhaseWorld {
     fastTrack: options.fastTrack,
   };
   const ctx = machineContext(deps);
+  // The informers' own client, so a test's request log shows only what the phases sent.
+  const watcher = cluster.newClient();
   const sync = async () => {
     for (const [key, resource] of Object.entries(KINDS)) {
       const informer = informers[key as keyof Informers];
-      const served = (await cluster.client.api(resource as ResourceDescriptor<KubeObject>).list()).items;
+      const served = (await watcher.api(resource as ResourceDescriptor<KubeObject>).list()).items;
       const names = new Set(served.map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
       for (const cached of informer.store.list()) if (!names.has(`${cached.metadata.namespace}/${cached.metadata.name}`)) informer.noteDelete({ namespace: cached.metadata.namespace, name: cached.metadata.name ?? '' });
       for (const object of served) informer.noteWrite(object);
