@@ -1,5 +1,6 @@
-// Phase `host` (keep-host.ts) on the fake apiserver: the provisioning fields are written once and a
-// settled pass sends no host write; a claim locked on a stale copy (BMO wrote the host meanwhile) is
+// Phases `host` and `settled` (keep-host.ts) on the fake apiserver: the provisioning fields are
+// written once and the next pass sends no host write; a settled machine (M-19) keeps its host
+// untouched and releases a stray; a claim locked on a stale copy (BMO wrote the host meanwhile) is
 // made again on a fresh read; a fresh read showing another machine's claim forgets the record.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,11 +11,11 @@ import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import type { MachineScope } from '../scope.ts';
 import { reconcileAssociation, reconcileStaleRecord } from './association.ts';
-import { reconcileHostUpdate } from './keep-host.ts';
+import { reconcileHostUpdate, reconcileSettled } from './keep-host.ts';
 import { reconcileSpec } from './spec.ts';
 import { CLUSTER, hostOn, IMAGE, machineScene, NS, phaseWorld, putHost, requests, type PhaseWorld } from './testing.ts';
 
-const test = suite('machine phases: host update (fake apiserver)');
+const test = suite('machine phases: host update and settled (fake apiserver)');
 
 /** The phases before `host`, as the normal flow runs them. */
 async function upToHost(world: PhaseWorld, scope: MachineScope): Promise<void> {
@@ -88,6 +89,37 @@ test('M-22 M-40: a fresh copy showing another machine\'s claim forgets the recor
   assert.is(host.spec?.image, undefined, 'nothing of ours was written');
   assert.is((await world.client.api(Metal3MachineResource, NS).get('m1')).metadata.annotations?.[HOST_ANNOTATION], undefined);
   assert.equal(scope.observed.association, { kind: 'Host', message: `BareMetalHost ${NS}/h1 is consumed by Metal3Machine ${NS}/m2; choosing again` });
+});
+
+test('M-19 M-24: a settled machine keeps its host without rewriting it and releases a stray; the pass ends there', async () => {
+  const world = phaseWorld();
+  const m1 = await machineScene(world, 'm1', {
+    annotations: { [HOST_ANNOTATION]: `${NS}/h1` },
+    spec: { image: IMAGE, providerID: `metal3://${NS}/h1/m1` },
+    status: { ready: true },
+    machineStatus: { nodeRef: { apiVersion: 'v1', kind: 'Node', name: 'node-1' } },
+  });
+  const consumer = machineRef('m1', NS, m1.metadata.uid);
+  const kept = claimedHost(testHost('h1', { state: 'provisioned' }), { consumer, labels: { [CLUSTER_NAME_LABEL]: CLUSTER } });
+  Object.assign(kept.spec ?? {}, { image: IMAGE, online: true });
+  await putHost(world, kept);
+  await putHost(world, claimedHost(testHost('h2'), { consumer, labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }));
+  const first = await world.scope();
+  reconcileSpec(world.ctx, first);
+  assert.equal(await reconcileSettled(world.ctx, first), {}, 'settled: no further phase');
+  assert.is((await hostOn(world.client, 'h2')).spec?.consumerRef, undefined, 'the stray is released');
+  assert.equal(first.observed.association, { kind: 'Associated' });
+  assert.is(first.observed.metadataAssociated, true);
+  assert.equal(first.observed.data, { kind: 'External' });
+
+  const seen = requests(world.client);
+  const again = await world.scope();
+  reconcileSpec(world.ctx, again);
+  assert.equal(await reconcileSettled(world.ctx, again), {});
+  assert.equal(hostWrites(seen), [], 'the held host is as the machine wants it: nothing sent');
+  const host = await hostOn(world.client, 'h1');
+  assert.is(host.spec?.consumerRef?.name, 'm1');
+  assert.is(host.spec?.image?.url, IMAGE.url);
 });
 
 test.run();

@@ -122,6 +122,8 @@ export interface SceneOptions {
   /** Extra labels and the owners of the Cluster API Machine (a control plane's, for node reuse). */
   readonly machineLabels?: Record<string, string>;
   readonly machineOwners?: NonNullable<Machine['metadata']['ownerReferences']>;
+  readonly machineStatus?: Machine['status'];
+  readonly status?: Metal3Machine['status'];
 }
 
 /** A ready Cluster and Metal3Cluster, and Machine `name` owning Metal3Machine `name` (bootstrap data named). */
@@ -143,6 +145,7 @@ export async function machineScene(world: PhaseWorld, name = 'm1', options: Scen
     newMachine({
       metadata: { name, namespace: NS, labels: { ...labels, ...options.machineLabels }, ...(options.machineOwners ? { ownerReferences: options.machineOwners } : {}) },
       spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap-data' }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name } },
+      ...(options.machineStatus ? { status: options.machineStatus } : {}),
     }),
   );
   return world.put(
@@ -157,6 +160,7 @@ export async function machineScene(world: PhaseWorld, name = 'm1', options: Scen
         ownerReferences: [{ apiVersion: MachineResource.apiVersion, kind: 'Machine', name, uid: machine.metadata.uid ?? '', controller: true }],
       },
       spec: options.spec ?? { image: IMAGE },
+      ...(options.status ? { status: options.status } : {}),
     }),
   );
 }
