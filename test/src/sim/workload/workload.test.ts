@@ -8,7 +8,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { Client, Transport } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
@@ -131,6 +133,30 @@ test('a Cluster gets a reachable workload apiserver and a kubeconfig Secret the 
   const current = await client.api(ClusterResource, ns).get('test1');
   assert.ok(current.metadata.finalizers?.includes(CLUSTER_FINALIZER));
   console.log(`    workload apiserver and Secret ready in ${Date.now() - started} ms`);
+});
+
+test('the kubeconfig authenticates with a client certificate (system:masters, signed by the workload CA, valid past KCP\'s renewal window), and one KCP rewrites to the controlPlaneEndpoint is taken back, KCP staying controller', async () => {
+  const secrets = client.api(SecretResource, ns);
+  const config = (s: { data?: Record<string, string> }) => parse(Buffer.from(s.data?.['value'] ?? '', 'base64').toString('utf8'));
+  const ours = await secrets.get('test1-kubeconfig');
+  const user = config(ours).users[0].user;
+  assert.not.ok(user.token, 'no token: KCP parses the client certificate');
+  const cert = new X509Certificate(Buffer.from(user['client-certificate-data'], 'base64'));
+  assert.match(cert.subject, /O=system:masters/);
+  assert.ok(Date.parse(cert.validTo) - Date.now() > 183 * 86400_000, `valid until ${cert.validTo}`);
+
+  // What KCP does: adopt the Secret (its controller now) and write a kubeconfig for the endpoint.
+  const kcpRef = { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: 'test1', uid: '00000000-0000-0000-0000-00000000c0de', controller: true, blockOwnerDeletion: true };
+  const kcpConfig = ['apiVersion: v1', 'kind: Config', 'clusters: [{name: test1, cluster: {server: "https://192.168.111.249:6443"}}]', 'users: [{name: test1-admin, user: {}}]', ''].join('\n');
+  await secrets.mergePatch('test1-kubeconfig', { metadata: { ownerReferences: [kcpRef] }, data: { value: Buffer.from(kcpConfig).toString('base64') } });
+  const taken = await eventually('the Secret pointed back at the workload apiserver', async () => {
+    const s = await secrets.get('test1-kubeconfig');
+    return /^https:\/\/127\.0\.0\.1:/.test(config(s).clusters[0].cluster.server) ? s : undefined;
+  });
+  assert.equal(taken.metadata.ownerReferences?.map((r) => r.kind), ['KubeadmControlPlane'], 'only the value is rewritten');
+  cache.drop({ namespace: ns, name: 'test1' });
+  const names = (await (await workload()).api(NamespaceResource).list()).items.map((n) => n.metadata.name);
+  assert.ok(names.includes('kube-system'), names.join(','));
 });
 
 test('a provisioned host joins (default mode): Node named by local-hostname, uuid label, Ready, no providerID', async () => {
