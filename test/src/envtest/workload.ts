@@ -55,6 +55,10 @@ export async function startWorkloadCluster(options: {
     timeoutMs: options.timeoutMs,
     // etcd compaction is keyspace-wide; the management apiserver already does it.
     compaction: false,
+    // Nothing here runs a kubelet: exec, logs and port-forward (KCP's etcd client) must not dial a Node's
+    // InternalIP, which the simulated kubelets copy from the hosts' NICs (lab addresses, not ours).
+    // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
+    extraArgs: ['--kubelet-preferred-address-types=Hostname'],
   });
   const admin = clientCertificate(authorities, 'kubernetes-admin', ['system:masters'], KUBECONFIG_CERT_DAYS);
   const kubeconfig = kubeconfigYaml(name, apiserver.server, apiserver.admin.caPem, {

@@ -14,7 +14,8 @@ import { parse } from 'yaml';
 import { Client, Transport } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { ConfigMapResource, NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { PodResource } from './control-plane.ts';
 import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
@@ -188,6 +189,28 @@ test('cloud-provider mode sets the new-format providerID; legacy mode metal3://<
   assert.is(legacy.metadata.labels?.['metal3.io/uuid'], undefined);
   assert.is(legacy.metadata.labels?.['kubernetes.io/hostname'], 'host-2');
   await setMode('default');
+});
+
+test('a control-plane host (kubeadm init data) gets its static pods\' mirror Pods, Running and Ready, and kubeadm-config; deprovisioned, its mirror Pods go', async () => {
+  const initData = readFileSync(new URL('./testdata/capbk-init.yaml', import.meta.url), 'utf8');
+  await provisionedHost('cp-0', { userData: initData, metaData: 'local-hostname: cp-0\n' });
+  const n = await eventually('Node cp-0', () => node('cp-0'));
+  assert.is(n.metadata.labels?.['node-role.kubernetes.io/control-plane'], '');
+  const wl = await workload();
+  const pods = wl.api(PodResource, 'kube-system');
+  for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'etcd']) {
+    const pod = await eventually(`${component}-cp-0 Ready`, async () => {
+      const p = await orUndefined(pods.get(`${component}-cp-0`));
+      return p?.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+    });
+    assert.is(pod.spec?.['nodeName'], 'cp-0');
+  }
+  const config = await wl.api(ConfigMapResource, 'kube-system').get('kubeadm-config');
+  assert.match(config.data?.['ClusterConfiguration'] ?? '', /controlPlaneEndpoint: 192\.168\.111\.249:6443/);
+
+  await setState('cp-0', 'deprovisioning');
+  await eventually('mirror Pods of cp-0 gone', async () => ((await orUndefined(pods.get('etcd-cp-0'))) ? undefined : true));
+  assert.is(await node('cp-0'), undefined);
 });
 
 test('deprovisioning removes the Node; a Node deleted under a running kubelet is not registered again', async () => {
