@@ -4,8 +4,8 @@
 // how CAPI controllers (and ours) reach a workload cluster.
 //
 // Each workload cluster has a client CA of its own (its `--client-ca-file`, as a kubeadm cluster's
-// `ca`), and the kubeconfig authenticates with a client certificate it signs (user kubernetes-admin,
-// group system:masters), because real KubeadmControlPlane parses that certificate to decide when to
+// `ca`), and the kubeconfig authenticates with a client certificate it signs (the admin user, group
+// system:masters), because real KubeadmControlPlane parses that certificate to decide when to
 // rotate it. It is valid a year: KCP regenerates any kubeconfig whose client certificate expires
 // within half a year (CAPI `certs.ClientCertificateRenewalDuration`), with certificates from the
 // `<cluster>-ca` Secret this apiserver would not trust.
@@ -60,9 +60,10 @@ export async function startWorkloadCluster(options: {
     // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
     extraArgs: ['--kubelet-preferred-address-types=Hostname'],
   });
-  const admin = clientCertificate(authorities, 'kubernetes-admin', ['system:masters'], KUBECONFIG_CERT_DAYS);
+  // The admin's name, as the management cluster's: a client must keep same-named users apart.
+  const admin = clientCertificate(authorities, apiserver.admin.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
   const kubeconfig = kubeconfigYaml(name, apiserver.server, apiserver.admin.caPem, {
-    user: 'kubernetes-admin',
+    user: apiserver.admin.user,
     groups: ['system:masters'],
     certPem: admin.certPem,
     keyPem: admin.keyPem,
