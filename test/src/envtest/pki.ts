@@ -200,7 +200,7 @@ export function servingCertificate(authorities: Authorities): Certificate {
   );
 }
 
-/** A client certificate: the apiserver authenticates it as user=CN, groups=O. */
-export function clientCertificate(authorities: Authorities, user: string, groups: readonly string[] = []): Certificate {
-  return issueCertificate({ commonName: user, organizations: groups, usage: 'client', days: 30 }, authorities.clientCa);
+/** A client certificate: the apiserver authenticates it as user=CN, groups=O. Valid `days` (default 30). */
+export function clientCertificate(authorities: Authorities, user: string, groups: readonly string[] = [], days = 30): Certificate {
+  return issueCertificate({ commonName: user, organizations: groups, usage: 'client', days }, authorities.clientCa);
 }

@@ -2,16 +2,27 @@
 // the environment's etcd under its own prefix (disjoint object spaces, one process fewer than a second
 // etcd) and hands out a kubeconfig ready to be stored as the `<cluster>-kubeconfig` Secret, which is
 // how CAPI controllers (and ours) reach a workload cluster.
+//
+// Each workload cluster has a client CA of its own (its `--client-ca-file`, as a kubeadm cluster's
+// `ca`), and the kubeconfig authenticates with a client certificate it signs (the admin user, group
+// system:masters), because real KubeadmControlPlane parses that certificate to decide when to
+// rotate it. It is valid a year: KCP regenerates any kubeconfig whose client certificate expires
+// within half a year (CAPI `certs.ClientCertificateRenewalDuration`), with certificates from the
+// `<cluster>-ca` Secret this apiserver would not trust.
 import { join } from 'node:path';
 import { startApiServer, type ApiServer } from './apiserver.ts';
 import { EnvtestError } from './errors.ts';
 import type { KubeObject } from './http.ts';
-import type { Authorities } from './pki.ts';
+import { kubeconfigYaml } from './kubeconfig.ts';
+import { clientCertificate, issueCertificate, type Authorities } from './pki.ts';
+
+/** Validity of the kubeconfig's client certificate: longer than KCP's renewal window (182.5 days). */
+const KUBECONFIG_CERT_DAYS = 365;
 
 export interface WorkloadCluster {
   readonly name: string;
   readonly apiserver: ApiServer;
-  /** Admin kubeconfig YAML (system:masters, static token), the `value` of the kubeconfig Secret. */
+  /** Admin kubeconfig YAML (system:masters, client certificate), the `value` of the kubeconfig Secret. */
   readonly kubeconfig: string;
   /** The `<name>-kubeconfig` Secret in CAPI's format, for the given namespace of the management cluster. */
   kubeconfigSecret(namespace: string, clusterName?: string): KubeObject;
@@ -29,6 +40,8 @@ export async function startWorkloadCluster(options: {
 }): Promise<WorkloadCluster> {
   const { name } = options;
   if (!DNS_LABEL.test(name)) throw new EnvtestError(`workload cluster name must be a DNS label, got ${JSON.stringify(name)}`);
+  const clientCa = issueCertificate({ commonName: `${name}-ca`, organizations: ['metal3-ts'], usage: 'ca', days: 365 });
+  const authorities: Authorities = { ...options.authorities, clientCa };
   const apiserver = await startApiServer({
     name,
     binary: options.binary,
@@ -36,14 +49,25 @@ export async function startWorkloadCluster(options: {
     // Keys become /workload/<name>/<resource>/...; the management cluster uses /registry/..., so no
     // prefix is a string prefix of another once the separating slash is added.
     etcdPrefix: `/workload/${name}`,
-    authorities: options.authorities,
+    authorities,
     dir: join(options.dir, `workload-${name}`),
     authorization: 'RBAC',
     timeoutMs: options.timeoutMs,
     // etcd compaction is keyspace-wide; the management apiserver already does it.
     compaction: false,
+    // Nothing here runs a kubelet: exec, logs and port-forward (KCP's etcd client) must not dial a Node's
+    // InternalIP, which the simulated kubelets copy from the hosts' NICs (lab addresses, not ours).
+    // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
+    extraArgs: ['--kubelet-preferred-address-types=Hostname'],
   });
-  const kubeconfig = apiserver.admin.kubeconfig;
+  // The admin's name, as the management cluster's: a client must keep same-named users apart.
+  const admin = clientCertificate(authorities, apiserver.admin.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
+  const kubeconfig = kubeconfigYaml(name, apiserver.server, apiserver.admin.caPem, {
+    user: apiserver.admin.user,
+    groups: ['system:masters'],
+    certPem: admin.certPem,
+    keyPem: admin.keyPem,
+  });
   return {
     name,
     apiserver,

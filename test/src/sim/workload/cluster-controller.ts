@@ -2,7 +2,11 @@
 // (CAPI, CAPM3, the simulated kubelets) reach it. Plays the part of the control plane coming up and
 // of whichever CAPI component writes the kubeconfig Secret.
 //
-// Lifecycle: a new Cluster gets our finalizer, then its apiserver, then the Secret. A deleted Cluster
+// Lifecycle: a new Cluster gets our finalizer, then its apiserver, then the Secret. The Secret is ours
+// whoever wrote it first: KubeadmControlPlane writes (and later adopts) it pointing at the Cluster's
+// controlPlaneEndpoint, which nothing here serves, so its value is rewritten to reach our apiserver
+// (client certificate, see envtest/workload.ts) as soon as it appears; KCP keeps it while the
+// certificate is far from expiry. A deleted Cluster
 // keeps its apiserver until no Machine of the cluster is left (the real control plane is the last
 // thing to go), then the Secret is deleted, the apiserver stopped and the finalizer removed.
 // Differences from production: the apiserver starts as soon as the Cluster exists, not when the first
@@ -22,7 +26,7 @@ import { clusterKeyString, kubeconfigSecretName, type ClusterKey } from '@metal3
 import { KUBECONFIG_SECRET_KEY } from '@metal3-ts/shared/workload/kubeconfig-secret';
 import type { SimulatorDeps } from '../simulator.ts';
 import { CLUSTER_NAME_LABEL, inNamespace } from './host-cluster.ts';
-import { isControlledBy, kubeconfigSecretFor } from './kubeconfig-secret.ts';
+import { isCapiKubeconfig, kubeconfigAction, kubeconfigSecretFor } from './kubeconfig-secret.ts';
 import { CLUSTER_FINALIZER, SKIP_ANNOTATION, workloadClusterName } from './names.ts';
 import type { WorkloadClusterEnv } from './options.ts';
 
@@ -33,6 +37,12 @@ export interface ClusterControllerContext {
   /** Apiserver names this simulator serves (started or found running), by Cluster key; shared with shutdown. */
   readonly served: Map<string, string>;
 }
+
+/** A `<cluster>-kubeconfig` Secret wakes its Cluster, so one written by KCP is taken over at once. */
+const secretToCluster = (secret: Readonly<Secret>): Request[] => {
+  const name = secret.metadata.labels?.[CLUSTER_NAME_LABEL];
+  return name && secret.metadata.namespace && secret.metadata.name === kubeconfigSecretName(name) ? [{ namespace: secret.metadata.namespace, name }] : [];
+};
 
 /** Machines wake their Cluster, so a deleting Cluster notices its last Machine going. */
 const machineToCluster = (machine: Readonly<Machine>): Request[] => {
@@ -66,13 +76,19 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
       log.info('kubeconfig Secret created', { secret: wanted.metadata.name });
       return;
     }
-    if (!isControlledBy(existing, cluster)) {
-      log.debug('kubeconfig Secret belongs to someone else; leaving it', { secret: wanted.metadata.name });
+    const action = kubeconfigAction(existing, wanted);
+    if (action === 'foreign') {
+      log.debug('kubeconfig Secret is not of Cluster API type; leaving it', { secret: wanted.metadata.name, type: existing.type });
       return;
     }
-    if (existing.data?.[KUBECONFIG_SECRET_KEY] !== wanted.data?.[KUBECONFIG_SECRET_KEY]) {
-      await secrets.mergePatch(wanted.metadata.name!, { data: wanted.data ?? {} });
-      log.info('kubeconfig Secret updated', { secret: wanted.metadata.name });
+    if (action === 'rewrite') {
+      // resourceVersion guards against a writer in between (KCP adopting it): the retry re-reads.
+      await secrets.mergePatch(wanted.metadata.name!, {
+        metadata: { resourceVersion: existing.metadata.resourceVersion },
+        data: { [KUBECONFIG_SECRET_KEY]: wanted.data![KUBECONFIG_SECRET_KEY]! },
+      });
+      const owner = existing.metadata.ownerReferences?.find((ref) => ref.controller)?.kind ?? 'none';
+      log.info('kubeconfig Secret pointed at the workload apiserver', { secret: wanted.metadata.name, controller: owner });
     }
   };
 
@@ -85,7 +101,7 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
     }
     try {
       const secret = await deps.client.api(SecretResource, key.namespace).get(kubeconfigSecretName(key.name));
-      if (isControlledBy(secret, cluster)) await deps.client.api(SecretResource, key.namespace).delete(secret.metadata.name!, { preconditions: { uid: secret.metadata.uid! } });
+      if (isCapiKubeconfig(secret)) await deps.client.api(SecretResource, key.namespace).delete(secret.metadata.name!, { preconditions: { uid: secret.metadata.uid! } });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -125,5 +141,6 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
   return controllerFor('sim-workload-cluster', ClusterResource, deps)
     .withEventFilter(inNamespace(ctx.namespace))
     .watches(MachineResource, machineToCluster)
+    .watches(SecretResource, secretToCluster)
     .build(reconcile);
 }

@@ -17,9 +17,14 @@
 //   `default` leaves it empty for CAPM3 (unless the bootstrap data passes the kubelet a
 //   `provider-id`, which the kubelet then registers with); `cloud-provider` sets
 //   `metal3://<ns>/<host>/<metal3machine>`; `legacy` sets `metal3://<host uid>`.
+// - the kubeconfig authenticates with a client certificate (system:masters) from the workload
+//   apiserver's own CA; a `<cluster>-kubeconfig` of Cluster API's type written or adopted by KCP
+//   (pointing at `spec.controlPlaneEndpoint`) is rewritten to reach the workload apiserver.
+// - a control-plane Node's static pods as Ready mirror Pods, and `kube-system/kubeadm-config`.
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
-// controlPlaneEndpoint), certificates and tokens CAPI would generate, pods, node heartbeats and
-// NotReady, kubelet restarts on reboot, Ignition user data.
+// controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted), running
+// containers (no etcd members, exec, logs or port-forward), node heartbeats and NotReady, kubelet
+// restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { SimulatorDeps } from '../simulator.ts';

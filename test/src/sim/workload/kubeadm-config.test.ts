@@ -13,9 +13,11 @@ test('CAPBK join data: node name and node-labels from JoinConfiguration, a worke
   assert.equal(join, { nodeName: 'm3m-a', nodeLabels: ['metal3.io/uuid=U-1'], providerId: undefined, controlPlane: false });
 });
 
-test('CAPBK init data: InitConfiguration beside ClusterConfiguration is a control-plane node without a name', () => {
-  const join = kubeletJoinFromUserData(fixture('capbk-init.yaml').replace('{{ ds.meta_data.uuid }}', 'U-2'));
+test('CAPBK init data: InitConfiguration beside ClusterConfiguration is a control-plane node without a name, and the ClusterConfiguration is kept for kubeadm-config', () => {
+  const { clusterConfiguration, ...join } = kubeletJoinFromUserData(fixture('capbk-init.yaml').replace('{{ ds.meta_data.uuid }}', 'U-2'));
   assert.equal(join, { nodeName: undefined, nodeLabels: ['metal3.io/uuid=U-2'], providerId: undefined, controlPlane: true });
+  assert.is(clusterConfiguration?.['kind'], 'ClusterConfiguration');
+  assert.is(clusterConfiguration?.['controlPlaneEndpoint'], '192.168.111.249:6443');
 });
 
 const cloudConfig = (kubeadm: string, encoding?: string) =>

@@ -24,6 +24,8 @@ export interface KubeletJoin {
   readonly controlPlane: boolean;
   /** `nodeRegistration.taints` when the config sets it (an empty list means "no taints"). */
   readonly taints?: readonly Taint[] | undefined;
+  /** The ClusterConfiguration document of init data: what `kubeadm init` uploads to `kubeadm-config`. */
+  readonly clusterConfiguration?: Readonly<Json> | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -43,12 +45,14 @@ function writtenFiles(cloudConfig: Json): string[] {
   return out;
 }
 
+const KUBEADM_KINDS = new Set(['InitConfiguration', 'JoinConfiguration', 'ClusterConfiguration']);
+
 function kubeadmDocuments(text: string): Json[] {
   const docs: Json[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (!('toJS' in doc) || doc.errors.length > 0) continue;
     const value: unknown = doc.toJS();
-    if (isObject(value) && (value['kind'] === 'InitConfiguration' || value['kind'] === 'JoinConfiguration')) docs.push(value);
+    if (isObject(value) && KUBEADM_KINDS.has(String(value['kind']))) docs.push(value);
   }
   return docs;
 }
@@ -78,7 +82,8 @@ function fromKubeadm(docs: readonly Json[]): KubeletJoin {
   // A control plane's init data holds InitConfiguration (plus ClusterConfiguration); a joining
   // node's holds JoinConfiguration. If both appear, kubeadm is run with the JoinConfiguration.
   const join = docs.find((d) => d['kind'] === 'JoinConfiguration');
-  const config = join ?? docs[0] ?? {};
+  const config = join ?? docs.find((d) => d['kind'] === 'InitConfiguration') ?? {};
+  const clusterConfiguration = join ? undefined : docs.find((d) => d['kind'] === 'ClusterConfiguration');
   const registration = isObject(config['nodeRegistration']) ? config['nodeRegistration'] : {};
   const name = typeof registration['name'] === 'string' && registration['name'].trim() !== '' ? registration['name'].trim() : undefined;
   const taints = 'taints' in registration ? taintsOf(registration['taints']) : undefined;
@@ -89,6 +94,7 @@ function fromKubeadm(docs: readonly Json[]): KubeletJoin {
     providerId: kubeletArg(args, 'provider-id').at(-1)?.trim() || undefined,
     controlPlane: join ? isObject(join['controlPlane']) : config['kind'] === 'InitConfiguration',
     ...(taints ? { taints } : {}),
+    ...(clusterConfiguration ? { clusterConfiguration } : {}),
   };
 }
 

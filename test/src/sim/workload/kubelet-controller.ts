@@ -6,6 +6,8 @@
 // re-register; a restarted one does — restarting the simulator is that restart); registering over an
 // existing Node of the same name adopts it, as the kubelet does. Data comes from the host's userData
 // and metaData Secrets as cloud-init would read them (node.ts).
+// A control-plane node's kubelet also runs the static pods (mirror Pods) and kubeadm uploads
+// kubeadm-config (static-pods.ts), which KubeadmControlPlane checks.
 // Not kept: heartbeats, status updates after registration, power-off making the Node NotReady.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
@@ -25,6 +27,7 @@ import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluste
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import { secretText } from './secret-data.ts';
+import { removeMirrorPods, startControlPlane } from './static-pods.ts';
 
 export interface KubeletControllerContext {
   readonly clusterCache: ClusterCache;
@@ -43,6 +46,8 @@ interface Joined {
   readonly nodeName: string;
   /** False when an existing Node of someone else was adopted: we never delete it. */
   readonly owned: boolean;
+  /** A control-plane node: its mirror Pods go with it. */
+  readonly controlPlane?: boolean;
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
@@ -94,6 +99,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       const node = await nodes.get(entry.nodeName);
       if (node.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] !== entry.hostUid) return;
       await nodes.delete(entry.nodeName, { preconditions: { uid: node.metadata.uid! } });
+      if (entry.controlPlane) await removeMirrorPods(client, entry.nodeName);
       log.info('node removed: host left provisioned', { cluster: clusterKeyString(entry.cluster), node: entry.nodeName });
     } catch (error) {
       if (!isNotFound(error)) throw error;
@@ -171,18 +177,23 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     const nodes = client.api(NodeResource);
     const name = plan.node.metadata.name!;
     let owned = true;
+    let registered: Node;
     try {
-      const created = await nodes.create(plan.node);
+      const created = (registered = await nodes.create(plan.node));
       // Nodes may be created with status (the kubelet does); make sure this apiserver kept it.
       if (!created.status?.conditions?.length) await nodes.mergePatchStatus(name, { status: plan.node.status ?? {} });
       log.info('node registered', { cluster: clusterKeyString(found.cluster), node: name, providerID: plan.node.spec?.providerID ?? '' });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
-      const existing: Node = await nodes.get(name);
+      const existing: Node = (registered = await nodes.get(name));
       owned = existing.metadata.annotations?.[NODE_HOST_UID_ANNOTATION] === host.metadata.uid;
       log.info(owned ? 'node already registered' : 'adopting an existing Node of the same name', { node: name });
     }
-    joined.set(key, { hostUid: host.metadata.uid!, consumer: consumerIdentity(host), cluster: found.cluster, nodeName: name, owned });
+    if (plan.controlPlane) {
+      const version = found.machine?.spec?.version || plan.node.status?.nodeInfo?.kubeletVersion || 'v1.31.0';
+      await startControlPlane(client, registered, plan.controlPlane, version, log);
+    }
+    joined.set(key, { hostUid: host.metadata.uid!, consumer: consumerIdentity(host), cluster: found.cluster, nodeName: name, owned, controlPlane: !!plan.controlPlane });
     return {};
   };
 

@@ -93,7 +93,17 @@ export interface NodeInputs {
   readonly now: string;
 }
 
-export type NodePlan = { readonly join: true; readonly node: Node } | { readonly join: false; readonly reason: string };
+/**
+ * A control-plane node also gets its static pods and makes sure the cluster's kubeadm-config exists
+ * (with the ClusterConfiguration of `kubeadm init` data; a join finds it there already).
+ */
+export interface ControlPlanePlan {
+  readonly clusterConfiguration?: Readonly<Record<string, unknown>> | undefined;
+}
+
+export type NodePlan =
+  | { readonly join: true; readonly node: Node; readonly controlPlane?: ControlPlanePlan }
+  | { readonly join: false; readonly reason: string };
 
 function identity(host: Readonly<BareMetalHost>): HostIdentity {
   return { namespace: host.metadata.namespace ?? '', name: host.metadata.name ?? '', uid: host.metadata.uid ?? '' };
@@ -189,5 +199,8 @@ export function plannedNode(inputs: NodeInputs): NodePlan {
       },
     },
   };
-  return { join: true, node };
+  const controlPlane: ControlPlanePlan | undefined = kubeadm.controlPlane
+    ? { clusterConfiguration: kubeadm.clusterConfiguration }
+    : undefined;
+  return { join: true, node, ...(controlPlane ? { controlPlane } : {}) };
 }

@@ -8,11 +8,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { Client, Transport } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { ConfigMapResource, NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { PodResource } from './control-plane.ts';
 import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
@@ -133,6 +136,30 @@ test('a Cluster gets a reachable workload apiserver and a kubeconfig Secret the 
   console.log(`    workload apiserver and Secret ready in ${Date.now() - started} ms`);
 });
 
+test('the kubeconfig authenticates with a client certificate (system:masters, signed by the workload CA, valid past KCP\'s renewal window), and one KCP rewrites to the controlPlaneEndpoint is taken back, KCP staying controller', async () => {
+  const secrets = client.api(SecretResource, ns);
+  const config = (s: { data?: Record<string, string> }) => parse(Buffer.from(s.data?.['value'] ?? '', 'base64').toString('utf8'));
+  const ours = await secrets.get('test1-kubeconfig');
+  const user = config(ours).users[0].user;
+  assert.not.ok(user.token, 'no token: KCP parses the client certificate');
+  const cert = new X509Certificate(Buffer.from(user['client-certificate-data'], 'base64'));
+  assert.match(cert.subject, /O=system:masters/);
+  assert.ok(Date.parse(cert.validTo) - Date.now() > 183 * 86400_000, `valid until ${cert.validTo}`);
+
+  // What KCP does: adopt the Secret (its controller now) and write a kubeconfig for the endpoint.
+  const kcpRef = { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: 'test1', uid: '00000000-0000-0000-0000-00000000c0de', controller: true, blockOwnerDeletion: true };
+  const kcpConfig = ['apiVersion: v1', 'kind: Config', 'clusters: [{name: test1, cluster: {server: "https://192.168.111.249:6443"}}]', 'users: [{name: test1-admin, user: {}}]', ''].join('\n');
+  await secrets.mergePatch('test1-kubeconfig', { metadata: { ownerReferences: [kcpRef] }, data: { value: Buffer.from(kcpConfig).toString('base64') } });
+  const taken = await eventually('the Secret pointed back at the workload apiserver', async () => {
+    const s = await secrets.get('test1-kubeconfig');
+    return /^https:\/\/127\.0\.0\.1:/.test(config(s).clusters[0].cluster.server) ? s : undefined;
+  });
+  assert.equal(taken.metadata.ownerReferences?.map((r) => r.kind), ['KubeadmControlPlane'], 'only the value is rewritten');
+  cache.drop({ namespace: ns, name: 'test1' });
+  const names = (await (await workload()).api(NamespaceResource).list()).items.map((n) => n.metadata.name);
+  assert.ok(names.includes('kube-system'), names.join(','));
+});
+
 test('a provisioned host joins (default mode): Node named by local-hostname, uuid label, Ready, no providerID', async () => {
   const host = await provisionedHost('host-0', { userData: joinData.replace("name: '{{ ds.meta_data.name }}'", ''), metaData: 'local-hostname: worker-0\n' });
   const n = await eventually('Node worker-0', () => node('worker-0'));
@@ -162,6 +189,28 @@ test('cloud-provider mode sets the new-format providerID; legacy mode metal3://<
   assert.is(legacy.metadata.labels?.['metal3.io/uuid'], undefined);
   assert.is(legacy.metadata.labels?.['kubernetes.io/hostname'], 'host-2');
   await setMode('default');
+});
+
+test('a control-plane host (kubeadm init data) gets its static pods\' mirror Pods, Running and Ready, and kubeadm-config; deprovisioned, its mirror Pods go', async () => {
+  const initData = readFileSync(new URL('./testdata/capbk-init.yaml', import.meta.url), 'utf8');
+  await provisionedHost('cp-0', { userData: initData, metaData: 'local-hostname: cp-0\n' });
+  const n = await eventually('Node cp-0', () => node('cp-0'));
+  assert.is(n.metadata.labels?.['node-role.kubernetes.io/control-plane'], '');
+  const wl = await workload();
+  const pods = wl.api(PodResource, 'kube-system');
+  for (const component of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'etcd']) {
+    const pod = await eventually(`${component}-cp-0 Ready`, async () => {
+      const p = await orUndefined(pods.get(`${component}-cp-0`));
+      return p?.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p : undefined;
+    });
+    assert.is(pod.spec?.['nodeName'], 'cp-0');
+  }
+  const config = await wl.api(ConfigMapResource, 'kube-system').get('kubeadm-config');
+  assert.match(config.data?.['ClusterConfiguration'] ?? '', /controlPlaneEndpoint: 192\.168\.111\.249:6443/);
+
+  await setState('cp-0', 'deprovisioning');
+  await eventually('mirror Pods of cp-0 gone', async () => ((await orUndefined(pods.get('etcd-cp-0'))) ? undefined : true));
+  assert.is(await node('cp-0'), undefined);
 });
 
 test('deprovisioning removes the Node; a Node deleted under a running kubelet is not registered again', async () => {
