@@ -54,8 +54,8 @@ export interface RunningController {
   readonly registry: Registry;
   /** The controller's caches: a test waits until they hold an object, never for a fixed time. */
   readonly informers: InformerFactory;
-  /** Reconciles finished so far, whatever their result. */
-  reconciles(): number;
+  /** Reconciles finished so far by one controller (default: all of `controllers`), whatever their result. */
+  reconciles(controller?: string): number;
   /** Reconciles that ended in an error (bad input must never be one). */
   errors(): number;
   /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
@@ -109,8 +109,8 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   const runs = Promise.all([informers.start(stop.signal), ...runnables.map((r) => r.start(stop.signal))]);
   await informers.waitForSync();
   const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-  const counted = (results: readonly string[]) => () =>
-    options.controllers.reduce((n, controller) => n + results.reduce((m, result) => m + total.get({ controller, result }), 0), 0);
+  const counted = (results: readonly string[]) => (one?: string) =>
+    (one ? [one] : options.controllers).reduce((n, controller) => n + results.reduce((m, result) => m + total.get({ controller, result }), 0), 0);
   const running: RunningController = {
     counter,
     registry,
@@ -132,8 +132,9 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   return running;
 }
 
-/** What the controllers running now logged (for a timed-out wait). */
-const explain = () => [...live].flatMap((c) => c.problems());
+/** What the controllers running now logged: the `explain` of a wait whose timeout should say it. */
+export const runningProblems = (): readonly string[] => [...live].flatMap((c) => c.problems());
+const explain = runningProblems;
 
 /** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
 export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
