@@ -16,7 +16,7 @@ import { newLogger, type Logger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '../envtest/env.ts';
 import { userBoundTo } from '../envtest/rbac.ts';
-import { eventually as pollUntil, settled as settledAfter } from './eventually.ts';
+import { eventuallyWith, settled as settledAfter, type Eventually } from './eventually.ts';
 
 /** What a controller factory gets: `MainDeps` as runMain hands them, minus flags. */
 export interface InProcessDeps {
@@ -136,10 +136,8 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
 export const runningProblems = (): readonly string[] => [...live].flatMap((c) => c.problems());
 const explain = runningProblems;
 
-/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, explain });
-}
+/** Polls `probe` until it returns something other than undefined (10 s unless told); a timeout reports what the controllers logged. */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 10_000, explain });
 
 /** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
 export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {
