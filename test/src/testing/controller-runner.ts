@@ -26,11 +26,15 @@ export interface InProcessDeps {
   readonly registry: Registry;
   readonly events: EventRecorder;
   readonly log: Logger;
+  /** Counts every request the controller sends: a client the factory makes itself (a workload ClusterCache) counts on it too. */
+  readonly counter: RequestCounter;
 }
 
 /** Anything with the harness's run-until-aborted contract (a Controller, a manager runnable). */
 export interface Runnable {
   start(signal: AbortSignal): Promise<void>;
+  /** Called once every runnable returned (a cache with nothing to run closes its connections here). */
+  close?(): void | Promise<void>;
 }
 
 export interface RunnerOptions {
@@ -44,6 +48,8 @@ export interface RunnerOptions {
   readonly controllers: readonly string[];
   /** An environment variable that, set to 1, prints every log line at debug level (debugging a test). */
   readonly verboseEnv?: string;
+  /** A client-side rate limit (requests per second, burst); none unless given. */
+  readonly limit?: { readonly qps: number; readonly burst: number };
   /** Builds the controllers from the deps. */
   build(deps: InProcessDeps): Runnable | readonly Runnable[];
 }
@@ -87,7 +93,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   const counter = new RequestCounter();
   const registry = new Registry();
   // Through the user's kubeconfig file, as the controller process reads its credentials.
-  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry });
+  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry, ...(options.limit ?? {}) });
   const informers = new InformerFactory(base, { namespace, registry });
   const client = new WriteThroughClient(base.transport, informers);
   const events = new EventRecorder({ client: base, component: options.component });
@@ -103,7 +109,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
       }
     },
   });
-  const built = options.build({ client, informers, registry, events, log });
+  const built = options.build({ client, informers, registry, events, log, counter });
   const runnables: readonly Runnable[] = Array.isArray(built) ? built : [built as Runnable];
   const stop = new AbortController();
   const runs = Promise.all([informers.start(stop.signal), ...runnables.map((r) => r.start(stop.signal))]);
@@ -124,6 +130,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
       live.delete(running);
       stop.abort();
       await runs;
+      for (const runnable of runnables) await runnable.close?.();
       await events.flush();
       base.transport.close();
     },
