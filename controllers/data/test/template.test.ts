@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource, type Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
-import { dataSuite, createCluster, createScene, createTemplate, DATA, gone, M3M, settled, startDataControllers, TEMPLATE, when, type RunningControllers } from './support.ts';
+import { dataSuite, CLUSTER, createCluster, createScene, createTemplate, DATA, eventually, gone, M3M, settled, startDataControllers, TEMPLATE, when, type RunningControllers } from './support.ts';
 
 const { test, env, admin, track } = dataSuite('Metal3DataTemplate life cycle on the real apiserver');
 
@@ -44,6 +44,10 @@ test('DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets t
 test('DT-6 (changed): a paused template gets nothing written; removing the annotation finishes it at once', async () => {
   const ns = await setup('m3dt-paused');
   await createCluster(admin(), ns);
+  // The Cluster's own event must be behind the controllers before the template exists, or (on a loaded
+  // machine) it arrives late and maps to the template: a reconcile that is not the template's event.
+  const clusters = controllers!.informers.informerFor(ClusterResource).store;
+  await eventually('the Cluster in the controllers\' cache', () => clusters.get({ namespace: ns, name: CLUSTER }));
   const before = controllers!.reconciles();
   await createTemplate(admin(), ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
   await new Promise((r) => setTimeout(r, 500));
