@@ -61,7 +61,7 @@ async function burst(env: TestEnv, admin: Client, scene: MachineScene, prefix: s
     createdAt = await createMachines(admin, scene, prefix, machines);
     await scene.until(`${machines} machines adopted`, () => scene.adoptedMachines() === machines, timeout);
   }
-  const controller = await startBenchController(env.admin, scene.namespace, limit);
+  const controller = await startBenchController(env, scene.namespace, limit);
   controller.counter.reset(); // the cache sync's one list per resource is not part of any machine's cost
   try {
     const t0 = scene.now();

@@ -1,17 +1,15 @@
 // The Metal3Cluster controller on the real apiserver, beside the Cluster API Cluster simulator (which
 // adopts the Metal3Cluster and copies its endpoint and failure domains back once it is ready). The
 // controller runs as a user bound to exactly deploy/rbac.yaml. Test titles carry the research IDs.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
 import { ClusterResource, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { clusterSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
   createCluster,
   createMetal3Cluster,
+  clusterSuite,
   ENDPOINT,
   eventsFor,
   eventually,
@@ -24,53 +22,32 @@ import {
   type RunningController,
 } from './support.ts';
 
-const test = suite('Metal3Cluster controller on the real apiserver');
-const env = withSharedEnv(test);
+const { test, env, admin, track } = clusterSuite('Metal3Cluster controller on the real apiserver');
 
 const FINALIZER = 'metal3cluster.infrastructure.cluster.x-k8s.io';
 
-let admin: Client;
-let sims: RunningSimulators;
 let controller: RunningController | undefined;
-
-test.before(async () => {
-  admin = new Client(Transport.fromConnection(env().admin));
-  const deps = simulatorDeps(env().admin);
-  sims = await startSimulators(deps, clusterSimulator(deps, { deleteRequeueMs: 200, externalReadyWaitMs: 500 }));
-});
-test.after(async () => {
-  await sims?.stop();
-  admin?.transport.close();
-});
-test.after.each(async () => {
-  if (controller) {
-    assert.is(controller.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
-    assert.is(controller.errors(), 0, 'no reconcile failed: findings are conditions, not errors');
-  }
-  await controller?.stop();
-  controller = undefined;
-});
 
 async function setup(prefix: string, config = {}): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controller = await startClusterController(env(), ns, config);
+  controller = track(await startClusterController(env(), ns, config));
   return ns;
 }
 
 const clusterWhen = (ns: string, name: string, what: string, check: (c: Cluster) => boolean) =>
   eventually(what, async () => {
-    const c = await admin.api(ClusterResource, ns).get(name);
+    const c = await admin().api(ClusterResource, ns).get(name);
     return check(c) ? c : undefined;
   });
 
 test('C-2/C-4/C-12/C-14/C-7/W-2/E-2: adopted by its Cluster, a Metal3Cluster gets defaults, finalizer, ready and both condition sets; the Cluster takes endpoint and failure domains', async () => {
   const ns = await setup('m3c-ready');
-  await createMetal3Cluster(admin, ns, 'c1', {
+  await createMetal3Cluster(admin(), ns, 'c1', {
     controlPlaneEndpoint: { host: ENDPOINT.host, port: 0 },
     failureDomains: { rack1: { controlPlane: true, attributes: { zone: 'a' } } },
   });
-  await createCluster(admin, ns, 'c1');
-  const m3c = await metal3ClusterWhen(admin, ns, 'c1', 'ready', (m) => m.status?.ready === true);
+  await createCluster(admin(), ns, 'c1');
+  const m3c = await metal3ClusterWhen(admin(), ns, 'c1', 'ready', (m) => m.status?.ready === true);
   assert.equal(m3c.metadata.finalizers, [FINALIZER]);
   assert.equal(m3c.spec?.controlPlaneEndpoint, { host: ENDPOINT.host, port: 6443 }, 'W-2: port 0 written back as 6443');
   assert.is(m3c.spec?.cloudProviderEnabled, true, 'W-2: neither flag set: cloud provider enabled');
@@ -94,41 +71,41 @@ test('C-2/C-4/C-12/C-14/C-7/W-2/E-2: adopted by its Cluster, a Metal3Cluster get
   await settled(controller!, 0);
   const writes = controller!.writes('metal3clusters');
   const reconciles = controller!.reconciles();
-  await admin.api(Metal3ClusterResource, ns).mergePatch('c1', { metadata: { labels: { touched: 'yes' } } });
+  await admin().api(Metal3ClusterResource, ns).mergePatch('c1', { metadata: { labels: { touched: 'yes' } } });
   await settled(controller!, reconciles);
   assert.is(controller!.writes('metal3clusters'), writes, 'no write for a reconcile with nothing new');
 });
 
 test('C-9/C-1: without an ownerReference the controller only defaults and waits; the Cluster adopting it starts the rest', async () => {
   const ns = await setup('m3c-noowner');
-  await createMetal3Cluster(admin, ns, 'lone', { controlPlaneEndpoint: ENDPOINT, noCloudProvider: true });
-  const waiting = await metal3ClusterWhen(admin, ns, 'lone', 'reconciled once', (m) => v2(m, 'Paused') !== '-');
+  await createMetal3Cluster(admin(), ns, 'lone', { controlPlaneEndpoint: ENDPOINT, noCloudProvider: true });
+  const waiting = await metal3ClusterWhen(admin(), ns, 'lone', 'reconciled once', (m) => v2(m, 'Paused') !== '-');
   assert.is(waiting.spec?.cloudProviderEnabled, false, 'W-2/C-5: noCloudProvider=true means cloudProviderEnabled=false');
   assert.is(waiting.metadata.finalizers, undefined, 'no finalizer before the Cluster owns it');
   assert.is(waiting.status?.ready, undefined);
   assert.is(v2(waiting, 'Ready'), 'Unknown/ReadyUnknown');
   assert.is(v1(waiting, 'Ready'), '-');
-  await createCluster(admin, ns, 'lone');
-  const ready = await metal3ClusterWhen(admin, ns, 'lone', 'ready once adopted', (m) => m.status?.ready === true);
+  await createCluster(admin(), ns, 'lone');
+  const ready = await metal3ClusterWhen(admin(), ns, 'lone', 'ready once adopted', (m) => m.status?.ready === true);
   assert.equal(ready.metadata.finalizers, [FINALIZER]);
 });
 
 test('C-8 (changed): an owner Cluster that does not exist is a wait with FailedToGetOwnerCluster, not a terminal failure; its appearance resumes', async () => {
   const ns = await setup('m3c-ghost');
   const owner = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'ghost', uid: '00000000-0000-0000-0000-000000000001' };
-  await createMetal3Cluster(admin, ns, 'ghost', { controlPlaneEndpoint: ENDPOINT }, { ownerReferences: [owner] });
-  const m3c = await metal3ClusterWhen(admin, ns, 'ghost', 'FailedToGetOwnerCluster', (m) => v2(m, 'Ready') === 'False/FailedToGetOwnerCluster');
+  await createMetal3Cluster(admin(), ns, 'ghost', { controlPlaneEndpoint: ENDPOINT }, { ownerReferences: [owner] });
+  const m3c = await metal3ClusterWhen(admin(), ns, 'ghost', 'FailedToGetOwnerCluster', (m) => v2(m, 'Ready') === 'False/FailedToGetOwnerCluster');
   assert.is(v1(m3c, 'BaremetalInfrastructureReady'), 'False/InternalFailureOccured/Error');
   assert.is(v1(m3c, 'Ready'), 'False/InternalFailureOccured/Error');
   assert.match(getV1Beta2Condition(m3c, 'Ready')?.message ?? '', /Unable to get owner cluster: Cluster .*\/ghost not found/);
   assert.is(m3c.status?.failureReason, undefined, 'not terminal: the Cluster would copy it and fail for good');
   assert.is(m3c.status?.failureMessage, undefined);
   assert.is(m3c.metadata.finalizers, undefined);
-  const events = await eventually('a FailedToGetOwnerCluster event', async () => ((await eventsFor(admin, ns, 'ghost', 'FailedToGetOwnerCluster')).length > 0 ? true : undefined));
+  const events = await eventually('a FailedToGetOwnerCluster event', async () => ((await eventsFor(admin(), ns, 'ghost', 'FailedToGetOwnerCluster')).length > 0 ? true : undefined));
   assert.ok(events);
 
-  await createCluster(admin, ns, 'ghost');
-  const ready = await metal3ClusterWhen(admin, ns, 'ghost', 'ready once the Cluster exists', (m) => m.status?.ready === true);
+  await createCluster(admin(), ns, 'ghost');
+  const ready = await metal3ClusterWhen(admin(), ns, 'ghost', 'ready once the Cluster exists', (m) => m.status?.ready === true);
   assert.is(v2(ready, 'Ready'), 'True/Ready');
   assert.is(v1(ready, 'BaremetalInfrastructureReady'), 'True//');
   const cluster = await clusterWhen(ns, 'ghost', 'Cluster Provisioned', (c) => c.status?.phase === 'Provisioned');
@@ -137,9 +114,9 @@ test('C-8 (changed): an owner Cluster that does not exist is a wait with FailedT
 
 test('C-13 (changed)/E-14: an invalid endpoint is a condition naming the field, ready false, the Cluster not Failed; an edit fixes it, a later bad edit un-readies it', async () => {
   const ns = await setup('m3c-endpoint');
-  await createMetal3Cluster(admin, ns, 'bad', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 70000 } });
-  await createCluster(admin, ns, 'bad');
-  const m3c = await metal3ClusterWhen(admin, ns, 'bad', 'ControlPlaneEndpointFailed', (m) => v2(m, 'BaremetalInfrastructureReady') === 'False/ControlPlaneEndpointFailed');
+  await createMetal3Cluster(admin(), ns, 'bad', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 70000 } });
+  await createCluster(admin(), ns, 'bad');
+  const m3c = await metal3ClusterWhen(admin(), ns, 'bad', 'ControlPlaneEndpointFailed', (m) => v2(m, 'BaremetalInfrastructureReady') === 'False/ControlPlaneEndpointFailed');
   assert.is(v1(m3c, 'BaremetalInfrastructureReady'), 'False/ControlPlaneEndpointFailed/Error');
   assert.is(v1(m3c, 'Ready'), 'False/ControlPlaneEndpointFailed/Error');
   assert.is(v2(m3c, 'Ready'), 'False/NotReady');
@@ -149,65 +126,65 @@ test('C-13 (changed)/E-14: an invalid endpoint is a condition naming the field, 
   assert.equal(m3c.metadata.finalizers, [FINALIZER], 'C-12: the finalizer comes before validation');
   assert.is(m3c.spec?.cloudProviderEnabled, undefined, 'no defaults written over an invalid spec');
   const warnings = await eventually('a Warning event', async () => {
-    const list = await eventsFor(admin, ns, 'bad', 'ControlPlaneEndpointFailed');
+    const list = await eventsFor(admin(), ns, 'bad', 'ControlPlaneEndpointFailed');
     return list.length > 0 ? list : undefined;
   });
   assert.is(warnings[0]?.type, 'Warning');
   assert.match(warnings[0]?.message ?? '', /spec\.controlPlaneEndpoint\.port/);
   await sleep(300);
-  const waiting = await admin.api(ClusterResource, ns).get('bad');
+  const waiting = await admin().api(ClusterResource, ns).get('bad');
   assert.is(waiting.status?.phase, 'Provisioning', 'the Cluster waits instead of failing');
   assert.is(waiting.spec?.controlPlaneEndpoint, undefined);
 
   // The user fixes the port: ready, defaults written, the Cluster takes the endpoint.
-  await admin.api(Metal3ClusterResource, ns).mergePatch('bad', { spec: { controlPlaneEndpoint: { port: 6443 } } });
-  const fixed = await metal3ClusterWhen(admin, ns, 'bad', 'ready after the fix', (m) => m.status?.ready === true);
+  await admin().api(Metal3ClusterResource, ns).mergePatch('bad', { spec: { controlPlaneEndpoint: { port: 6443 } } });
+  const fixed = await metal3ClusterWhen(admin(), ns, 'bad', 'ready after the fix', (m) => m.status?.ready === true);
   assert.is(v1(fixed, 'Ready'), 'True//');
   assert.is(fixed.spec?.cloudProviderEnabled, true);
   const cluster = await clusterWhen(ns, 'bad', 'Cluster Provisioned', (c) => c.status?.phase === 'Provisioned');
   assert.equal(cluster.spec?.controlPlaneEndpoint, ENDPOINT);
 
   // E-14 (fixed): a later invalid host makes it not ready again, with the host named.
-  await admin.api(Metal3ClusterResource, ns).mergePatch('bad', { spec: { controlPlaneEndpoint: { host: 'https://192.168.111.249' } } });
-  const broken = await metal3ClusterWhen(admin, ns, 'bad', 'not ready again', (m) => m.status?.ready === false);
+  await admin().api(Metal3ClusterResource, ns).mergePatch('bad', { spec: { controlPlaneEndpoint: { host: 'https://192.168.111.249' } } });
+  const broken = await metal3ClusterWhen(admin(), ns, 'bad', 'not ready again', (m) => m.status?.ready === false);
   assert.match(getV1Beta2Condition(broken, 'BaremetalInfrastructureReady')?.message ?? '', /^spec\.controlPlaneEndpoint\.host: Invalid value: "https:\/\/192\.168\.111\.249"/);
   assert.is(broken.status?.failureReason, undefined);
 });
 
 test('C-10/§0.6 (changed): pausing by Cluster spec.paused or the annotation sets Paused True at once and freezes everything else; unpausing resumes', async () => {
   const ns = await setup('m3c-pause');
-  await createMetal3Cluster(admin, ns, 'p');
-  await createCluster(admin, ns, 'p');
-  await metal3ClusterWhen(admin, ns, 'p', 'ready', (m) => m.status?.ready === true);
+  await createMetal3Cluster(admin(), ns, 'p');
+  await createCluster(admin(), ns, 'p');
+  await metal3ClusterWhen(admin(), ns, 'p', 'ready', (m) => m.status?.ready === true);
 
-  await admin.api(ClusterResource, ns).mergePatch('p', { spec: { paused: true } });
-  const paused = await metal3ClusterWhen(admin, ns, 'p', 'Paused True', (m) => v2(m, 'Paused') === 'True/Paused');
+  await admin().api(ClusterResource, ns).mergePatch('p', { spec: { paused: true } });
+  const paused = await metal3ClusterWhen(admin(), ns, 'p', 'Paused True', (m) => v2(m, 'Paused') === 'True/Paused');
   assert.is(getV1Beta2Condition(paused, 'Paused')?.message, 'Cluster spec.paused is set to true');
   // While paused, a broken endpoint is not looked at.
-  await admin.api(Metal3ClusterResource, ns).mergePatch('p', { spec: { controlPlaneEndpoint: { port: -5 } } });
+  await admin().api(Metal3ClusterResource, ns).mergePatch('p', { spec: { controlPlaneEndpoint: { port: -5 } } });
   await settled(controller!, 0);
-  assert.is((await admin.api(Metal3ClusterResource, ns).get('p')).status?.ready, true, 'paused: not reconciled');
+  assert.is((await admin().api(Metal3ClusterResource, ns).get('p')).status?.ready, true, 'paused: not reconciled');
 
-  await admin.api(ClusterResource, ns).mergePatch('p', { spec: { paused: false } });
-  const resumed = await metal3ClusterWhen(admin, ns, 'p', 'reconciled after unpausing', (m) => m.status?.ready === false);
+  await admin().api(ClusterResource, ns).mergePatch('p', { spec: { paused: false } });
+  const resumed = await metal3ClusterWhen(admin(), ns, 'p', 'reconciled after unpausing', (m) => m.status?.ready === false);
   assert.is(v2(resumed, 'Paused'), 'False/NotPaused');
   assert.is(v2(resumed, 'BaremetalInfrastructureReady'), 'False/ControlPlaneEndpointFailed');
 
-  await admin.api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } } });
-  const annotated = await metal3ClusterWhen(admin, ns, 'p', 'Paused by annotation', (m) => v2(m, 'Paused') === 'True/Paused');
+  await admin().api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } } });
+  const annotated = await metal3ClusterWhen(admin(), ns, 'p', 'Paused by annotation', (m) => v2(m, 'Paused') === 'True/Paused');
   assert.is(getV1Beta2Condition(annotated, 'Paused')?.message, 'Metal3Cluster has the cluster.x-k8s.io/paused annotation');
-  await admin.api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } }, spec: { controlPlaneEndpoint: { port: 6443 } } });
-  const back = await metal3ClusterWhen(admin, ns, 'p', 'ready after removing the annotation', (m) => m.status?.ready === true);
+  await admin().api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } }, spec: { controlPlaneEndpoint: { port: 6443 } } });
+  const back = await metal3ClusterWhen(admin(), ns, 'p', 'ready after removing the annotation', (m) => m.status?.ready === true);
   assert.is(v2(back, 'Paused'), 'False/NotPaused');
 });
 
 test('C-3: an externally managed Metal3Cluster (cluster.x-k8s.io/managed-by) is never touched', async () => {
   const ns = await setup('m3c-managed');
-  await createMetal3Cluster(admin, ns, 'ext', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 0 } }, { annotations: { 'cluster.x-k8s.io/managed-by': 'someone-else' } });
-  await createCluster(admin, ns, 'ext');
-  await eventually('adopted by the Cluster', async () => ((await admin.api(Metal3ClusterResource, ns).get('ext')).metadata.ownerReferences?.length ? true : undefined));
+  await createMetal3Cluster(admin(), ns, 'ext', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 0 } }, { annotations: { 'cluster.x-k8s.io/managed-by': 'someone-else' } });
+  await createCluster(admin(), ns, 'ext');
+  await eventually('adopted by the Cluster', async () => ((await admin().api(Metal3ClusterResource, ns).get('ext')).metadata.ownerReferences?.length ? true : undefined));
   await sleep(800);
-  const m3c = await admin.api(Metal3ClusterResource, ns).get('ext');
+  const m3c = await admin().api(Metal3ClusterResource, ns).get('ext');
   assert.is(m3c.metadata.finalizers, undefined);
   assert.is(m3c.status, undefined);
   assert.is(m3c.spec?.controlPlaneEndpoint?.port, 0, 'not even defaulted');
@@ -216,11 +193,11 @@ test('C-3: an externally managed Metal3Cluster (cluster.x-k8s.io/managed-by) is 
 
 test('§0.6/F-1: with --watch-filter only Metal3Clusters carrying the watch-filter label are reconciled', async () => {
   const ns = await setup('m3c-filter', { watchFilter: 'team-a' });
-  await createMetal3Cluster(admin, ns, 'mine', { controlPlaneEndpoint: ENDPOINT }, { labels: { 'cluster.x-k8s.io/watch-filter': 'team-a' } });
-  await createMetal3Cluster(admin, ns, 'theirs', { controlPlaneEndpoint: ENDPOINT }, { labels: { 'cluster.x-k8s.io/watch-filter': 'team-b' } });
-  await metal3ClusterWhen(admin, ns, 'mine', 'mine reconciled', (m) => v2(m, 'Paused') !== '-');
+  await createMetal3Cluster(admin(), ns, 'mine', { controlPlaneEndpoint: ENDPOINT }, { labels: { 'cluster.x-k8s.io/watch-filter': 'team-a' } });
+  await createMetal3Cluster(admin(), ns, 'theirs', { controlPlaneEndpoint: ENDPOINT }, { labels: { 'cluster.x-k8s.io/watch-filter': 'team-b' } });
+  await metal3ClusterWhen(admin(), ns, 'mine', 'mine reconciled', (m) => v2(m, 'Paused') !== '-');
   await settled(controller!, 0);
-  assert.is((await admin.api(Metal3ClusterResource, ns).get('theirs')).status, undefined);
+  assert.is((await admin().api(Metal3ClusterResource, ns).get('theirs')).status, undefined);
 });
 
 test.run();

@@ -3,9 +3,7 @@
 // as it does for each claim it serves. Those writes must wake nobody: the reconciles counted once
 // everything is rendered stay proportional to N, not N². The controllers run as a user bound to
 // exactly deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
 import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3DataClaimResource,
@@ -17,50 +15,35 @@ import {
   type Metal3DataClaim,
   type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { CLUSTER, createCluster, createData, createHost, createTemplate, eventually, HOST, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { dataSuite, CLUSTER, createCluster, createData, createHost, createTemplate, eventually, HOST, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
 
-const test = suite('Metal3Data reconcile counts (issue 21 point 4)');
-const env = withSharedEnv(test);
+const { test, env, admin, track } = dataSuite('Metal3Data reconcile counts (issue 21 point 4)');
 
-let admin: Client;
 let controllers: RunningControllers | undefined;
-
-test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin?.transport.close());
-test.after.each(async () => {
-  const stopped = controllers;
-  controllers = undefined;
-  if (!stopped) return;
-  await stopped.stop();
-  assert.is(stopped.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
-  assert.is(stopped.errors(), 0);
-});
 
 const N = 30;
 const infra = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const m3mName = (i: number) => `m3m-${i}`;
 
 async function allData(ns: string, check: (d: { metadata: { finalizers?: string[] }; status?: { ready?: boolean } }) => boolean): Promise<true | undefined> {
-  const items = (await admin.api(Metal3DataResource, ns).list()).items;
+  const items = (await admin().api(Metal3DataResource, ns).list()).items;
   return items.length === N && items.every(check) ? true : undefined;
 }
 
 test('D-1/DT-1 (changed, issue 21): the template\'s ledger writes wake no waiting Metal3Data: N waiting, N ledger writes, reconciles ≤ 8 per Metal3Data', async () => {
   const ns = await freshNamespace(env().admin.client, 'm3d-storm');
-  controllers = await startDataControllers(env(), ns);
-  await createCluster(admin, ns);
-  await createTemplate(admin, ns);
-  await createHost(admin, ns);
-  const machine = await admin.api(MachineResource, ns).create(
+  controllers = track(await startDataControllers(env(), ns));
+  await createCluster(admin(), ns);
+  await createTemplate(admin(), ns);
+  await createHost(admin(), ns);
+  const machine = await admin().api(MachineResource, ns).create(
     newMachine({ metadata: { name: 'machine' }, spec: { clusterName: CLUSTER, bootstrap: {}, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: m3mName(0) } } }),
   );
   // The claims of Metal3Machines that do not exist yet, and their Metal3Data: all wait.
   const claims: Metal3DataClaim[] = [];
   for (let i = 0; i < N; i++) {
-    const claim = await admin.api(Metal3DataClaimResource, ns).create(
+    const claim = await admin().api(Metal3DataClaimResource, ns).create(
       newMetal3DataClaim({
         metadata: { name: m3mName(i), labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER }, ownerReferences: [{ apiVersion: infra, kind: 'Metal3Machine', name: m3mName(i), uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }] },
         spec: { template: { name: TEMPLATE, namespace: ns } },
@@ -68,7 +51,7 @@ test('D-1/DT-1 (changed, issue 21): the template\'s ledger writes wake no waitin
     );
     claims.push(claim);
     const future = { metadata: { name: m3mName(i), uid: claim.metadata.ownerReferences![0]!.uid } } as unknown as Metal3Machine;
-    await createData(admin, ns, claim, future, {}, i);
+    await createData(admin(), ns, claim, future, {}, i);
   }
   await eventually('every Metal3Data seen and waiting (finalizer set)', () => allData(ns, (d) => (d.metadata.finalizers?.length ?? 0) > 0), 30_000);
 
@@ -76,12 +59,12 @@ test('D-1/DT-1 (changed, issue 21): the template\'s ledger writes wake no waitin
   const indexes: Record<string, number> = {};
   for (let i = 0; i < N; i++) {
     indexes[`${TEMPLATE}-${i}`] = i;
-    await admin.api(Metal3DataTemplateResource, ns).mergePatchStatus(TEMPLATE, { status: { indexes: { ...indexes }, lastUpdated: new Date().toISOString() } });
+    await admin().api(Metal3DataTemplateResource, ns).mergePatchStatus(TEMPLATE, { status: { indexes: { ...indexes }, lastUpdated: new Date().toISOString() } });
   }
 
   // The Metal3Machines arrive: every Metal3Data renders.
   for (let i = 0; i < N; i++) {
-    await admin.api(Metal3MachineResource, ns).create(
+    await admin().api(Metal3MachineResource, ns).create(
       newMetal3Machine({
         metadata: {
           name: m3mName(i),

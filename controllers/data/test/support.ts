@@ -1,9 +1,12 @@
-// The data controllers in the test process, as main.ts runs them but with credentials bound to exactly
-// deploy/rbac.yaml (a missing permission fails with Forbidden), an exact request counter and the
-// reconcile counters; plus a scene builder (Cluster, Machine, Metal3Machine, BareMetalHost, claim,
-// template, Metal3Data created directly, as the allocation side and Cluster API would) and pollers.
+// The data controllers in the test process through the shared runner
+// (@metal3-ts/test/testing/controller-runner: as main.ts runs them but with credentials bound to
+// exactly deploy/rbac.yaml, an exact request counter and the reconcile counters); the suite every
+// data test file runs in; plus a scene builder (Cluster, Machine, Metal3Machine, BareMetalHost,
+// claim, template, Metal3Data created directly, as the allocation side and Cluster API would) and
+// pollers.
 import { Buffer } from 'node:buffer';
 import { fileURLToPath } from 'node:url';
+import * as assert from 'uvu/assert';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { EventResource, SecretResource, type Event } from '@metal3-ts/generated/core/v1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
@@ -25,91 +28,35 @@ import {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPPoolResource, newIPPool, type IPPool, type IPPoolSpec } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { BareMetalHostResource, newBareMetalHost, type BareMetalHost, type BareMetalHostStatusHardwareNics } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
-import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
-import { newClient } from '@metal3-ts/shared/client/client';
-import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
-import { RequestCounter } from '@metal3-ts/shared/client/metrics';
-import { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import { newLogger } from '@metal3-ts/shared/log/logger';
-import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
+import { ipamSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { runningProblems as explain, startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+import { controllerSuite, type ControllerSuite } from '@metal3-ts/test/testing/controller-suite';
+import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 import { dataControllers, type DataControllersConfig } from '../src/controller.ts';
 import { DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME } from '../src/names.ts';
-import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
-import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
-export interface RunningControllers {
-  /** Every request the controllers (informers, writes, events) sent. */
-  readonly counter: RequestCounter;
-  /** Reconciles finished so far by one controller (default: both), whatever their result. */
-  reconciles(controller?: string): number;
-  /** Reconciles that ended in an error (bad input must never be one). */
-  errors(): number;
-  /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
-  writes(resource?: string): number;
-  /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
-  problems(): readonly string[];
-  stop(): Promise<void>;
-}
-
-let users = 0;
-const live = new Set<RunningControllers>();
-const CONTROLLERS = [DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME];
-
-/** Starts both controllers as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
-export async function startDataControllers(env: TestEnv, namespace: string, config: DataControllersConfig = {}): Promise<RunningControllers> {
-  const connection = await userBoundTo(env, `data-controller-${++users}-${namespace}`, RBAC_MANIFEST, namespace);
-  const counter = new RequestCounter();
-  const registry = new Registry();
-  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry });
-  const informers = new InformerFactory(base, { namespace, registry });
-  const client = new WriteThroughClient(base.transport, informers);
-  const events = new EventRecorder({ client: base, component: 'metal3-ts-data' });
-  const lines: string[] = [];
-  const log = newLogger({ level: 'warn', sink: (line) => lines.push(line) });
-  // A long safety-net requeue: the tests show that watches, not polling, move things along.
-  const controllers = dataControllers({ client, informers, registry, events, log, config: { dataConcurrency: 2, templateConcurrency: 2, requeueAfterMs: 120_000, ...config } });
-  const stop = new AbortController();
-  const runs = Promise.all([informers.start(stop.signal), ...controllers.map((c) => c.start(stop.signal))]);
-  await informers.waitForSync();
-  const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-  const count = (controller: string, results: string[]) => results.reduce((n, result) => n + total.get({ controller, result }), 0);
-  const running: RunningControllers = {
-    counter,
-    reconciles: (controller) => (controller ? [controller] : CONTROLLERS).reduce((n, c) => n + count(c, ['success', 'error', 'requeue', 'requeue_after']), 0),
-    errors: () => CONTROLLERS.reduce((n, c) => n + count(c, ['error']), 0),
-    writes: (resource) =>
-      counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
-    problems: () => [...lines],
-    async stop() {
-      live.delete(running);
-      stop.abort();
-      await runs;
-      await events.flush();
-      base.transport.close();
-    },
-  };
-  live.add(running);
-  return running;
-}
-
+export { eventually, settled } from '@metal3-ts/test/testing/controller-runner';
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
-/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, explain: () => [...live].flatMap((c) => c.problems()) });
-}
+/** Both data controllers (Metal3Data, Metal3DataTemplate) running as one: `reconciles(name)` counts one of them. */
+export type RunningControllers = RunningController;
 
-/** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
-export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {
-  return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
+/** Starts both controllers as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
+export function startDataControllers(env: TestEnv, namespace: string, config: DataControllersConfig = {}): Promise<RunningControllers> {
+  return startInProcess(env, namespace, {
+    rbac: RBAC_MANIFEST,
+    user: 'data-controller',
+    component: 'metal3-ts-data',
+    controllers: [DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME],
+    // DATA_TEST_LOG=1 prints everything the controllers log (for debugging a test).
+    verboseEnv: 'DATA_TEST_LOG',
+    // A long safety-net requeue: the tests show that watches, not polling, move things along.
+    build: (deps) => dataControllers({ ...deps, config: { dataConcurrency: 2, templateConcurrency: 2, requeueAfterMs: 120_000, ...config } }),
+  });
 }
-
-const explain = () => [...live].flatMap((c) => c.problems());
 
 /** Resolves once `name` is gone (404). */
 export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 10_000): Promise<true> {
@@ -276,4 +223,33 @@ export async function createScene(client: Client, namespace: string, options: Sc
 /** A Metal3 IPPool served by the IPAM simulator. */
 export function createPool(client: Client, namespace: string, name: string, spec: Omit<IPPoolSpec, 'namePrefix'>): Promise<IPPool> {
   return client.api(IPPoolResource, namespace).create(newIPPool({ metadata: { name }, spec: { namePrefix: name, ...spec } }));
+}
+
+export interface DataSuiteOptions {
+  /** What the no-failed-reconcile check says when it fails. */
+  readonly errorsMessage?: string;
+  /** The IPAM simulator runs for the whole file (it answers the IPClaims). */
+  readonly ipam?: boolean;
+}
+
+/**
+ * The suite of a data test file: each controller pair a test started, once stopped, sent no request
+ * deploy/rbac.yaml forbids and had no failed reconcile (bad input is status and an event).
+ */
+export function dataSuite(title: string, options: DataSuiteOptions = {}): ControllerSuite<RunningControllers> {
+  const s = controllerSuite<RunningControllers>(title, {
+    afterStop(stopped) {
+      assert.is(stopped.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
+      assert.is(stopped.errors(), 0, options.errorsMessage);
+    },
+  });
+  if (options.ipam) {
+    let sims: RunningSimulators | undefined;
+    s.test.before(async () => {
+      const deps = simulatorDeps(s.env().admin);
+      sims = await startSimulators(deps, ipamSimulator(deps));
+    });
+    s.test.after(() => sims?.stop());
+  }
+  return s;
 }

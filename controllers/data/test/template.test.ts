@@ -3,56 +3,38 @@
 // that waits for the template's claims and Metal3Data and is woken by their deletion. Allocation is
 // the dataclaim controller's and not running here: the tests create and delete claims and Metal3Data
 // themselves. The controllers run as a user bound to exactly deploy/rbac.yaml.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource, type Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
-import { createCluster, createScene, createTemplate, DATA, gone, M3M, settled, startDataControllers, TEMPLATE, when, type RunningControllers } from './support.ts';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { dataSuite, CLUSTER, createCluster, createScene, createTemplate, DATA, eventually, gone, M3M, settled, startDataControllers, TEMPLATE, when, type RunningControllers } from './support.ts';
 
-const test = suite('Metal3DataTemplate life cycle on the real apiserver');
-const env = withSharedEnv(test);
+const { test, env, admin, track } = dataSuite('Metal3DataTemplate life cycle on the real apiserver');
 
 const FINALIZER = 'metal3datatemplate.infrastructure.cluster.x-k8s.io';
 
-let admin: Client;
 let controllers: RunningControllers | undefined;
-
-test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin?.transport.close());
-test.after.each(async () => {
-  // Stopped first, so a failed check below cannot leave it running into the next test.
-  const stopped = controllers;
-  controllers = undefined;
-  if (!stopped) return;
-  await stopped.stop();
-  assert.is(stopped.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
-  assert.is(stopped.errors(), 0);
-});
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
-  controllers = await startDataControllers(env(), ns);
+  controllers = track(await startDataControllers(env(), ns));
   return ns;
 }
 
 const templateWhen = (ns: string, what: string, check: (t: Metal3DataTemplate) => boolean, timeoutMs?: number) =>
-  when(admin, Metal3DataTemplateResource, ns, TEMPLATE, what, check, timeoutMs);
+  when(admin(), Metal3DataTemplateResource, ns, TEMPLATE, what, check, timeoutMs);
 
 test('DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets the Cluster reference (controller false) and its finalizer at the Cluster\'s creation', async () => {
   const ns = await setup('m3dt-cluster');
   const before = controllers!.reconciles();
-  await createTemplate(admin, ns);
+  await createTemplate(admin(), ns);
   await settled(controllers!, before);
-  const waiting = await admin.api(Metal3DataTemplateResource, ns).get(TEMPLATE);
+  const waiting = await admin().api(Metal3DataTemplateResource, ns).get(TEMPLATE);
   assert.is(waiting.metadata.finalizers, undefined);
   assert.is(waiting.metadata.ownerReferences, undefined);
   const other = { apiVersion: 'example.com/v1', kind: 'Thing', name: 'keep-me', uid: '00000000-0000-0000-0000-000000000001' };
-  await admin.api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { ownerReferences: [other] } });
-  const cluster = await createCluster(admin, ns);
+  await admin().api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { ownerReferences: [other] } });
+  const cluster = await createCluster(admin(), ns);
   const template = await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true, 5_000);
   assert.equal(template.metadata.ownerReferences, [other, { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'cluster1', uid: cluster.metadata.uid!, controller: false }]);
   assert.equal(template.metadata.finalizers, [FINALIZER]);
@@ -61,57 +43,61 @@ test('DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets t
 
 test('DT-6 (changed): a paused template gets nothing written; removing the annotation finishes it at once', async () => {
   const ns = await setup('m3dt-paused');
-  await createCluster(admin, ns);
+  await createCluster(admin(), ns);
+  // The Cluster's own event must be behind the controllers before the template exists, or (on a loaded
+  // machine) it arrives late and maps to the template: a reconcile that is not the template's event.
+  const clusters = controllers!.informers.informerFor(ClusterResource).store;
+  await eventually('the Cluster in the controllers\' cache', () => clusters.get({ namespace: ns, name: CLUSTER }));
   const before = controllers!.reconciles();
-  await createTemplate(admin, ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
+  await createTemplate(admin(), ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
   await new Promise((r) => setTimeout(r, 500));
   assert.is(controllers!.reconciles('metal3datatemplate'), before, 'events of a paused template are dropped');
   assert.is(controllers!.writes('metal3datatemplates'), 0);
-  await admin.api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } });
+  await admin().api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } });
   await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true, 5_000);
 });
 
 test('DT-6: a paused Cluster holds the template until it is unpaused', async () => {
   const ns = await setup('m3dt-clusterpaused');
-  await createCluster(admin, ns, undefined, true);
+  await createCluster(admin(), ns, undefined, true);
   const before = controllers!.reconciles();
-  await createTemplate(admin, ns);
+  await createTemplate(admin(), ns);
   await settled(controllers!, before);
   assert.is(controllers!.writes('metal3datatemplates'), 0);
-  await admin.api(ClusterResource, ns).mergePatch('cluster1', { spec: { paused: false } });
+  await admin().api(ClusterResource, ns).mergePatch('cluster1', { spec: { paused: false } });
   await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true, 5_000);
 });
 
 test('DT-7 (changed): a deleted template waits for its live claims and every Metal3Data, woken by their deletion, then lets go', async () => {
   const ns = await setup('m3dt-delete');
-  await createScene(admin, ns);
+  await createScene(admin(), ns);
   await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true);
-  await when(admin, Metal3DataResource, ns, DATA, 'rendered', (d) => d.status?.ready === true);
+  await when(admin(), Metal3DataResource, ns, DATA, 'rendered', (d) => d.status?.ready === true);
 
   let before = controllers!.reconciles();
-  await admin.api(Metal3DataTemplateResource, ns).delete(TEMPLATE);
+  await admin().api(Metal3DataTemplateResource, ns).delete(TEMPLATE);
   await settled(controllers!, before);
-  assert.ok((await admin.api(Metal3DataTemplateResource, ns).get(TEMPLATE)).metadata.finalizers?.includes(FINALIZER), 'held by the claim and the Metal3Data');
+  assert.ok((await admin().api(Metal3DataTemplateResource, ns).get(TEMPLATE)).metadata.finalizers?.includes(FINALIZER), 'held by the claim and the Metal3Data');
 
   // What the allocation side does when the claim goes: the Metal3Data is deleted, then the claim.
   before = controllers!.reconciles();
-  await admin.api(Metal3DataClaimResource, ns).delete(M3M);
+  await admin().api(Metal3DataClaimResource, ns).delete(M3M);
   await settled(controllers!, before);
-  assert.ok((await admin.api(Metal3DataTemplateResource, ns).get(TEMPLATE)).metadata.finalizers?.includes(FINALIZER), 'still held by the Metal3Data');
+  assert.ok((await admin().api(Metal3DataTemplateResource, ns).get(TEMPLATE)).metadata.finalizers?.includes(FINALIZER), 'still held by the Metal3Data');
   const start = performance.now();
-  await admin.api(Metal3DataResource, ns).delete(DATA);
-  await gone(admin, Metal3DataResource, ns, DATA, 5_000);
-  await gone(admin, Metal3DataTemplateResource, ns, TEMPLATE, 5_000);
+  await admin().api(Metal3DataResource, ns).delete(DATA);
+  await gone(admin(), Metal3DataResource, ns, DATA, 5_000);
+  await gone(admin(), Metal3DataTemplateResource, ns, TEMPLATE, 5_000);
   assert.ok(performance.now() - start < 5_000, 'woken by the Metal3Data\'s deletion, not the 120 s safety net');
 });
 
 test('DT-7: a template nobody uses is deleted at once', async () => {
   const ns = await setup('m3dt-unused');
-  await createCluster(admin, ns);
-  await createTemplate(admin, ns);
+  await createCluster(admin(), ns);
+  await createTemplate(admin(), ns);
   await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true);
-  await admin.api(Metal3DataTemplateResource, ns).delete(TEMPLATE);
-  await gone(admin, Metal3DataTemplateResource, ns, TEMPLATE, 5_000);
+  await admin().api(Metal3DataTemplateResource, ns).delete(TEMPLATE);
+  await gone(admin(), Metal3DataTemplateResource, ns, TEMPLATE, 5_000);
 });
 
 test.run();

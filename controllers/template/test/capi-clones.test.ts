@@ -1,32 +1,22 @@
 // N-1/N-2/T-6 with Cluster API's MachineSet (simulator) doing the cloning: Metal3Machines stamped
 // from the template carry the cloned-from annotations, a later change of the template's mode reaches
 // them, and a machine cloned after the change already agrees (nothing to write).
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
 import { MachineSetResource, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { machineSetSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
 import { bootstrapRef, createCluster, createKubeadmConfigTemplate, infraRef } from '@metal3-ts/test/sim/capi/rollout-testing';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from '../src/names.ts';
 import { createTemplate, eventually, loggedProblems, modes, modesBecome, type RunningController, setTemplateMode, settled, startTemplateController } from './support.ts';
 
-const test = suite('Metal3MachineTemplate controller with Metal3Machines cloned by the MachineSet simulator');
-const env = withSharedEnv(test);
+const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller with Metal3Machines cloned by the MachineSet simulator');
 
-let admin: Client;
 let controller: RunningController | undefined;
 let simulators: RunningSimulators | undefined;
 
-test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(async () => {
-  await controller?.stop();
-  await simulators?.stop();
-  admin.transport.close();
-});
+test.after(() => simulators?.stop());
 
 const machineSet = (replicas: number) =>
   newMachineSet({
@@ -46,14 +36,14 @@ test('N-1/N-2/T-6: MachineSet clones get the template\'s new mode; a clone made 
   const ns = await freshNamespace(env().admin.client, 'tmpl-capi');
   const deps = simulatorDeps(env().admin);
   simulators = await startSimulators(deps, machineSetSimulator(deps));
-  controller = await startTemplateController(env(), ns);
-  await createCluster(admin, ns, 'c1');
-  await createKubeadmConfigTemplate(admin, ns, 'kct');
-  await createTemplate(admin, ns, 'm3mt-workers', { mode: 'metadata' });
-  await admin.api(MachineSetResource, ns).create(machineSet(2));
+  controller = track(await startTemplateController(env(), ns));
+  await createCluster(admin(), ns, 'c1');
+  await createKubeadmConfigTemplate(admin(), ns, 'kct');
+  await createTemplate(admin(), ns, 'm3mt-workers', { mode: 'metadata' });
+  await admin().api(MachineSetResource, ns).create(machineSet(2));
 
   const clones = await eventually('2 cloned Metal3Machines', async () => {
-    const items = (await admin.api(Metal3MachineResource, ns).list()).items;
+    const items = (await admin().api(Metal3MachineResource, ns).list()).items;
     return items.length === 2 ? items : undefined;
   });
   for (const m of clones) {
@@ -64,14 +54,14 @@ test('N-1/N-2/T-6: MachineSet clones get the template\'s new mode; a clone made 
   await settled(controller, 0);
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 0, 'fresh clones already agree');
 
-  await setTemplateMode(admin, ns, 'm3mt-workers', 'disabled');
+  await setTemplateMode(admin(), ns, 'm3mt-workers', 'disabled');
   const names = clones.map((m) => m.metadata.name ?? '');
-  await modesBecome(admin, ns, Object.fromEntries(names.map((n) => [n, 'disabled'])));
+  await modesBecome(admin(), ns, Object.fromEntries(names.map((n) => [n, 'disabled'])));
 
   const before = controller.reconciles();
-  await admin.api(MachineSetResource, ns).mergePatch('workers', { spec: { replicas: 3 } });
+  await admin().api(MachineSetResource, ns).mergePatch('workers', { spec: { replicas: 3 } });
   const all = await eventually('a third clone', async () => {
-    const now = await modes(admin, ns);
+    const now = await modes(admin(), ns);
     return Object.keys(now).length === 3 ? now : undefined;
   });
   await settled(controller, before);

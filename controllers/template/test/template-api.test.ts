@@ -1,39 +1,33 @@
 // N-1 and bad input at the API: what the apiserver stores for a Metal3MachineTemplate and what the
 // Metal3Machine controller reads through nodeReuseFor / nodeReuseForReleasingMachine.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, InvalidError, Transport, isNotFound } from '@metal3-ts/generated';
+import { InvalidError, isNotFound } from '@metal3-ts/generated';
 import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { nodeReuseFor, nodeReuseForReleasingMachine } from '@metal3-ts/baremetal/node-reuse-policy';
 import { createMachine, createTemplate } from './support.ts';
 
-const test = suite('Metal3MachineTemplate API: nodeReuse default and unknown automatedCleaningMode');
-const env = withSharedEnv(test);
+const { test, env, admin } = controllerSuite('Metal3MachineTemplate API: nodeReuse default and unknown automatedCleaningMode');
 
-let admin: Client;
-test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
 
 test('N-1/N-6/X-10: nodeReuse is stored false by default; the released machine\'s template decides, looked up with a GET', async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-reuse');
-  const plain = await createTemplate(admin, ns, 'plain');
+  const plain = await createTemplate(admin(), ns, 'plain');
   assert.is(plain.spec?.nodeReuse, false, 'CRD default');
   assert.is(nodeReuseFor(plain), false);
-  assert.is(nodeReuseFor(await createTemplate(admin, ns, 'reuse', { nodeReuse: true })), true);
+  assert.is(nodeReuseFor(await createTemplate(admin(), ns, 'reuse', { nodeReuse: true })), true);
 
-  const templates = admin.api(Metal3MachineTemplateResource, ns);
+  const templates = admin().api(Metal3MachineTemplateResource, ns);
   const lookup = async (key: { namespace: string; name: string }) => {
     try {
-      return await admin.api(Metal3MachineTemplateResource, key.namespace).get(key.name);
+      return await admin().api(Metal3MachineTemplateResource, key.namespace).get(key.name);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
   };
-  const released = await createMachine(admin, ns, 'm', { from: 'reuse' });
+  const released = await createMachine(admin(), ns, 'm', { from: 'reuse' });
   assert.is(await nodeReuseForReleasingMachine(released, lookup), true);
   await templates.delete('reuse');
   assert.is(await nodeReuseForReleasingMachine(released, lookup), false, 'template gone: no reuse label (N-7)');
@@ -46,7 +40,7 @@ test('bad input (W-14): the apiserver refuses a template with an unknown automat
     spec: { template: { spec: { image: { url: 'http://x/i.img', checksum: 'http://x/i.img.sha256sum' }, automatedCleaningMode: 'erase' as 'disabled' } } },
   });
   try {
-    await admin.api(Metal3MachineTemplateResource, ns).create(bad);
+    await admin().api(Metal3MachineTemplateResource, ns).create(bad);
     assert.unreachable('created');
   } catch (error) {
     assert.instance(error, InvalidError);

@@ -1,36 +1,25 @@
 // E-35 on the real apiserver: CAPM3 lists every Metal3Machine in the cluster and updates every cloned
 // machine on every template reconcile. Here a reconcile reads its machines from an informer index and
 // sends nothing for machines that already agree, counted request by request.
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport } from '@metal3-ts/generated';
 import { Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { createMachine, createTemplate, loggedProblems, modesBecome, type RunningController, settled, startTemplateController } from './support.ts';
 
-const test = suite('Metal3MachineTemplate controller: zero requests for machines in sync (E-35)');
-const env = withSharedEnv(test);
+const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller: zero requests for machines in sync (E-35)');
 
-let admin: Client;
 let controller: RunningController | undefined;
 
-test.before(() => {
-  admin = new Client(Transport.fromConnection(env().admin));
-});
-test.after(() => admin.transport.close());
-test.after.each(async () => {
-  await controller?.stop();
-  controller = undefined;
-});
 
 const touchTemplate = (ns: string, name: string, value: string) =>
-  admin.api(Metal3MachineTemplateResource, ns).mergePatch(name, { metadata: { labels: { touched: value } } });
+  admin().api(Metal3MachineTemplateResource, ns).mergePatch(name, { metadata: { labels: { touched: value } } });
 
 test('E-35: template and machine events reconcile with zero requests while every machine already has the mode', async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-zero');
-  await createTemplate(admin, ns, 'workers', { mode: 'disabled' });
-  for (const name of ['a', 'b', 'c']) await createMachine(admin, ns, name, { from: 'workers', mode: 'disabled' });
-  controller = await startTemplateController(env(), ns);
+  await createTemplate(admin(), ns, 'workers', { mode: 'disabled' });
+  for (const name of ['a', 'b', 'c']) await createMachine(admin(), ns, name, { from: 'workers', mode: 'disabled' });
+  controller = track(await startTemplateController(env(), ns));
   await settled(controller, 0);
   controller.counter.reset();
 
@@ -38,7 +27,7 @@ test('E-35: template and machine events reconcile with zero requests while every
   await touchTemplate(ns, 'workers', 'one');
   await settled(controller, before);
   before = controller.reconciles();
-  await createMachine(admin, ns, 'd', { from: 'workers', mode: 'disabled' });
+  await createMachine(admin(), ns, 'd', { from: 'workers', mode: 'disabled' });
   await settled(controller, before);
 
   const sent = controller.counter.snapshot().filter((c) => c.verb !== 'watch');
@@ -47,17 +36,17 @@ test('E-35: template and machine events reconcile with zero requests while every
 
 test('E-35: a change reaches each differing machine with exactly one patch; the reconciles its own writes trigger send nothing', async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-once');
-  await createTemplate(admin, ns, 'workers', { mode: 'metadata' });
-  for (const name of ['a', 'b', 'c', 'd', 'e']) await createMachine(admin, ns, name, { from: 'workers', mode: name < 'c' ? 'disabled' : 'metadata' });
-  controller = await startTemplateController(env(), ns);
-  await modesBecome(admin, ns, { a: 'metadata', b: 'metadata' });
+  await createTemplate(admin(), ns, 'workers', { mode: 'metadata' });
+  for (const name of ['a', 'b', 'c', 'd', 'e']) await createMachine(admin(), ns, name, { from: 'workers', mode: name < 'c' ? 'disabled' : 'metadata' });
+  controller = track(await startTemplateController(env(), ns));
+  await modesBecome(admin(), ns, { a: 'metadata', b: 'metadata' });
   await settled(controller, 0);
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 2, 'a and b only');
 
   controller.counter.reset();
   const before = controller.reconciles();
-  await admin.api(Metal3MachineTemplateResource, ns).mergePatch('workers', { spec: { template: { spec: { automatedCleaningMode: 'disabled' } } } });
-  await modesBecome(admin, ns, { a: 'disabled', b: 'disabled', c: 'disabled', d: 'disabled', e: 'disabled' });
+  await admin().api(Metal3MachineTemplateResource, ns).mergePatch('workers', { spec: { template: { spec: { automatedCleaningMode: 'disabled' } } } });
+  await modesBecome(admin(), ns, { a: 'disabled', b: 'disabled', c: 'disabled', d: 'disabled', e: 'disabled' });
   await settled(controller, before);
   assert.ok(controller.reconciles() - before >= 2, 'the machines\' own update events reconciled the template again');
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 5, 'one patch per machine, none repeated');

@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { eventually as pollUntil, sleep } from '../testing/eventually.ts';
+import { eventuallyWith, sleep, type Eventually } from '../testing/eventually.ts';
 
 /** The repository root (this file is test/src/harness/controller-process.ts). */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -113,10 +113,8 @@ export function httpGet(address: string, path: string): Promise<{ status: number
   });
 }
 
-/** Polls `probe` until it returns a value other than undefined. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  return pollUntil(what, probe, timeoutMs);
-}
+/** Polls `probe` until it returns a value other than undefined (15 s unless told). */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 15_000 });
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text exposition. */
 export function sample(text: string, series: string): number | undefined {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Client, Transport } from '@metal3-ts/generated';
 import { LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { bundle } from '../../../scripts/bundle.ts';
+import type { TestEnv } from '../envtest/env.ts';
 import { userBoundTo } from '../envtest/rbac.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 import { ControllerProcess, httpGet, type Runtime } from '../harness/controller-process.ts';
@@ -35,8 +36,10 @@ export interface BundleSuiteOptions {
   readonly rbac: string;
   /** Short name for files, namespaces and users (`dataclaim`). */
   readonly name: string;
-  /** Flags beyond the common ones (kubeconfig, namespace, leader election, probe and metrics addresses). */
-  readonly flags?: readonly string[];
+  /** Flags beyond the common ones (kubeconfig, namespace, leader election, probe and metrics addresses), or per runtime. */
+  readonly flags?: readonly string[] | ((runtime: Runtime) => readonly string[]);
+  /** Started before the tests and stopped after them: what runs beside the controller (a simulator). */
+  beside?(env: TestEnv): Promise<{ stop(): Promise<void> }>;
   /** Test titles under Node and under Deno. */
   readonly titles: { readonly node: string; readonly deno: string };
   /** Warnings are allowed in the log (errors never are). */
@@ -53,16 +56,19 @@ export function bundleSuite(options: BundleSuiteOptions): void {
   let bundlePath = '';
   let admin: Client | undefined;
   const running: ControllerProcess[] = [];
+  let beside: { stop(): Promise<void> } | undefined;
 
   test.before(async () => {
     dir = mkdtempSync(join(tmpdir(), `${options.name}-bundle-`));
     bundlePath = join(dir, `controller-${options.name}.mjs`);
     await bundle(options.entry, bundlePath, { minify: true });
     admin = new Client(Transport.fromConnection(env().admin));
+    beside = await options.beside?.(env());
   });
 
-  test.after(() => {
+  test.after(async () => {
     for (const p of running) p.kill('SIGKILL');
+    await beside?.stop();
     admin?.transport.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -77,7 +83,7 @@ export function bundleSuite(options: BundleSuiteOptions): void {
       '--leader-elect', '--leader-elect-namespace', namespace,
       '--metrics-bind-address', '127.0.0.1:0',
       '--health-probe-bind-address', '127.0.0.1:0',
-      ...(options.flags ?? []),
+      ...(typeof options.flags === 'function' ? options.flags(runtime) : options.flags ?? []),
     ]);
     running.push(p);
     const probes = await p.address('readyz');

@@ -16,7 +16,7 @@ import { newLogger, type Logger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '../envtest/env.ts';
 import { userBoundTo } from '../envtest/rbac.ts';
-import { eventually as pollUntil, settled as settledAfter } from './eventually.ts';
+import { eventuallyWith, settled as settledAfter, type Eventually } from './eventually.ts';
 
 /** What a controller factory gets: `MainDeps` as runMain hands them, minus flags. */
 export interface InProcessDeps {
@@ -26,11 +26,15 @@ export interface InProcessDeps {
   readonly registry: Registry;
   readonly events: EventRecorder;
   readonly log: Logger;
+  /** Counts every request the controller sends: a client the factory makes itself (a workload ClusterCache) counts on it too. */
+  readonly counter: RequestCounter;
 }
 
 /** Anything with the harness's run-until-aborted contract (a Controller, a manager runnable). */
 export interface Runnable {
   start(signal: AbortSignal): Promise<void>;
+  /** Called once every runnable returned (a cache with nothing to run closes its connections here). */
+  close?(): void | Promise<void>;
 }
 
 export interface RunnerOptions {
@@ -44,6 +48,8 @@ export interface RunnerOptions {
   readonly controllers: readonly string[];
   /** An environment variable that, set to 1, prints every log line at debug level (debugging a test). */
   readonly verboseEnv?: string;
+  /** A client-side rate limit (requests per second, burst); none unless given. */
+  readonly limit?: { readonly qps: number; readonly burst: number };
   /** Builds the controllers from the deps. */
   build(deps: InProcessDeps): Runnable | readonly Runnable[];
 }
@@ -54,8 +60,8 @@ export interface RunningController {
   readonly registry: Registry;
   /** The controller's caches: a test waits until they hold an object, never for a fixed time. */
   readonly informers: InformerFactory;
-  /** Reconciles finished so far, whatever their result. */
-  reconciles(): number;
+  /** Reconciles finished so far by one controller (default: all of `controllers`), whatever their result. */
+  reconciles(controller?: string): number;
   /** Reconciles that ended in an error (bad input must never be one). */
   errors(): number;
   /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
@@ -87,7 +93,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   const counter = new RequestCounter();
   const registry = new Registry();
   // Through the user's kubeconfig file, as the controller process reads its credentials.
-  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry });
+  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry, ...(options.limit ?? {}) });
   const informers = new InformerFactory(base, { namespace, registry });
   const client = new WriteThroughClient(base.transport, informers);
   const events = new EventRecorder({ client: base, component: options.component });
@@ -103,14 +109,14 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
       }
     },
   });
-  const built = options.build({ client, informers, registry, events, log });
+  const built = options.build({ client, informers, registry, events, log, counter });
   const runnables: readonly Runnable[] = Array.isArray(built) ? built : [built as Runnable];
   const stop = new AbortController();
   const runs = Promise.all([informers.start(stop.signal), ...runnables.map((r) => r.start(stop.signal))]);
   await informers.waitForSync();
   const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-  const counted = (results: readonly string[]) => () =>
-    options.controllers.reduce((n, controller) => n + results.reduce((m, result) => m + total.get({ controller, result }), 0), 0);
+  const counted = (results: readonly string[]) => (one?: string) =>
+    (one ? [one] : options.controllers).reduce((n, controller) => n + results.reduce((m, result) => m + total.get({ controller, result }), 0), 0);
   const running: RunningController = {
     counter,
     registry,
@@ -124,6 +130,7 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
       live.delete(running);
       stop.abort();
       await runs;
+      for (const runnable of runnables) await runnable.close?.();
       await events.flush();
       base.transport.close();
     },
@@ -132,13 +139,12 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
   return running;
 }
 
-/** What the controllers running now logged (for a timed-out wait). */
-const explain = () => [...live].flatMap((c) => c.problems());
+/** What the controllers running now logged: the `explain` of a wait whose timeout should say it. */
+export const runningProblems = (): readonly string[] => [...live].flatMap((c) => c.problems());
+const explain = runningProblems;
 
-/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, explain });
-}
+/** Polls `probe` until it returns something other than undefined (10 s unless told); a timeout reports what the controllers logged. */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 10_000, explain });
 
 /** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
 export function settled(controller: { reconciles(): number }, after: number, quietMs = 400): Promise<void> {

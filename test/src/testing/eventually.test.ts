@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { eventually, settled } from './eventually.ts';
+import { eventually, eventuallyWith, settled } from './eventually.ts';
 
 const test = suite('eventually');
 
@@ -24,6 +24,15 @@ test('times out naming what it waited for, the last error and what was logged', 
   } catch (error) {
     assert.match((error as Error).message, /waiting for a miracle \(last error: Error: nope\); logged:\nwarn: forbidden/);
   }
+});
+
+test('eventuallyWith: its defaults hold unless the caller gives a timeout', async () => {
+  const quick = eventuallyWith({ timeoutMs: 20, pollMs: 1 });
+  const timeoutOf = (wait: Promise<unknown>) => wait.then(() => 'resolved', (error: Error) => /timed out after (\d+) ms/.exec(error.message)?.[1]);
+  assert.is(await timeoutOf(quick('never', () => undefined)), '20');
+  assert.is(await timeoutOf(quick('never', () => undefined, 30)), '30');
+  assert.is(await timeoutOf(quick('never', () => undefined, { timeoutMs: 40 })), '40');
+  assert.is(await quick('a value', () => 7), 7);
 });
 
 test('settled waits for a new reconcile and then for quiet', async () => {

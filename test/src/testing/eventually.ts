@@ -39,6 +39,18 @@ export async function eventually<T>(
   }
 }
 
+/** The signature of `eventually`. */
+export type Eventually = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, options?: number | EventuallyOptions) => Promise<T>;
+
+/**
+ * `eventually` with other defaults (a longer timeout for a slow scene, a shorter poll): for a file or
+ * module whose waits all share them. A caller's timeout (or options) still wins.
+ */
+export function eventuallyWith(defaults: EventuallyOptions): Eventually {
+  return <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, options: number | EventuallyOptions = {}): Promise<T> =>
+    eventually(what, probe, { ...defaults, ...(typeof options === 'number' ? { timeoutMs: options } : options) });
+}
+
 /** Waits until more than `after` reconciles have run and then none for `quietMs`. */
 export async function settled(counter: { reconciles(): number }, after: number, quietMs = 400, options: EventuallyOptions = {}): Promise<void> {
   await eventually('a reconcile', () => (counter.reconciles() > after ? true : undefined), options);

@@ -5,7 +5,7 @@ import type { Client } from '@metal3-ts/generated';
 import { SecretResource, type Node } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { eventually as pollUntil } from '@metal3-ts/test/testing/eventually';
+import { eventually as pollUntil, eventuallyWith, type Eventually } from '@metal3-ts/test/testing/eventually';
 import { workloadNodes } from '@metal3-ts/test/testing/workload';
 import type { Lab } from '../lab/lab.ts';
 import { describe, isClusterRunning, snapshot, type Snapshot } from '../lab/progress.ts';
@@ -32,9 +32,8 @@ export async function labUntil(lab: Lab, what: string, check: (s: Snapshot) => b
 
 export const running = (lab: Lab, timeoutMs?: number) => labUntil(lab, 'the cluster Running', (s) => isClusterRunning(s, CLUSTER), timeoutMs);
 
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, pollMs: 200 });
-}
+/** Polls `probe` until it returns something other than undefined (60 s unless told, every 200 ms: a lab is slow). */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 60_000, pollMs: 200 });
 
 /** The workload cluster's Nodes, through a ClusterCache as a controller would reach them. */
 export const nodes = (client: Client, namespace: string): Promise<Node[]> => workloadNodes(client, { namespace, name: CLUSTER });

@@ -21,7 +21,7 @@ import {
 } from './index.ts';
 import { decodeSecretValue } from './secret-refs.ts';
 import { kubeletJoinFromUserData } from '../workload/kubeadm-config.ts';
-import { eventually as pollUntil, sleep } from '../../testing/eventually.ts';
+import { eventuallyWith, sleep } from '../../testing/eventually.ts';
 
 const bootstrap = suite('bootstrap simulator on the real apiserver');
 const env = withSharedEnv(bootstrap);
@@ -30,9 +30,7 @@ let client: Client;
 let deps: SimulatorDeps;
 let running: RunningSimulators;
 
-function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  return pollUntil(what, probe, timeoutMs);
-}
+const eventually = eventuallyWith({ timeoutMs: 15_000 });
 
 const UUID_LABEL = 'metal3.io/uuid={{ ds.meta_data.uuid }}';
 

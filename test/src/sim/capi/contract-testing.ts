@@ -2,12 +2,10 @@
 // (Metal3Cluster/Metal3Machine/KubeadmConfig used as plain contract objects whose status the test sets).
 import type { Api, KubeObject } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { eventually as pollUntil } from '../../testing/eventually.ts';
+import { eventuallyWith, type Eventually } from '../../testing/eventually.ts';
 
-/** Polls `check` until it returns something other than undefined; fails after `timeoutMs`. */
-export function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  return pollUntil(what, check, { timeoutMs, pollMs: 25 });
-}
+/** Polls `check` until it returns something other than undefined (10 s unless told, every 25 ms). */
+export const waitFor: Eventually = eventuallyWith({ timeoutMs: 10_000, pollMs: 25 });
 
 /** Resolves true once `name` is gone (404). */
 export function waitForGone(api: Pick<Api<KubeObject>, 'get'>, name: string, timeoutMs?: number): Promise<true> {

@@ -13,7 +13,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { SimulatorDeps } from '../simulator.ts';
 import { MACHINE_FINALIZER } from './machineset-constants.ts';
-import { eventually as pollUntil } from '../../testing/eventually.ts';
+import { eventuallyWith, type Eventually } from '../../testing/eventually.ts';
 
 export const INFRA_API_VERSION = 'infrastructure.cluster.x-k8s.io/v1beta1';
 export const BOOTSTRAP_API_VERSION = 'bootstrap.cluster.x-k8s.io/v1beta1';
@@ -111,7 +111,5 @@ export function machineStandIn(deps: SimulatorDeps, options: { delayMs?: number 
   return standIn;
 }
 
-/** Polls `check` until it returns something other than undefined, or fails after `timeoutMs`. */
-export function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  return pollUntil(what, check, { timeoutMs, pollMs: 20 });
-}
+/** Polls `check` until it returns something other than undefined (15 s unless told, every 20 ms). */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 15_000, pollMs: 20 });

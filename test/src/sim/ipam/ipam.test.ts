@@ -29,7 +29,7 @@ import {
   ipamSimulator,
   PREALLOCATED_OUT_OF_BOUNDS_MESSAGE,
 } from './index.ts';
-import { eventually as pollUntil } from '../../testing/eventually.ts';
+import { eventuallyWith } from '../../testing/eventually.ts';
 
 const ipam = suite('IPAM simulator on the real apiserver');
 const env = withSharedEnv(ipam);
@@ -38,10 +38,8 @@ let client: Client;
 let deps: SimulatorDeps;
 let running: RunningSimulators;
 
-/** Polls `probe` until it returns something other than undefined. */
-function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  return pollUntil(what, probe, timeoutMs);
-}
+/** Polls `probe` until it returns something other than undefined (15 s unless told). */
+const eventually = eventuallyWith({ timeoutMs: 15_000 });
 
 const gone = async (get: () => Promise<unknown>): Promise<true | undefined> => {
   try {

@@ -22,7 +22,7 @@ import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
 import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
 import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, SKIP_ANNOTATION, workloadClusterName, workloadSimulator, type ProviderIdMode } from './index.ts';
-import { eventually as pollUntil } from '../../testing/eventually.ts';
+import { eventuallyWith } from '../../testing/eventually.ts';
 
 const test = suite('workload-cluster simulator on real apiservers');
 const env = withSharedEnv(test);
@@ -37,9 +37,7 @@ let apiserverName = '';
 const JOIN_DELAY_MS = 1_000;
 const joinData = readFileSync(new URL('./testdata/capbk-join.yaml', import.meta.url), 'utf8');
 
-function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  return pollUntil(what, probe, timeoutMs);
-}
+const eventually = eventuallyWith({ timeoutMs: 20_000 });
 
 const orUndefined = async <T>(p: Promise<T>): Promise<T | undefined> => {
   try {
