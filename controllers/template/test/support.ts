@@ -45,7 +45,7 @@ export function createTemplate(
   name: string,
   options: { mode?: Mode; nodeReuse?: boolean; annotations?: Record<string, string> } = {},
 ): Promise<Metal3MachineTemplate> {
-  return await client.api(Metal3MachineTemplateResource, namespace).create(
+  return client.api(Metal3MachineTemplateResource, namespace).create(
     newMetal3MachineTemplate({
       metadata: { name, ...(options.annotations ? { annotations: options.annotations } : {}) },
       spec: {
@@ -73,7 +73,7 @@ export function createMachine(
     annotations[CLONED_FROM_NAME_ANNOTATION] = options.from;
     annotations[CLONED_FROM_GROUPKIND_ANNOTATION] = options.groupKind ?? METAL3_MACHINE_TEMPLATE_GROUPKIND;
   }
-  return await client.api(Metal3MachineResource, namespace).create(
+  return client.api(Metal3MachineResource, namespace).create(
     newMetal3Machine({ metadata: { name, annotations }, spec: { image, ...(options.mode ? { automatedCleaningMode: options.mode } : {}) } }),
   );
 }
