@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 
 /** The paths whose content ends up in an image (relative to the repository root). */
-export const BUILD_INPUTS = ['controllers', 'shared', 'generated', 'scripts/bundle.ts', 'scripts/images', 'package.json', 'package-lock.json'] as const;
+export const BUILD_INPUTS = ['controllers', 'shared', 'baremetal', 'generated', 'scripts/bundle.ts', 'scripts/images', 'package.json', 'package-lock.json'] as const;
 
 export class DirtyTreeError extends Error {
   override name = 'DirtyTreeError';
