@@ -4,13 +4,8 @@
 import type { Client } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { InformerSource } from '@metal3-ts/shared/cache/types';
-import type { Clock } from '@metal3-ts/shared/clock/clock';
-import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
-import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import type { Registry } from '@metal3-ts/shared/metrics/registry';
 import {
   clusterToMetal3Cluster,
   memberByCluster,
@@ -35,13 +30,8 @@ export interface ClusterControllerConfig {
 }
 
 /** What the controller needs; `MainDeps` from runMain fits. */
-export interface ClusterControllerDeps {
+export interface ClusterControllerDeps extends ControllerDeps {
   readonly client: Client;
-  readonly informers: InformerSource;
-  readonly registry?: Registry;
-  readonly log?: Logger;
-  readonly clock?: Clock;
-  readonly events?: EventRecorder;
   /** Wall clock for `status.lastUpdated`. */
   readonly now?: () => Date;
   readonly config: ClusterControllerConfig;
@@ -65,13 +55,7 @@ export function metal3ClusterController(deps: ClusterControllerDeps): Controller
     ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
   });
   const toDeleting = memberToDeletingMetal3Clusters(metal3Clusters.store);
-  return controllerFor(CONTROLLER_NAME, Metal3ClusterResource, {
-    informers,
-    ...(deps.registry ? { registry: deps.registry } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    events: deps.events,
-  })
+  return controllerFor(CONTROLLER_NAME, Metal3ClusterResource, deps)
     .withEventFilter(metal3ClusterEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3ClusterChanged)
     .watches(ClusterResource, clusterToMetal3Cluster(metal3Clusters.store), { predicates: [clusterPauseTransitions] })

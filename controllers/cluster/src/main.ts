@@ -10,18 +10,11 @@ await runMain({
   flags: {
     'metal3cluster-concurrency': flag.int(0, 'Metal3Clusters reconciled in parallel (0: use --concurrency)', { min: 0 }),
   },
-  register({ manager, client, informers, registry, log, clock, events, config, flags }) {
+  register(deps) {
+    const { manager, config, flags } = deps;
     const concurrency = flags['metal3cluster-concurrency'] || config.concurrency;
     manager.add(
-      metal3ClusterController({
-        client,
-        informers,
-        registry,
-        log,
-        clock,
-        events,
-        config: { watchFilter: config.watchFilter, concurrency },
-      }),
+      metal3ClusterController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }),
     );
   },
 });

@@ -16,13 +16,9 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { byLabel, byOwnerUid, labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
 import type { InformerSource, SelectedInformerSource } from '@metal3-ts/shared/cache/types';
-import type { Clock } from '@metal3-ts/shared/clock/clock';
-import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { clusterUnpaused } from '@metal3-ts/shared/controller/predicates';
-import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import type { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { ServedIpamKinds } from './ipam-kinds.ts';
 import {
   CLAIM_BY_METAL3MACHINE_INDEX,
@@ -84,26 +80,12 @@ export interface DataControllersConfig {
 }
 
 /** What the controllers need; `MainDeps` from runMain fits. */
-export interface DataControllersDeps {
+export interface DataControllersDeps extends ControllerDeps {
   /** Preferably a WriteThroughClient over `informers`, so reconciles read their own writes. */
   readonly client: Client;
   /** InformerFactory: the rendered-Secret watch is one of its selected informers, judged by /readyz. */
   readonly informers: SelectedInformerSource & { readonly watcherTuning?: WatcherTuning };
-  readonly registry?: Registry;
-  readonly log?: Logger;
-  readonly clock?: Clock;
-  readonly events?: EventRecorder;
   readonly config: DataControllersConfig;
-}
-
-function builderDeps(deps: DataControllersDeps) {
-  return {
-    informers: deps.informers,
-    ...(deps.registry ? { registry: deps.registry } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    events: deps.events,
-  };
 }
 
 /** The informers of the Metal3Data controller, with the indexes its reconcile and mappers read. */
@@ -160,7 +142,7 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
     conflicts,
   });
-  let builder = controllerFor(DATA_CONTROLLER_NAME, Metal3DataResource, builderDeps(deps))
+  let builder = controllerFor(DATA_CONTROLLER_NAME, Metal3DataResource, deps)
     .withEventFilter(eventFilter(config.watchFilter ?? ''))
     .withPredicates(changedBesidesStatus)
     // Issue 21 point 4: the allocation side's ledger writes (template status) wake nobody.
@@ -196,7 +178,7 @@ export function metal3DataTemplateController(deps: DataControllersDeps): Control
     informers: { templates, clusters: source.informerFor(ClusterResource), claims, datas },
     ...(config.requeueAfterMs !== undefined ? { requeueAfterMs: config.requeueAfterMs } : {}),
   });
-  return controllerFor(DATA_TEMPLATE_CONTROLLER_NAME, Metal3DataTemplateResource, builderDeps(deps))
+  return controllerFor(DATA_TEMPLATE_CONTROLLER_NAME, Metal3DataTemplateResource, deps)
     .withEventFilter(eventFilter(config.watchFilter ?? ''))
     .withPredicates(changedBesidesStatus)
     .watches(Metal3DataClaimResource, claimToDeletingTemplate(templates.store))

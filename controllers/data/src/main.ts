@@ -14,16 +14,12 @@ await runMain({
     'metal3datatemplate-concurrency': flag.int(0, 'Metal3DataTemplates reconciled in parallel (0: use --concurrency)', { min: 0 }),
     enableBMHNameBasedPreallocation: flag.bool(false, 'Name Metal3 IPClaims <BareMetalHost>-<pool> so IPPool preAllocations can follow the host'),
   },
-  async register({ manager, client, informers, registry, log, clock, events, config, flags }) {
+  async register(deps) {
+    const { manager, client, log, config, flags } = deps;
     const ipam = await probeIpamKinds(client, config.namespace);
     log.info('IPAM kinds served', { ...ipam });
     const controllers = dataControllers({
-      client,
-      informers,
-      registry,
-      log,
-      clock,
-      events,
+      ...deps,
       config: {
         watchFilter: config.watchFilter,
         dataConcurrency: flags['metal3data-concurrency'] || config.concurrency,

@@ -19,6 +19,7 @@ import { createSecrets, type CreateSecretsDeps } from './phases/create-secrets.t
 import { readScope, releaseCandidates, type DataInformers } from './scope.ts';
 import type { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
+import { endsQuietly } from './quiet-exit.ts';
 
 export interface DataReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -57,17 +58,10 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
     if (!scope) return {};
     const { cached, api, what } = scope;
     const decision = guard(cached, scope.cluster);
+    if (endsQuietly(decision, ctx.log)) return {};
     switch (decision.kind) {
-      case 'NotOurs':
-        return {};
       case 'MissingClusterLabel':
         await writeOutcome(api, what, copy(cached), { kind: 'Invalid', cause: 'AssociationInvalid', message: MISSING_CLUSTER_LABEL_MESSAGE });
-        return {};
-      case 'WaitForCluster':
-        ctx.log.info('Waiting for the Cluster', { cluster: decision.clusterName });
-        return {};
-      case 'Paused':
-        ctx.log.info('Reconciliation is paused for this object');
         return {};
       case 'Delete':
         return reconcileDelete(api, what, cached, ctx.log);

@@ -10,14 +10,9 @@ import {
   Metal3DataResource,
   Metal3DataTemplateResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { InformerSource } from '@metal3-ts/shared/cache/types';
-import type { Clock } from '@metal3-ts/shared/clock/clock';
-import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { clusterUnpaused, resourceNotPausedAndHasFilterLabel } from '@metal3-ts/shared/controller/predicates';
-import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import type { Registry } from '@metal3-ts/shared/metrics/registry';
 import { TemplateLedgerWriter } from './ledger-writer.ts';
 import {
   CLAIMS_BY_TEMPLATE_INDEX,
@@ -49,21 +44,16 @@ export interface DataClaimControllerConfig {
 }
 
 /** What the controller needs; `MainDeps` from runMain fits. */
-export interface DataClaimControllerDeps {
+export interface DataClaimControllerDeps extends ControllerDeps {
   /** Preferably a WriteThroughClient over `informers`, so reconciles read their own writes. */
   readonly client: Client;
-  readonly informers: InformerSource;
-  readonly registry?: Registry;
-  readonly log?: Logger;
-  readonly clock?: Clock;
-  readonly events?: EventRecorder;
   /** Wall clock for the template's `status.lastUpdated`. */
   readonly now?: () => Date;
   readonly config: DataClaimControllerConfig;
 }
 
 export function dataClaimController(deps: DataClaimControllerDeps): Controller {
-  const { client, informers, registry, log, clock, config } = deps;
+  const { client, informers, registry, config } = deps;
   const claims = informers.informerFor(Metal3DataClaimResource);
   claims.addIndex(CLAIMS_BY_TEMPLATE_INDEX, claimsByTemplate);
   const datas = informers.informerFor(Metal3DataResource);
@@ -87,13 +77,7 @@ export function dataClaimController(deps: DataClaimControllerDeps): Controller {
     events: deps.events,
     conflicts,
   });
-  return controllerFor(CONTROLLER_NAME, Metal3DataClaimResource, {
-    informers,
-    ...(registry ? { registry } : {}),
-    ...(log ? { log } : {}),
-    ...(clock ? { clock } : {}),
-    events: deps.events,
-  })
+  return controllerFor(CONTROLLER_NAME, Metal3DataClaimResource, deps)
     .withEventFilter(resourceNotPausedAndHasFilterLabel(config.watchFilter ?? ''))
     .withPredicates(claimChanged)
     .watches(Metal3DataTemplateResource, templateToClaims(claims.store), { predicates: [templateChanged] })

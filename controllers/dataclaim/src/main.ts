@@ -11,8 +11,9 @@ await runMain({
   flags: {
     'metal3datatemplate-concurrency': flag.int(0, 'Metal3DataClaims reconciled in parallel (0: use --concurrency)', { min: 0 }),
   },
-  register({ manager, client, informers, registry, log, clock, events, config, flags }) {
+  register(deps) {
+    const { manager, config, flags } = deps;
     const concurrency = flags['metal3datatemplate-concurrency'] || config.concurrency;
-    manager.add(dataClaimController({ client, informers, registry, log, clock, events, config: { watchFilter: config.watchFilter, concurrency } }));
+    manager.add(dataClaimController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }));
   },
 });

@@ -11,15 +11,10 @@ import {
   Metal3MachineTemplateResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import type { InformerSource } from '@metal3-ts/shared/cache/types';
-import type { Clock } from '@metal3-ts/shared/clock/clock';
-import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
-import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { hostInventory } from '@metal3-ts/baremetal/inventory';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import type { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { WorkloadClient } from './deps.ts';
 import {
   clusterToMetal3Machines,
@@ -53,15 +48,10 @@ export interface MachineControllerConfig {
 }
 
 /** What the controller needs; `MainDeps` from runMain plus a workload client fits. */
-export interface MachineControllerDeps {
+export interface MachineControllerDeps extends ControllerDeps {
   readonly client: Client;
-  readonly informers: InformerSource;
   /** Clients for workload clusters (a ClusterCache's `get`). */
   readonly workloadClient: WorkloadClient;
-  readonly registry?: Registry;
-  readonly log?: Logger;
-  readonly clock?: Clock;
-  readonly events?: EventRecorder;
   readonly now?: () => Date;
   readonly random?: RandomIndex;
   readonly config: MachineControllerConfig;
@@ -98,13 +88,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     awaitedNodes: nodes.registry,
     fastTrack: config.fastTrack,
   });
-  return controllerFor(CONTROLLER_NAME, Metal3MachineResource, {
-    informers,
-    ...(deps.registry ? { registry: deps.registry } : {}),
-    ...(deps.log ? { log: deps.log } : {}),
-    ...(deps.clock ? { clock: deps.clock } : {}),
-    events: deps.events,
-  })
+  return controllerFor(CONTROLLER_NAME, Metal3MachineResource, deps)
     .withEventFilter(metal3MachineEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3MachineChanged)
     .watches(MachineResource, machineToMetal3Machine, { predicates: [machineChanged] })

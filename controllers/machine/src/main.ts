@@ -15,17 +15,13 @@ await runMain({
     'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster', { min: 0 }),
     'fast-track': flag.optionalString('Keep released hosts powered on ("true") or not ("false"); default: $CAPM3_FAST_TRACK, else "false"'),
   },
-  register({ manager, client, informers, registry, log, clock, events, config, flags }) {
+  register(deps) {
+    const { manager, client, registry, log, clock, config, flags } = deps;
     const clusterCache = new ClusterCache(client, { log, registry, clock, qps: flags['clustercache-client-qps'], burst: flags['clustercache-client-burst'] });
     manager.add(
       metal3MachineController({
-        client,
-        informers,
+        ...deps,
         workloadClient: (cluster) => clusterCache.get(cluster),
-        registry,
-        log,
-        clock,
-        events,
         config: {
           watchFilter: config.watchFilter,
           concurrency: flags['metal3machine-concurrency'] || config.concurrency,

@@ -8,28 +8,18 @@
 // writes nothing. See docs/compatibility.md.
 import type { Client } from '@metal3-ts/generated';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { InformerSource } from '@metal3-ts/shared/cache/types';
-import type { Clock } from '@metal3-ts/shared/clock/clock';
-import { controllerFor } from '@metal3-ts/shared/controller/builder';
+import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { resourceNotPausedAndHasFilterLabel } from '@metal3-ts/shared/controller/predicates';
-import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import type { Registry } from '@metal3-ts/shared/metrics/registry';
 import { CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate } from './cloned-from.ts';
 import { metal3MachineToTemplate, propagationInputsChanged } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
 import { templateReconciler } from './reconcile.ts';
 
 /** What the controller needs; `MainDeps` from runMain fits, and tests build it in-process. */
-export interface TemplateControllerDeps {
+export interface TemplateControllerDeps extends ControllerDeps {
   /** Preferably a WriteThroughClient over `informers`, so reconciles read their own writes. */
   readonly client: Client;
-  readonly informers: InformerSource;
-  readonly registry?: Registry;
-  readonly log?: Logger;
-  readonly clock?: Clock;
-  readonly events?: EventRecorder;
   /** `--concurrency` (CAPM3: `--metal3machinetemplate-concurrency`, default 10). */
   readonly config: { readonly concurrency: number };
 }
@@ -38,17 +28,11 @@ export interface TemplateControllerDeps {
 export const templateEventFilter = resourceNotPausedAndHasFilterLabel('');
 
 export function templateController(deps: TemplateControllerDeps): Controller {
-  const { client, informers, registry, log, clock, events, config } = deps;
+  const { client, informers, events, config } = deps;
   const templates = informers.informerFor(Metal3MachineTemplateResource);
   const machines = informers.informerFor(Metal3MachineResource);
   machines.addIndex(CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate);
-  return controllerFor(CONTROLLER_NAME, Metal3MachineTemplateResource, {
-    informers,
-    ...(registry ? { registry } : {}),
-    ...(log ? { log } : {}),
-    ...(clock ? { clock } : {}),
-    events,
-  })
+  return controllerFor(CONTROLLER_NAME, Metal3MachineTemplateResource, deps)
     .withEventFilter(templateEventFilter)
     .watches(Metal3MachineResource, metal3MachineToTemplate, { predicates: [propagationInputsChanged] })
     .withOptions({ maxConcurrentReconciles: config.concurrency })

@@ -18,6 +18,7 @@ import { enqueueFromMap, enqueueOwner, enqueueSelf, type EventHandler, type MapF
 import type { Predicate } from './predicates.ts';
 import { informerSource, type EventSource } from './source.ts';
 
+/** What a builder needs; every controller's own Deps extends it and passes itself whole. */
 export interface ControllerDeps {
   readonly informers: InformerSource;
   readonly registry?: Registry;

@@ -5,6 +5,7 @@
 import type { Api, JsonPatchOperation, KubeObject } from '@metal3-ts/generated';
 import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
 import { isStaleOrGuardFailed, retryOnConflict } from '../controller/retry-on-conflict.ts';
+import { appendGuarded } from '../patch/append-guarded.ts';
 import { hasFinalizer } from './finalizers.ts';
 
 export type FinalizerApi<T extends KubeObject> = Pick<Api<T>, 'get' | 'jsonPatch'>;
@@ -54,17 +55,7 @@ async function guardedWrite<T extends KubeObject>(
 export function ensureFinalizer<T extends KubeObject>(api: FinalizerApi<T>, obj: T, finalizer: string, options: FinalizerWriteOptions<T> = {}): Promise<T | undefined> {
   return guardedWrite(api, obj, options, (current) => {
     if (hasFinalizer(current, finalizer) || current.metadata.deletionTimestamp) return undefined;
-    const finalizers = current.metadata.finalizers;
-    return finalizers && finalizers.length > 0
-      ? [
-          { op: 'test', path: '/metadata/finalizers', value: finalizers },
-          { op: 'add', path: '/metadata/finalizers/-', value: finalizer },
-        ]
-      : [
-          // `test` against null also matches a missing list (RFC 6902 as the apiserver implements it).
-          { op: 'test', path: '/metadata/finalizers', value: null },
-          { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
-        ];
+    return appendGuarded('/metadata/finalizers', current.metadata.finalizers, finalizer);
   });
 }
 

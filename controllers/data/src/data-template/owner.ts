@@ -6,6 +6,7 @@ import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isStaleOrGuardFailed, retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
+import { appendGuarded } from '@metal3-ts/shared/patch/append-guarded';
 import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { CLUSTER_API_GROUP } from '../names.ts';
 
@@ -18,15 +19,7 @@ export function clusterOwnerReference(cluster: Readonly<Cluster>): OwnerReferenc
 export function ownerReferencePatch(template: Readonly<Metal3DataTemplate>, ref: OwnerReference): JsonPatchOperation[] | undefined {
   const refs = template.metadata.ownerReferences;
   if (refs?.some((r) => apiGroupOf(r.apiVersion) === CLUSTER_API_GROUP && r.kind === ref.kind && r.name === ref.name)) return undefined;
-  return refs && refs.length > 0
-    ? [
-        { op: 'test', path: '/metadata/ownerReferences', value: refs },
-        { op: 'add', path: '/metadata/ownerReferences/-', value: ref },
-      ]
-    : [
-        { op: 'test', path: '/metadata/ownerReferences', value: null },
-        { op: 'add', path: '/metadata/ownerReferences', value: [ref] },
-      ];
+  return appendGuarded('/metadata/ownerReferences', refs, ref);
 }
 
 /** Adds the Cluster reference unless present; re-reads and retries when another writer got there first. */

@@ -14,6 +14,7 @@ import { METAL3_DATA_TEMPLATE_FINALIZER, REQUEUE_AFTER_MS } from '../names.ts';
 import { deletionBlockers, templateGuard } from './guards.ts';
 import { CLAIM_BY_TEMPLATE_INDEX } from './mappers.ts';
 import { ensureClusterOwnerReference } from './owner.ts';
+import { endsQuietly } from '../quiet-exit.ts';
 
 export interface TemplateInformers {
   readonly templates: Informer<Metal3DataTemplate>;
@@ -41,15 +42,8 @@ export function metal3DataTemplateReconciler(deps: TemplateReconcilerDeps): Reco
     const clusterName = cached.spec?.clusterName;
     const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
     const decision = templateGuard(cached, cluster);
+    if (endsQuietly(decision, ctx.log)) return {};
     switch (decision.kind) {
-      case 'NotOurs':
-        return {};
-      case 'WaitForCluster':
-        ctx.log.info('Waiting for the Cluster', { cluster: decision.clusterName });
-        return {};
-      case 'Paused':
-        ctx.log.info('Reconciliation is paused for this object');
-        return {};
       case 'Delete': {
         const key = `${request.namespace ?? ''}/${request.name}`;
         const blockers = deletionBlockers(cached, informers.claims.store.byIndex(CLAIM_BY_TEMPLATE_INDEX, key), informers.datas.store.byIndex(DATA_BY_TEMPLATE_INDEX, key));

@@ -222,40 +222,32 @@ class Emitter {
 
   private writePlain(chars: string[], allowBreaks: boolean): void {
     if (!this.whitespace) this.put(' ');
-    let spaces = false;
-    let breaks = false;
-    for (let i = 0; i < chars.length; i++) {
-      const c = chars[i] as string;
-      if (c === ' ') {
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && chars[i + 1] !== ' ') this.writeIndent();
-        else this.put(c);
-        spaces = true;
-      } else if (isBreak(c)) {
-        if (!breaks && c === '\n') this.putBreak();
-        this.writeBreak(c);
-        this.indention = true;
-        breaks = true;
-      } else {
-        if (breaks) this.writeIndent();
-        this.put(c);
-        this.indention = false;
-        spaces = false;
-        breaks = false;
-      }
-    }
+    this.writeFolding(chars, allowBreaks, false);
     this.whitespace = false;
     this.indention = false;
   }
 
   private writeSingleQuoted(chars: string[], allowBreaks: boolean): void {
     this.writeIndicator("'", true, false, false);
+    this.writeFolding(chars, allowBreaks, true);
+    this.writeIndicator("'", false, false, false);
+    this.whitespace = false;
+    this.indention = false;
+  }
+
+  /**
+   * The body of a plain or single-quoted scalar (one walk, as both styles fold alike): a lone space
+   * past the best width may become a fold (in a quoted one never the first or last character), line
+   * breaks are kept, and a quoted one doubles its quotes.
+   */
+  private writeFolding(chars: string[], allowBreaks: boolean, quoted: boolean): void {
     let spaces = false;
     let breaks = false;
     for (let i = 0; i < chars.length; i++) {
       const c = chars[i] as string;
       if (c === ' ') {
-        const inner = i > 0 && i < chars.length - 1;
-        if (allowBreaks && !spaces && this.column > BEST_WIDTH && inner && chars[i + 1] !== ' ') this.writeIndent();
+        const foldable = !quoted || (i > 0 && i < chars.length - 1);
+        if (allowBreaks && !spaces && this.column > BEST_WIDTH && foldable && chars[i + 1] !== ' ') this.writeIndent();
         else this.put(c);
         spaces = true;
       } else if (isBreak(c)) {
@@ -265,16 +257,13 @@ class Emitter {
         breaks = true;
       } else {
         if (breaks) this.writeIndent();
-        if (c === "'") this.put("'");
+        if (quoted && c === "'") this.put("'");
         this.put(c);
         this.indention = false;
         spaces = false;
         breaks = false;
       }
     }
-    this.writeIndicator("'", false, false, false);
-    this.whitespace = false;
-    this.indention = false;
   }
 
   private writeDoubleQuoted(chars: string[], allowBreaks: boolean): void {
