@@ -12,7 +12,6 @@
 // (global lock, uncached LIST, patch) against the same apiserver and hosts, not from running CAPM3.
 import type { Client } from '@metal3-ts/generated';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newClient } from '@metal3-ts/shared/client/client';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { startBenchController, type Limit } from './machine-controller.ts';
 import { createMachines, machineScene, type MachineScene, type Stamps } from './machine-scene.ts';

@@ -62,6 +62,7 @@ async function clusterctlRun(args: string[], options: { cluster?: boolean; env?:
   }
 }
 
+// deno-lint-ignore no-explicit-any -- apps/v1 and clusterctl's objects have no generated types here: the assertions read paths
 const get = (path: string) => env.admin.client.get<KubeObject & Record<string, any>>(path);
 const gone = async (path: string) => {
   try {

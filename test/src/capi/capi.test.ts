@@ -15,6 +15,7 @@ import { freshNamespace } from '../envtest/suite.ts';
 import { startClusterAPI, type ClusterApi } from './managers.ts';
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
+// deno-lint-ignore no-explicit-any -- untyped kinds (Cluster API at two versions): the assertions read paths
 type Obj = KubeObject & { spec?: Record<string, any>; metadata: KubeObject['metadata'] & { labels?: Record<string, string> } };
 
 function machineDeployment(namespace: string, name: string): Obj {

@@ -13,7 +13,7 @@ import { installPolicy, removePolicy } from '../isolation/policy.ts';
 const test = suite('crds: same-namespace policy (W-5, W-9)');
 // Hook order matters: uvu runs hooks in registration order, so the policy is removed before the
 // shared environment's own `after` stops the apiserver, and installed after its `before` started it.
-test.after(async () => removePolicy(env().admin.client, probeNamespace));
+test.after(() => removePolicy(env().admin.client, probeNamespace));
 const env = withSharedEnv(test);
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
 

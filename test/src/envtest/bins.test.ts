@@ -67,7 +67,7 @@ test('etcd retries with fresh ports when a port is taken between choosing and bi
     binary: ensureBinaries().etcd,
     dir,
     timeoutMs: 20_000,
-    pickPort: async () => (first ? ((first = false), taken) : freePort()),
+    pickPort: () => Promise.resolve(first ? ((first = false), taken) : freePort()),
     onRetry: (e) => retries.push(e),
   });
   try {

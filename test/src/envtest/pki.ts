@@ -11,7 +11,6 @@ import {
   bitStringBytes,
   boolean,
   explicit,
-  ia5String,
   implicitPrimitive,
   namedBits,
   octetString,

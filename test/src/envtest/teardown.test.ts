@@ -57,7 +57,7 @@ async function startFixture(): Promise<{ child: ReturnType<typeof spawn>; pids: 
 async function assertCleanedUp(pids: number[], dir: string, timeoutMs: number): Promise<void> {
   await waitFor(
     `processes ${pids.join(', ')} to exit and ${dir} to be removed`,
-    async () => (pids.every((p) => !alive(p)) && !existsSync(dir) && processesMentioning(dir).length === 0 ? true : undefined),
+    () => Promise.resolve(pids.every((p) => !alive(p)) && !existsSync(dir) && processesMentioning(dir).length === 0 ? true : undefined),
     { timeoutMs, intervalMs: 100 },
   );
 }

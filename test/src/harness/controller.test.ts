@@ -51,10 +51,10 @@ async function run(
   const seen: Seen[] = [];
   const controller = controllerFor('configmap', ConfigMapResource, { informers: factory, registry })
     .withOptions({ maxConcurrentReconciles })
-    .build(async (request) => {
+    .build((request) => {
       const cm = informer.store.get(request);
       seen.push({ name: request.name, at: performance.now(), value: cm?.data?.['value'] });
-      return reconcile(request, cm, seen.filter((s) => s.name === request.name).length);
+      return Promise.resolve(reconcile(request, cm, seen.filter((s) => s.name === request.name).length));
     });
   const stop = new AbortController();
   const running = Promise.all([factory.start(stop.signal), controller.start(stop.signal)]);

@@ -36,7 +36,7 @@ const hostsOf = (ns: string) => admin.api(BareMetalHostResource, ns);
 const machineRef = (ns: string, name: string): ConsumerReference => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name, namespace: ns });
 
 /** Plays BMO: writes the provisioning state (and the other required status fields) through /status. */
-async function setState(ns: string, name: string, state: string, extra: Record<string, unknown> = {}): Promise<BareMetalHost> {
+function setState(ns: string, name: string, state: string, extra: Record<string, unknown> = {}): Promise<BareMetalHost> {
   return hostsOf(ns).mergePatchStatus(name, {
     status: { errorCount: 0, errorMessage: '', operationalStatus: 'OK', poweredOn: false, provisioning: { ID: `ironic-${name}`, state }, ...extra },
   });

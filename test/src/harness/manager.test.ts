@@ -138,10 +138,10 @@ function candidate(ns: string, identity: string, releaseOnCancel: boolean): Cand
   manager.add({ name: 'informers', needsLeaderElection: false, start: (s) => informers.start(s) });
   const reconciled: string[] = [];
   const result: Candidate = { manager, reconciled, stop: new AbortController(), done: Promise.resolve() };
-  manager.add(controllerFor('election', ConfigMapResource, { informers, registry }).build(async (request) => {
+  manager.add(controllerFor('election', ConfigMapResource, { informers, registry }).build((request) => {
     result.leaderAt ??= performance.now();
     reconciled.push(request.name);
-    return {};
+    return Promise.resolve({});
   }));
   const done = manager.start(result.stop.signal).finally(() => c.transport.close());
   return Object.assign(result, { done });

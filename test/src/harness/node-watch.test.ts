@@ -51,14 +51,14 @@ test('a watch hands over the Nodes already there, then every Node added, changed
   watches.ensure(CLUSTER, through);
   watches.ensure(CLUSTER, through);
   assert.is(watches.size, 1);
-  await eventually('the existing Node handed over', async () => (names().includes('before') ? true : undefined));
+  await eventually('the existing Node handed over', () => (names().includes('before') ? true : undefined));
   await admin.api(NodeResource).create(newNode({ metadata: { name: 'joined' } }));
-  await eventually('the new Node handed over', async () => (names().includes('joined') ? true : undefined));
+  await eventually('the new Node handed over', () => (names().includes('joined') ? true : undefined));
   await admin.api(NodeResource).mergePatch('joined', { metadata: { labels: { 'metal3.io/uuid': 'u-1' } } });
-  await eventually('the labelled Node handed over', async () => (seen.some((s) => s.node === 'joined' && s.label === 'u-1') ? true : undefined));
+  await eventually('the labelled Node handed over', () => (seen.some((s) => s.node === 'joined' && s.label === 'u-1') ? true : undefined));
   const before = seen.length;
   await admin.api(NodeResource).delete('joined');
-  await eventually('the deleted Node handed over', async () => (seen.slice(before).some((s) => s.node === 'joined') ? true : undefined));
+  await eventually('the deleted Node handed over', () => (seen.slice(before).some((s) => s.node === 'joined') ? true : undefined));
   assert.ok(seen.every((s) => s.cluster === WL));
   assert.is(counter.count({ verb: 'list', resource: 'nodes' }), 1, 'one list for the one watch');
 });
@@ -67,21 +67,21 @@ test('a rebuilt client restarts the watch through it; release stops it after the
   const before = seen.length;
   const rebuilt = client();
   watches.ensure(CLUSTER, rebuilt);
-  await eventually('the restarted watch lists again', async () => (seen.slice(before).some((s) => s.node === 'before') ? true : undefined));
+  await eventually('the restarted watch lists again', () => (seen.slice(before).some((s) => s.node === 'before') ? true : undefined));
   watches.release(CLUSTER);
   await new Promise((r) => setTimeout(r, 100));
   watches.ensure(CLUSTER, rebuilt);
   await new Promise((r) => setTimeout(r, 400));
   assert.is(watches.size, 1, 'ensured again within the idle time: still watching');
   watches.release(CLUSTER);
-  await eventually('unwatched once idle', async () => (watches.size === 0 ? true : undefined));
+  await eventually('unwatched once idle', () => (watches.size === 0 ? true : undefined));
   const after = seen.length;
   await admin.api(NodeResource).create(newNode({ metadata: { name: 'unwatched' } }));
   await new Promise((r) => setTimeout(r, 300));
   assert.is(seen.length, after, 'no Node handed over without a watch');
 });
 
-test('stop ends a cluster\'s watch at once; a later ensure starts it again', async () => {
+test('stop ends a cluster\'s watch at once; a later ensure starts it again', () => {
   watches.ensure(CLUSTER, client());
   assert.is(watches.size, 1);
   watches.stop(CLUSTER);

@@ -178,7 +178,7 @@ test('optimisticLock option: a spec change based on a stale snapshot is refused 
 });
 
 test('a condition both writers changed conflicts; listed in ownedConditions, ours wins and theirs survive', async () => {
-  const { api, theirs, obj } = await fixture();
+  const { api, theirs } = await fixture();
   const current = await theirs.get('m');
   markFalse(current, 'AssociateBMH', 'WaitingForBootstrapReady', 'Info');
   markTrue(current, 'Metal3DataReady');

@@ -16,7 +16,7 @@ import { referenceFields } from './reference-fields.ts';
 
 const test = suite('isolation: cross-namespace references at admission (issue 21)');
 // Registered before withSharedEnv's own hooks run after it: the policy goes before the apiserver stops.
-test.after(async () => removePolicy(env().admin.client, nsA));
+test.after(() => removePolicy(env().admin.client, nsA));
 const env = withSharedEnv(test);
 const ROLE = fileURLToPath(new URL('./tenant-role.yaml', import.meta.url));
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';

@@ -18,7 +18,7 @@ export function controllerProblems(lab: Lab): string[] {
 }
 
 /** Polls the lab's snapshot until `check` accepts it; a timeout shows the progress lines and controller warnings. */
-export async function labUntil(lab: Lab, what: string, check: (s: Snapshot) => boolean, timeoutMs = 120_000): Promise<Snapshot> {
+export function labUntil(lab: Lab, what: string, check: (s: Snapshot) => boolean, timeoutMs = 120_000): Promise<Snapshot> {
   let last: Snapshot | undefined;
   return pollUntil(
     what,

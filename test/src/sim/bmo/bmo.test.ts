@@ -31,7 +31,7 @@ const IMAGE = { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://17
 const hostsOf = (ns: string) => admin.api(BareMetalHostResource, ns);
 
 /** A BMO simulator whose informers see only `ns`. */
-async function startBmo(ns: string, options: BmoOptions = {}): Promise<RunningSimulators> {
+function startBmo(ns: string, options: BmoOptions = {}): Promise<RunningSimulators> {
   const reader = new Client(Transport.fromConnection(env().admin));
   const informers = new InformerFactory(reader, { namespace: ns });
   const deps: SimulatorDeps = { client: new WriteThroughClient(reader.transport, informers), informers, registry: new Registry(), log: silentLogger, clock: realClock };

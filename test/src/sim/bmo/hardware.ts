@@ -132,7 +132,7 @@ function parseOverrides(text: string): JsonObject {
     if (!kind) throw new HardwareOverrideError(`annotation ${HARDWARE_ANNOTATION}: unknown field "${key}"`);
     if (field === null) continue;
     const ok =
-      kind === 'integer' ? Number.isInteger(field) : kind === 'array' ? Array.isArray(field) && field.every(isObject) : kind === 'object' ? isObject(field) : typeof field === kind;
+      kind === 'integer' ? Number.isInteger(field) : kind === 'array' ? Array.isArray(field) && field.every(isObject) : kind === 'object' ? isObject(field) : typeof field === 'string';
     if (!ok) throw new HardwareOverrideError(`annotation ${HARDWARE_ANNOTATION}: field "${key}" must be ${kind === 'array' ? 'an array of objects' : `a${kind === 'integer' || kind === 'object' ? 'n' : ''} ${kind}`}`);
   }
   return value;

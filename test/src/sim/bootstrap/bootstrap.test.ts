@@ -58,7 +58,7 @@ async function createCluster(ns: string, name: string, options: { ready?: boolea
 const setInfrastructureReady = (ns: string, name: string, ready: boolean) =>
   client.api(ClusterResource, ns).mergePatchStatus(name, { status: { infrastructureReady: ready } });
 
-async function createMachine(ns: string, name: string, config: string, options: { controlPlane?: boolean; dataSecretName?: string } = {}): Promise<Machine> {
+function createMachine(ns: string, name: string, config: string, options: { controlPlane?: boolean; dataSecretName?: string } = {}): Promise<Machine> {
   return client.api(MachineResource, ns).create(
     newMachine({
       metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': 'c1', ...(options.controlPlane ? { 'cluster.x-k8s.io/control-plane': '' } : {}) } },

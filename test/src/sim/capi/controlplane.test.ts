@@ -64,7 +64,7 @@ function controlPlane(cluster: Cluster, replicas: number): KubeadmControlPlane {
 const isRunning = (m: Readonly<Machine>) => !m.metadata.deletionTimestamp && m.status?.phase === 'Running';
 const byCreation = (a: Readonly<Machine>, b: Readonly<Machine>) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '');
 
-async function statusWhen(ns: string, ok: (kcp: KubeadmControlPlane) => boolean, what: string, timeoutMs = 20_000): Promise<KubeadmControlPlane> {
+function statusWhen(ns: string, ok: (kcp: KubeadmControlPlane) => boolean, what: string, timeoutMs = 20_000): Promise<KubeadmControlPlane> {
   return eventually(
     what,
     async () => {

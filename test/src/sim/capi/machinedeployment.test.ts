@@ -67,7 +67,7 @@ function deployment(replicas: number, strategy?: NonNullable<MachineDeployment['
 
 const isRunning = (m: Readonly<Machine>) => !m.metadata.deletionTimestamp && m.status?.phase === 'Running';
 
-async function deploymentStatusWhen(ns: string, ok: (s: NonNullable<MachineDeployment['status']>) => boolean, what: string, timeoutMs = 20_000) {
+function deploymentStatusWhen(ns: string, ok: (s: NonNullable<MachineDeployment['status']>) => boolean, what: string, timeoutMs = 20_000) {
   return eventually(
     what,
     async () => {

@@ -114,7 +114,7 @@ test.after(async () => {
 
 const isRunning = (m: Readonly<Machine>) => !m.metadata.deletionTimestamp && m.status?.phase === 'Running';
 
-async function deploymentWhen(ns: string, ok: (md: MachineDeployment) => boolean, what: string): Promise<MachineDeployment> {
+function deploymentWhen(ns: string, ok: (md: MachineDeployment) => boolean, what: string): Promise<MachineDeployment> {
   return eventually(
     what,
     async () => {
