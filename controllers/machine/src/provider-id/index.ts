@@ -3,12 +3,17 @@
  * spellings, and which workload Node is this machine's. The controller lists and patches Nodes; these
  * functions only decide, so each rule is a table test.
  *
- * @example Step C (node label), once the host is provisioned.
+ * @example Step C (node label), once the host is provisioned: the decisions around the caller's I/O.
  * ```ts
- * const candidates = providerIDCandidates({ metal3Machine: view, hostUid: host.metadata.uid, hostFound: true });
- * const labelled = await listNodes(workload, { labelSelector: uuidLabelSelector(uid) });
- * const decision = nodeByUuidLabel(labelled.map(toNodeView), candidates, hasConfigRef, uid);
- * if (decision.kind === 'set' && decision.patchNode) await patchNodeProviderID(workload, decision.patchNode, decision.providerID);
+ * import { nodeByUuidLabel, providerIDCandidates, type NodeView } from './index.ts';
+ *
+ * export function decide(hostUid: string, labelled: readonly NodeView[], hasBootstrapConfigRef: boolean) {
+ *   const machine = { name: 'm-0', namespace: 'metal3', hostAnnotation: 'metal3/host-0' };
+ *   const candidates = providerIDCandidates({ metal3Machine: machine, hostUid, hostFound: true });
+ *   // `labelled`: the workload Nodes listed with the selector uuidLabelSelector(hostUid).
+ *   const decision = nodeByUuidLabel(labelled, candidates, hasBootstrapConfigRef, hostUid);
+ *   return decision.kind === 'wait' ? undefined : decision;
+ * }
  * ```
  *
  * @module
