@@ -19,6 +19,7 @@ import {
   machineTestScene,
   machineWithNode,
   metal3MachineWhen,
+  settled,
   v1,
   v2,
   workloadNodes,
@@ -87,8 +88,10 @@ test('M-18…M-27, H-13, M-25, M-31, P-8, P-11: a Metal3Machine gets a host, the
 
 test('M-19: a settled machine costs no write', async () => {
   const before = scene.controller.writes();
+  const reconciles = scene.controller.reconciles();
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('m-0', { metadata: { labels: { touched: 'yes' } } });
-  await new Promise((r) => setTimeout(r, 1_000));
+  // The label change passes metal3MachineChanged: wait for the reconcile it caused, not for a time.
+  await settled(scene.controller, reconciles);
   assert.is(scene.controller.writes(), before, 'a label change on a settled machine writes nothing');
 });
 
