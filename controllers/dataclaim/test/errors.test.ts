@@ -24,7 +24,7 @@ const { test, admin, setup, controller, namespace } = dataClaimSuite('Metal3Data
 
 const errorMessage = (ns: string, name: string) => eventually(`errorMessage on ${name}`, async () => (await getClaim(admin(), ns, name))?.status?.errorMessage);
 
-async function warning(ns: string, reason: string) {
+function warning(ns: string, reason: string) {
   return eventually(`a ${reason} event`, async () => (await admin().api(EventResource, ns).list()).items.find((e) => e.reason === reason));
 }
 

@@ -105,7 +105,7 @@ export interface WorldOptions {
 }
 
 /** The simulated world around the controller: BMO, Cluster API Cluster and Machine, workload clusters. */
-export async function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
+export function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
   const deps = simulatorDeps(env.admin);
   return startSimulators(deps, [
     ...bmoSimulator(deps, options.bmo ?? {}),
@@ -270,7 +270,7 @@ export async function createMachine(
  * naming `<claim>-metadata` / `<claim>-networkdata`. Not ready: the test says when it is rendered.
  * No template or data controller runs in these tests; they play both.
  */
-export async function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
+export function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
   const namespace = claim.metadata.namespace ?? '';
   const name = claim.metadata.name ?? '';
   return client.api(Metal3DataResource, namespace).create(
