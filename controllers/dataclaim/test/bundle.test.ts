@@ -6,7 +6,17 @@ import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import { Metal3DataResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { bundleSuite } from '@metal3-ts/test/testing/bundle-suite';
-import { claimsBound, createClaim, createCluster, createTemplate, deleteClaimAsMachineController, eventually, getClaim, listData, RBAC_MANIFEST } from './support.ts';
+import {
+  claimsBound,
+  createClaim,
+  createCluster,
+  createTemplate,
+  deleteClaimAsMachineController,
+  eventually,
+  getClaim,
+  listData,
+  RBAC_MANIFEST,
+} from './support.ts';
 
 bundleSuite({
   title: 'bundled Metal3DataClaim controller under Node 24 and Deno 2',
@@ -27,6 +37,10 @@ bundleSuite({
     assert.is(data.spec?.claim.name, 'sample-machine');
 
     await deleteClaimAsMachineController(admin, ns, 'sample-machine');
-    await eventually(`${runtime}: claim and Metal3Data gone`, async () => ((await getClaim(admin, ns, 'sample-machine')) || (await listData(admin, ns)).length ? undefined : true), 20_000);
+    await eventually(
+      `${runtime}: claim and Metal3Data gone`,
+      async () => ((await getClaim(admin, ns, 'sample-machine')) || (await listData(admin, ns)).length ? undefined : true),
+      20_000,
+    );
   },
 });

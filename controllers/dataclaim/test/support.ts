@@ -5,28 +5,29 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { ClusterResource, newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
+  type Metal3Data,
+  type Metal3DataClaim,
   Metal3DataClaimResource,
   Metal3DataResource,
+  type Metal3DataTemplate,
   Metal3DataTemplateResource,
+  type Metal3Machine,
   Metal3MachineResource,
   newMetal3DataClaim,
   newMetal3DataTemplate,
   newMetal3Machine,
-  type Metal3Data,
-  type Metal3DataClaim,
-  type Metal3DataTemplate,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { eventually, startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+import { eventually, type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
+import { type ControllerSuite, controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { dataClaimController, type DataClaimControllerConfig } from '../src/controller.ts';
 import { CONTROLLER_NAME, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
-export { eventually, loggedProblems, settled, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+export { eventually, loggedProblems, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Starts the controller under a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
@@ -42,11 +43,41 @@ export function startDataClaimController(env: TestEnv, namespace: string, config
   });
 }
 
+/** A dataclaim test file's suite: the shared hooks, plus a namespace with a controller of its own. */
+export interface DataClaimSuite extends ControllerSuite<RunningController> {
+  /** A fresh namespace named from `prefix` with a controller started for it (stopped after the test); returns the namespace. */
+  setup(prefix: string): Promise<string>;
+  /** The controller the last `setup` started (inside tests only). */
+  controller(): RunningController;
+}
+
+export function dataClaimSuite(title: string): DataClaimSuite {
+  const s = controllerSuite<RunningController>(title);
+  let controller: RunningController | undefined;
+  return {
+    ...s,
+    async setup(prefix) {
+      const ns = await s.namespace(prefix);
+      controller = s.track(await startDataClaimController(s.env(), ns));
+      return ns;
+    },
+    controller: () => {
+      if (!controller) throw new Error('no controller: setup() starts one');
+      return controller;
+    },
+  };
+}
+
 export function createCluster(client: Client, namespace: string, name = 'cluster', paused = false): Promise<Cluster> {
   return client.api(ClusterResource, namespace).create(newCluster({ metadata: { name }, spec: paused ? { paused: true } : {} }));
 }
 
-export function createTemplate(client: Client, namespace: string, name: string, options: { clusterName?: string; templateReference?: string } = {}): Promise<Metal3DataTemplate> {
+export function createTemplate(
+  client: Client,
+  namespace: string,
+  name: string,
+  options: { clusterName?: string; templateReference?: string } = {},
+): Promise<Metal3DataTemplate> {
   return client.api(Metal3DataTemplateResource, namespace).create(
     newMetal3DataTemplate({
       metadata: { name },
@@ -65,11 +96,17 @@ export interface ClaimOptions {
 }
 
 /** A Metal3Machine and its claim, as the Metal3Machine controller makes them (M-35, DC-1). */
-export async function createClaim(client: Client, namespace: string, name: string, template: string, options: ClaimOptions = {}): Promise<{ machine?: Metal3Machine; claim: Metal3DataClaim }> {
+export async function createClaim(
+  client: Client,
+  namespace: string,
+  name: string,
+  template: string,
+  options: ClaimOptions = {},
+): Promise<{ machine?: Metal3Machine; claim: Metal3DataClaim }> {
   const labels = options.labels ?? { 'cluster.x-k8s.io/cluster-name': 'cluster' };
-  const machine = options.noOwner
-    ? undefined
-    : await client.api(Metal3MachineResource, namespace).create(newMetal3Machine({ metadata: { name, labels }, spec: { image, dataTemplate: { name: template, namespace } } }));
+  const machine = options.noOwner ? undefined : await client.api(Metal3MachineResource, namespace).create(
+    newMetal3Machine({ metadata: { name, labels }, spec: { image, dataTemplate: { name: template, namespace } } }),
+  );
   const claim = await client.api(Metal3DataClaimResource, namespace).create(
     newMetal3DataClaim({
       metadata: {
@@ -91,7 +128,12 @@ export async function deleteClaimAsMachineController(client: Client, namespace: 
   const api = client.api(Metal3DataClaimResource, namespace);
   const claim = await api.get(name);
   const index = claim.metadata.finalizers?.indexOf(METAL3_MACHINE_FINALIZER) ?? -1;
-  if (index >= 0) await api.jsonPatch(name, [{ op: 'test', path: `/metadata/finalizers/${index}`, value: METAL3_MACHINE_FINALIZER }, { op: 'remove', path: `/metadata/finalizers/${index}` }]);
+  if (index >= 0) {
+    await api.jsonPatch(name, [{ op: 'test', path: `/metadata/finalizers/${index}`, value: METAL3_MACHINE_FINALIZER }, {
+      op: 'remove',
+      path: `/metadata/finalizers/${index}`,
+    }]);
+  }
   // Already deleting, with only the M3M finalizer left: removing it was the end of the claim.
   await api.delete(name).catch((error: unknown) => {
     if (!isNotFound(error)) throw error;

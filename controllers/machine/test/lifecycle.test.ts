@@ -4,7 +4,6 @@
 // (X-1…X-16). One workload apiserver for the file; the tests run in order.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -18,7 +17,9 @@ import {
   hostWhen,
   IMAGE,
   machineTestScene,
+  machineWithNode,
   metal3MachineWhen,
+  settled,
   v1,
   v2,
   workloadNodes,
@@ -78,7 +79,7 @@ test('M-18…M-27, H-13, M-25, M-31, P-8, P-11: a Metal3Machine gets a host, the
   assert.ok((await eventsFor(scene.client, scene.ns, 'm-0', 'HostAssociated')).length >= 1);
 
   // seed 002: Cluster API copies the provider ID and finds the Node
-  const machine = await eventually(() => scene.client.api(MachineResource, scene.ns).get('m-0'), (m) => !!m.status?.nodeRef);
+  const machine = await machineWithNode(scene.client, scene.ns, 'm-0');
   assert.is(machine.spec?.providerID, providerID);
   assert.is(machine.status?.nodeRef?.name, node?.metadata.name);
   assert.is(scene.controller.errors(), 0);
@@ -87,15 +88,24 @@ test('M-18…M-27, H-13, M-25, M-31, P-8, P-11: a Metal3Machine gets a host, the
 
 test('M-19: a settled machine costs no write', async () => {
   const before = scene.controller.writes();
+  const reconciles = scene.controller.reconciles();
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('m-0', { metadata: { labels: { touched: 'yes' } } });
-  await new Promise((r) => setTimeout(r, 1_000));
+  // The label change passes metal3MachineChanged: wait for the reconcile it caused, not for a time.
+  await settled(scene.controller, reconciles);
   assert.is(scene.controller.writes(), before, 'a label change on a settled machine writes nothing');
 });
 
 test('X-1…X-16: deleting the Metal3Machine deprovisions and releases the host, then the finalizer goes', async () => {
   await scene.client.api(Metal3MachineResource, scene.ns).delete('m-0');
   await gone(scene.client, Metal3MachineResource, scene.ns, 'm-0', 30_000);
-  const host = await hostWhen(scene.client, scene.ns, 'host-0', 'host-0 available again', (h) => h.status?.provisioning?.state === 'available' && !h.spec?.consumerRef, 30_000);
+  const host = await hostWhen(
+    scene.client,
+    scene.ns,
+    'host-0',
+    'host-0 available again',
+    (h) => h.status?.provisioning?.state === 'available' && !h.spec?.consumerRef,
+    30_000,
+  );
   assert.is(host.spec?.image, undefined, 'X-5');
   assert.is(host.spec?.userData, undefined, 'X-5: status.userData was set');
   assert.is(host.spec?.online, false, 'X-6: fast track off');
@@ -105,16 +115,5 @@ test('X-1…X-16: deleting the Metal3Machine deprovisions and releases the host,
   assert.is(bmc.metadata.labels?.['cluster.x-k8s.io/cluster-name'], undefined, 'X-4');
   assert.is(scene.controller.errors(), 0);
 });
-
-/** Polls `read` until `ok` accepts what it returns. */
-async function eventually<T>(read: () => Promise<T>, ok: (t: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test.run();

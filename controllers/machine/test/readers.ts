@@ -1,37 +1,41 @@
 // Pollers and readers of the cluster state the tests assert on. A poll that times out reports what
-// the in-process controllers logged (support.ts registers them in `liveControllers`).
+// the in-process controllers logged (the shared runner keeps the ones running now).
 import * as assert from 'uvu/assert';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { MachineResource, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { EventResource, type Event } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Event, EventResource } from '@metal3-ts/generated/core/v1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
-import { eventually as pollUntil, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
+import { runningProblems } from '@metal3-ts/test/testing/controller-runner';
+import { type Eventually, eventuallyWith, settled as settledAfter } from '@metal3-ts/test/testing/eventually';
 import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 import { HOST_ANNOTATION } from '../src/names.ts';
 
-/** The in-process controllers running now: what they logged explains a poll that timed out. */
-export const liveControllers = new Set<{ problems(): readonly string[] }>();
-const live = liveControllers;
-
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
-/** Polls `probe` until it returns something other than undefined; a timeout reports what the controllers logged. */
-export function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  return pollUntil(what, probe, { timeoutMs, explain: () => [...live].flatMap((c) => c.problems()) });
-}
+/** What the in-process controllers running now logged: it explains a poll that timed out. */
+const explain = runningProblems;
+
+/** Polls `probe` until it returns something other than undefined (20 s unless told); a timeout reports what the controllers logged. */
+export const eventually: Eventually = eventuallyWith({ timeoutMs: 20_000, explain });
 
 /** Waits until the controller finished more reconciles than `after` and then stayed quiet for `quietMs`. */
 export function settled(controller: { reconciles(): number }, after: number, quietMs = 500): Promise<void> {
-  return settledAfter(controller, after, quietMs, { explain: () => [...live].flatMap((c) => c.problems()) });
+  return settledAfter(controller, after, quietMs, { explain });
 }
 
-const explain = () => [...live].flatMap((c) => c.problems());
-
 /** Polls the object until `check` accepts it. */
-export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export function when<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string,
+  name: string,
+  what: string,
+  check: (o: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   return objectWhen(client, descriptor, namespace, name, what, check, { timeoutMs, explain });
 }
 
@@ -42,7 +46,13 @@ export const hostWhen = (client: Client, namespace: string, name: string, what: 
   when(client, BareMetalHostResource, namespace, name, what, check, timeoutMs);
 
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 20_000): Promise<true> {
+export function gone<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string,
+  name: string,
+  timeoutMs = 20_000,
+): Promise<true> {
   return objectGone(client, descriptor, namespace, name, { timeoutMs, explain });
 }
 

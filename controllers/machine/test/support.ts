@@ -1,49 +1,40 @@
-// The Metal3Machine controller in the test process, as main.ts runs it but with credentials bound to
-// exactly deploy/rbac.yaml (a missing permission fails with Forbidden), an exact request counter and
-// the reconcile counters; the simulated rest of the world (BMO, Cluster API Cluster and Machine,
+// The Metal3Machine controller in the test process through the shared runner (credentials bound to
+// exactly deploy/rbac.yaml, an exact request counter, the reconcile counters), with its ClusterCache; the simulated rest of the world (BMO, Cluster API Cluster and Machine,
 // bootstrap, workload clusters); and a scene builder (Cluster + Metal3Cluster, hosts with BMC
 // Secrets, Machine + Metal3Machine pairs); machineTestScene, the hooks every real-apiserver file shares;
 // and (re-exported from readers.ts) the pollers and readers of the cluster state.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, Transport } from '@metal3-ts/generated';
-import { NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newSecret, type Node, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Cluster, ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3ClusterResource,
+  type Metal3Data,
+  type Metal3DataClaim,
   Metal3DataResource,
+  type Metal3Machine,
   Metal3MachineResource,
+  type Metal3MachineSpec,
   newMetal3Cluster,
   newMetal3Data,
   newMetal3Machine,
-  type Metal3Data,
-  type Metal3DataClaim,
-  type Metal3Machine,
-  type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
-import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
-import { newClient } from '@metal3-ts/shared/client/client';
-import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
-import { RequestCounter } from '@metal3-ts/shared/client/metrics';
-import { EventRecorder } from '@metal3-ts/shared/events/recorder';
+import { type BareMetalHost, BareMetalHostResource, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';
-import { newLogger } from '@metal3-ts/shared/log/logger';
-import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { workloadNodes as readWorkloadNodes } from '@metal3-ts/test/testing/workload';
-import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
-import { bmoSimulator, simulatedHost, type BmoOptions } from '@metal3-ts/test/sim/bmo/index';
+import { type RunningController as InProcessController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
+import { type BmoOptions, bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
 import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/simulator';
-import { workloadSimulator, type ProviderIdMode } from '@metal3-ts/test/sim/workload/index';
-import { metal3MachineController, type MachineControllerConfig } from '../src/controller.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
+import { type ProviderIdMode, workloadSimulator } from '@metal3-ts/test/sim/workload/index';
+import { type MachineControllerConfig, metal3MachineController } from '../src/controller.ts';
 import { CONTROLLER_NAME } from '../src/names.ts';
-import { eventually, liveControllers } from './readers.ts';
+import { eventually } from './readers.ts';
 
 // The label and annotation strings the tests check are the ones the code uses: tests import them from
 // ../src/names.ts (METAL3_MACHINE_FINALIZER, HOST_ANNOTATION, CLUSTER_NAME_LABEL, …) and
@@ -64,82 +55,43 @@ export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import
 /** A kubeadm join cloud-config whose kubelet labels the Node `metal3.io/uuid={{ ds.meta_data.uuid }}` (seed 000). */
 export const JOIN_CLOUD_CONFIG = readFileSync(new URL('../../../test/src/sim/workload/testdata/capbk-join.yaml', import.meta.url), 'utf8');
 
-export interface RunningController {
-  readonly counter: RequestCounter;
-  readonly client: Client;
-  /** Reconciles finished so far, whatever their result. */
-  reconciles(): number;
-  /** Reconciles that ended in an error (bad input must never loop as one). */
-  errors(): number;
+export interface RunningController extends InProcessController {
   /** `controller_runtime_reconcile_errors_total{controller="metal3machine"}`, as /metrics shows it. */
   reconcileErrorsTotal(): number;
-  /** Requests that changed something (everything but get/list/watch), optionally of one resource. */
-  writes(resource?: string): number;
-  /** Warning and error log lines so far (a Forbidden from a missing permission shows here). */
-  problems(): readonly string[];
-  /** Stops it; a second call waits for the first. */
-  stop(): Promise<void>;
 }
-
-let users = 0;
 
 export interface StartOptions extends MachineControllerConfig {
   readonly random?: RandomIndex;
 }
 
-/** Starts the controller as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
+/** Starts the controller through the shared runner as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
 export async function startMachineController(env: TestEnv, namespace: string, options: StartOptions = {}): Promise<RunningController> {
-  const connection = await userBoundTo(env, `machine-controller-${++users}-${namespace}`, RBAC_MANIFEST, namespace);
-  const counter = new RequestCounter();
-  const registry = new Registry();
-  const base = newClient(loadKubeConfigFile(connection.kubeconfigPath), { counter, registry });
-  const informers = new InformerFactory(base, { namespace, registry });
-  const client = new WriteThroughClient(base.transport, informers);
-  const events = new EventRecorder({ client: base, component: 'metal3-ts-machine' });
-  const lines: string[] = [];
-  const log = newLogger({ level: 'warn', sink: (line) => lines.push(line) });
-  const clusterCache = new ClusterCache(client, { closeGraceMs: 50, probeTimeoutMs: 3_000, counter });
   const { random, ...config } = options;
-  // A long safety-net requeue: the tests show that watches, not polling, move things along.
-  const controller = metal3MachineController({
-    client,
-    informers,
-    registry,
-    events,
-    log,
-    workloadClient: (cluster) => clusterCache.get(cluster),
-    ...(random ? { random } : {}),
-    config: { concurrency: 4, requeueAfterMs: 120_000, nodePollMs: 200, ...config },
-  });
-  const stop = new AbortController();
-  let stopped: Promise<void> | undefined;
-  const runs = Promise.all([informers.start(stop.signal), controller.start(stop.signal)]);
-  await informers.waitForSync();
-  const total = registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-  const count = (results: string[]) => results.reduce((n, result) => n + total.get({ controller: CONTROLLER_NAME, result }), 0);
-  const running: RunningController = {
-    counter,
-    client,
-    reconciles: () => count(['success', 'error', 'requeue', 'requeue_after']),
-    errors: () => count(['error']),
-    reconcileErrorsTotal: () => registry.counter('controller_runtime_reconcile_errors_total', '', ['controller']).get({ controller: CONTROLLER_NAME }),
-    writes: (resource) =>
-      counter.snapshot().filter((c) => !['get', 'list', 'watch'].includes(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
-    problems: () => [...lines],
-    stop() {
-      stopped ??= (async () => {
-        liveControllers.delete(running);
-        stop.abort();
-        await runs;
-        await events.flush();
-        clusterCache.close();
-        base.transport.close();
-      })();
-      return stopped;
+  const running = await startInProcess(env, namespace, {
+    rbac: RBAC_MANIFEST,
+    user: 'machine-controller',
+    component: 'metal3-ts-machine',
+    controllers: [CONTROLLER_NAME],
+    build: (deps) => {
+      const clusterCache = new ClusterCache(deps.client, { closeGraceMs: 50, probeTimeoutMs: 3_000, counter: deps.counter });
+      // A long safety-net requeue: the tests show that watches, not polling, move things along.
+      const controller = metal3MachineController({
+        ...deps,
+        workloadClient: (cluster) => clusterCache.get(cluster),
+        ...(random ? { random } : {}),
+        config: { concurrency: 4, requeueAfterMs: 120_000, nodePollMs: 200, ...config },
+      });
+      // The cache has nothing to run: it closes once the controller stopped.
+      return [controller, { start: () => Promise.resolve(), close: () => clusterCache.close() }];
     },
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    ...running,
+    reconcileErrorsTotal: () => running.registry.counter('controller_runtime_reconcile_errors_total', '', ['controller']).get({ controller: CONTROLLER_NAME }),
+    // A second call waits for the first (the scene stops what a test may have stopped already).
+    stop: () => (stopped ??= running.stop()),
   };
-  liveControllers.add(running);
-  return running;
 }
 
 export interface WorldOptions {
@@ -153,21 +105,19 @@ export interface WorldOptions {
 }
 
 /** The simulated world around the controller: BMO, Cluster API Cluster and Machine, workload clusters. */
-export async function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
+export function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
   const deps = simulatorDeps(env.admin);
   return startSimulators(deps, [
     ...bmoSimulator(deps, options.bmo ?? {}),
     ...clusterSimulator(deps),
     ...machineSimulator(deps),
-    ...(options.workload === false
-      ? []
-      : workloadSimulator(deps, {
-          env,
-          namespace,
-          retryAfterMs: 100,
-          ...(options.providerIdMode ? { mode: options.providerIdMode } : {}),
-          ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}),
-        })),
+    ...(options.workload === false ? [] : workloadSimulator(deps, {
+      env,
+      namespace,
+      retryAfterMs: 100,
+      ...(options.providerIdMode ? { mode: options.providerIdMode } : {}),
+      ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}),
+    })),
   ]);
 }
 
@@ -175,7 +125,12 @@ export const adminClient = (env: TestEnv): Client => new Client(Transport.fromCo
 
 export const CLUSTER = 'test1';
 export const BOOTSTRAP_SECRET = 'bootstrap-data';
-export const IMAGE = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', checksumType: 'sha256' as const, format: 'raw' as const };
+export const IMAGE = {
+  url: 'http://172.22.0.1/images/node.img',
+  checksum: 'http://172.22.0.1/images/node.img.sha256sum',
+  checksumType: 'sha256' as const,
+  format: 'raw' as const,
+};
 
 export interface ClusterSceneOptions {
   readonly name?: string;
@@ -192,11 +147,18 @@ export async function createClusterScene(client: Client, namespace: string, opti
   const name = options.name ?? CLUSTER;
   const cloud = options.cloudProvider ?? false;
   await client.api(Metal3ClusterResource, namespace).create(
-    newMetal3Cluster({ metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': name } }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: cloud, noCloudProvider: !cloud } }),
+    newMetal3Cluster({
+      metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': name } },
+      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: cloud, noCloudProvider: !cloud },
+    }),
   );
   await client.api(Metal3ClusterResource, namespace).mergePatchStatus(name, { status: { ready: true } });
   await client.api(SecretResource, namespace).create(
-    newSecret({ metadata: { name: BOOTSTRAP_SECRET, labels: { 'cluster.x-k8s.io/cluster-name': name } }, type: 'cluster.x-k8s.io/secret', stringData: { value: JOIN_CLOUD_CONFIG, format: 'cloud-config' } }),
+    newSecret({
+      metadata: { name: BOOTSTRAP_SECRET, labels: { 'cluster.x-k8s.io/cluster-name': name } },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { value: JOIN_CLOUD_CONFIG, format: 'cloud-config' },
+    }),
   ).catch((error: unknown) => {
     if ((error as { code?: number }).code !== 409) throw error;
   });
@@ -206,7 +168,10 @@ export async function createClusterScene(client: Client, namespace: string, opti
       spec: { ...(options.paused ? { paused: true } : {}), infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name } },
     }),
   );
-  await eventually('the Cluster infrastructure ready', async () => ((await client.api(ClusterResource, namespace).get(name)).status?.infrastructureReady ? true : undefined));
+  await eventually(
+    'the Cluster infrastructure ready',
+    async () => ((await client.api(ClusterResource, namespace).get(name)).status?.infrastructureReady ? true : undefined),
+  );
   return cluster;
 }
 
@@ -235,7 +200,13 @@ export type HostList = readonly string[] | Readonly<Record<string, Record<string
  * and waits, in one poll of the list, until BMO made every one available.
  * Returns them as they are then, in the order given.
  */
-export async function createAvailableHosts(client: Client, namespace: string, hosts: HostList, options: HostOptions = {}, timeoutMs = 30_000): Promise<BareMetalHost[]> {
+export async function createAvailableHosts(
+  client: Client,
+  namespace: string,
+  hosts: HostList,
+  options: HostOptions = {},
+  timeoutMs = 30_000,
+): Promise<BareMetalHost[]> {
   const entries: [string, Record<string, string>][] = Array.isArray(hosts) ? (hosts as readonly string[]).map((name) => [name, {}]) : Object.entries(hosts);
   for (const [name, own] of entries) {
     const labels = { ...options.labels, ...own };
@@ -245,7 +216,9 @@ export async function createAvailableHosts(client: Client, namespace: string, ho
   return eventually(names.length === 1 ? `${names[0]} available` : `${names.length} hosts available (${names.join(', ')})`, async () => {
     const byName = new Map((await client.api(BareMetalHostResource, namespace).list()).items.map((h) => [h.metadata.name ?? '', h]));
     const waiting = names.filter((name) => byName.get(name)?.status?.provisioning?.state !== 'available');
-    if (waiting.length > 0) throw new Error(`not available yet: ${waiting.map((name) => `${name} (${byName.get(name)?.status?.provisioning?.state ?? 'missing'})`).join(', ')}`);
+    if (waiting.length > 0) {
+      throw new Error(`not available yet: ${waiting.map((name) => `${name} (${byName.get(name)?.status?.provisioning?.state ?? 'missing'})`).join(', ')}`);
+    }
     return names.map((name) => byName.get(name)!);
   }, timeoutMs);
 }
@@ -263,11 +236,19 @@ export interface MachineOptions {
 }
 
 /** A Metal3Machine `name` and its Cluster API Machine `name`; the Machine simulator adopts the former. */
-export async function createMachine(client: Client, namespace: string, name: string, options: MachineOptions = {}): Promise<{ machine: Machine; metal3Machine: Metal3Machine }> {
+export async function createMachine(
+  client: Client,
+  namespace: string,
+  name: string,
+  options: MachineOptions = {},
+): Promise<{ machine: Machine; metal3Machine: Metal3Machine }> {
   const cluster = options.cluster ?? CLUSTER;
   const labels = { 'cluster.x-k8s.io/cluster-name': cluster, ...(options.labels ?? {}) };
   const metal3Machine = await client.api(Metal3MachineResource, namespace).create(
-    newMetal3Machine({ metadata: { name, labels, ...(options.annotations ? { annotations: options.annotations } : {}) }, spec: options.spec ?? { image: IMAGE } }),
+    newMetal3Machine({
+      metadata: { name, labels, ...(options.annotations ? { annotations: options.annotations } : {}) },
+      spec: options.spec ?? { image: IMAGE },
+    }),
   );
   const machine = await client.api(MachineResource, namespace).create(
     newMachine({
@@ -289,7 +270,7 @@ export async function createMachine(client: Client, namespace: string, name: str
  * naming `<claim>-metadata` / `<claim>-networkdata`. Not ready: the test says when it is rendered.
  * No template or data controller runs in these tests; they play both.
  */
-export async function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
+export function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
   const namespace = claim.metadata.namespace ?? '';
   const name = claim.metadata.name ?? '';
   return client.api(Metal3DataResource, namespace).create(
@@ -325,7 +306,14 @@ export async function workloadNodeApi(cache: ClusterCache, namespace: string, ti
 }
 
 /** Polls the workload Node `name` until `check` accepts it. */
-export async function workloadNodeWhen(cache: ClusterCache, namespace: string, name: string, what: string, check: (n: Node) => boolean, timeoutMs?: number): Promise<Node> {
+export async function workloadNodeWhen(
+  cache: ClusterCache,
+  namespace: string,
+  name: string,
+  what: string,
+  check: (n: Node) => boolean,
+  timeoutMs?: number,
+): Promise<Node> {
   const api = await workloadNodeApi(cache, namespace, timeoutMs);
   return eventually(what, async () => {
     const node = await api.get(name);
@@ -432,7 +420,9 @@ export function machineTestScene(test: SuiteHooks, options: SceneOptions): Machi
     world = await startWorld(env(), ns, options.world);
     if (options.cluster !== false) await createClusterScene(client, ns, options.cluster);
     if (options.hosts) {
-      for (const host of await createAvailableHosts(client, ns, options.hosts, options.hostOptions, options.hostsTimeoutMs)) hosts.set(host.metadata.name ?? '', host);
+      for (const host of await createAvailableHosts(client, ns, options.hosts, options.hostOptions, options.hostsTimeoutMs)) {
+        hosts.set(host.metadata.name ?? '', host);
+      }
     }
     await options.setup?.(scene);
     if (options.controller !== false) controller = await scene.startController(ns, options.controller);

@@ -6,7 +6,7 @@
 import { suite, type Test } from 'uvu';
 import { Client, Transport } from '@metal3-ts/generated';
 import type { TestEnv } from '../envtest/env.ts';
-import { withSharedEnv } from '../envtest/suite.ts';
+import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 
 interface Stoppable {
   stop(): Promise<void>;
@@ -24,6 +24,8 @@ export interface ControllerSuite<R extends Stoppable> {
   readonly admin: () => Client;
   /** Stops `running` after the current test (then `afterStop`); returns it. */
   track<T extends R>(running: T): T;
+  /** A fresh namespace named from `prefix` (inside tests only). */
+  namespace(prefix: string): Promise<string>;
 }
 
 export function controllerSuite<R extends Stoppable = Stoppable>(title: string, options: ControllerSuiteOptions<R> = {}): ControllerSuite<R> {
@@ -51,5 +53,6 @@ export function controllerSuite<R extends Stoppable = Stoppable>(title: string, 
       started.push(running);
       return running;
     },
+    namespace: (prefix) => freshNamespace(env().admin.client, prefix),
   };
 }
