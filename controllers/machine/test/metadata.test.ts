@@ -44,7 +44,7 @@ const scene = machineTestScene(test, {
 });
 
 /** The host the Metal3Machine's annotation names (M-41), read from the apiserver. */
-async function hostOf(m3m: Metal3Machine): Promise<BareMetalHost> {
+function hostOf(m3m: Metal3Machine): Promise<BareMetalHost> {
   const value = m3m.metadata.annotations?.[HOST_ANNOTATION] ?? '';
   const [namespace, name] = value.split('/');
   assert.is(namespace, scene.ns, `host annotation ${value}`);
