@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Where, parse, render, rows } from './behaviours/catalogue.ts';
+import { parse, render, rows, type Where } from './behaviours/catalogue.ts';
 import { compareIds, idsIn } from './behaviours/ids.ts';
 
 export const DOC = 'docs/behaviours.md';
@@ -104,7 +104,9 @@ export function check(root: string): Report {
 export function explain(report: Report): string {
   const out = [...report.problems];
   if (report.problems.some((p) => p.includes('no meaning line'))) {
-    out.push(`Add a row "| ID | one line on what it means |" to the right section of ${DOC} (or, if the token is not a behaviour ID, add it to NOT_IDS in scripts/behaviours/ids.ts), then run: ${COMMAND}`);
+    out.push(
+      `Add a row "| ID | one line on what it means |" to the right section of ${DOC} (or, if the token is not a behaviour ID, add it to NOT_IDS in scripts/behaviours/ids.ts), then run: ${COMMAND}`,
+    );
   }
   if (report.stale) out.push(`${DOC} is out of date (files naming IDs changed): run ${COMMAND}`);
   return out.join('\n');

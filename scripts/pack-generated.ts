@@ -107,7 +107,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     return at >= 0 ? args[at + 1] : undefined;
   };
   if (args.includes('--refuse')) {
-    console.error('@metal3-ts/generated: this workspace package exports TypeScript source; pack the built one with `npm run tarball -w @metal3-ts/generated` (generated/dist/package).');
+    console.error(
+      '@metal3-ts/generated: this workspace package exports TypeScript source; pack the built one with `npm run tarball -w @metal3-ts/generated` (generated/dist/package).',
+    );
     process.exit(1);
   }
   try {

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiError, Client, type HttpRequest, type Transport } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { acquireHost } from './acquire.ts';
 import { claimHost } from './claim.ts';
 import type { HostConsumer } from './consumer.ts';
@@ -14,7 +14,9 @@ const test = suite('host claim and acquire loops');
 
 function merge(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target)
+    ? { ...(target as Record<string, unknown>) }
+    : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
     else out[key] = merge(out[key], value);
@@ -56,7 +58,9 @@ class FakeHosts {
     const latest = this.hosts.get(name) ?? current;
     const body = request.body as { metadata?: { resourceVersion?: string } };
     const wanted = body.metadata?.resourceVersion;
-    if (wanted !== undefined && wanted !== latest.metadata.resourceVersion) throw apiError(409, { reason: 'Conflict', message: 'the object has been modified' }, context);
+    if (wanted !== undefined && wanted !== latest.metadata.resourceVersion) {
+      throw apiError(409, { reason: 'Conflict', message: 'the object has been modified' }, context);
+    }
     return this.put(merge(latest, body) as BareMetalHost);
   }
 }

@@ -5,7 +5,7 @@
 // host; the Metal3Machine controller therefore records its choice on the consumer first, locked on the
 // consumer's resourceVersion, and claims only after that (controllers/machine/src/phases/host-record.ts).
 import type { Client } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimHost, type ClaimOptions, type HostClaim } from './claim.ts';
 import type { HostConsumer } from './consumer.ts';
 import { hostSelectorRequirements, selectorString } from './label-selector.ts';

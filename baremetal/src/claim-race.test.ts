@@ -4,7 +4,7 @@
 // (testing/fake-client/contract) shows the real apiserver answers the same.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { fakeCluster } from '@metal3-ts/shared/testing/fake-client/index';
 import { claimHost, type ClaimOutcome } from './claim.ts';
 import { machineRef, testHost } from './testing.ts';

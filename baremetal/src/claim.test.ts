@@ -36,7 +36,7 @@ test('M-22, M-24, N-6: labels and annotations are set, the node-reuse reservatio
   const claimed = claimedHost(host, { consumer: machineRef('m-0'), labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, annotations: { extra: 'y' } });
   assert.equal(claimed.metadata.labels, { rack: 'r1', 'cluster.x-k8s.io/cluster-name': 'c1' });
   assert.equal(claimed.metadata.annotations, { note: 'x', extra: 'y' });
-  assert.is(claimed.spec?.online, false, 'power is provisioning\'s business, not the claim\'s');
+  assert.is(claimed.spec?.online, false, "power is provisioning's business, not the claim's");
   assert.is(host.spec?.consumerRef, undefined, 'the input host is not mutated');
 });
 

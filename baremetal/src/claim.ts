@@ -2,12 +2,12 @@
 // resourceVersion of the copy the claimer decided on. If anyone wrote the host since (another claimer
 // above all), the apiserver refuses the patch with a Conflict, so two claimers can never both win:
 // the loser is told so as a value, with the host as it is now, and never by an exception.
-import { ignoreNotFound, type Client, type OwnerReference } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Client, ignoreNotFound, type OwnerReference } from '@metal3-ts/generated';
+import { type BareMetalHost, BareMetalHostResource, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict';
 import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
-import { consumerRefFor, isClaimedBy, type ConsumerReference } from './consumer.ts';
-import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
+import { type ConsumerReference, consumerRefFor, isClaimedBy } from './consumer.ts';
+import { copyHost, type HostWriteOptions, patchHost } from './host-patch.ts';
 import { NODE_REUSE_LABEL } from './names.ts';
 import { isClaimed } from './states.ts';
 
@@ -58,7 +58,9 @@ export function claimedHost(host: Readonly<BareMetalHost>, claim: HostClaim): Ba
     const owner: OwnerReference = { apiVersion: consumer.apiVersion, kind: consumer.kind, name: consumer.name, uid: consumer.uid, controller: true };
     const owners = next.metadata.ownerReferences ?? [];
     const at = owners.findIndex((ref) => sameOwner(ref, consumer));
-    next.metadata.ownerReferences = at < 0 ? [...owners, owner] : owners.map((ref, i) => (i === at ? { ...ref, apiVersion: owner.apiVersion, uid: owner.uid, controller: true } : ref));
+    next.metadata.ownerReferences = at < 0
+      ? [...owners, owner]
+      : owners.map((ref, i) => (i === at ? { ...ref, apiVersion: owner.apiVersion, uid: owner.uid, controller: true } : ref));
   }
 
   const labels = { ...(next.metadata.labels ?? {}), ...(claim.labels ?? {}) };

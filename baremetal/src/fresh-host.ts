@@ -10,6 +10,11 @@ import { readHost } from './claim.ts';
 import { hostKey } from './host-patch.ts';
 
 /** Runs `write` on `host`, then on a fresh copy after each conflict; undefined once the host is gone. */
-export function onFreshHost<R>(client: Client, host: Readonly<BareMetalHost>, what: string, write: (current: Readonly<BareMetalHost>, attempt: number) => Promise<R>): Promise<R | undefined> {
+export function onFreshHost<R>(
+  client: Client,
+  host: Readonly<BareMetalHost>,
+  what: string,
+  write: (current: Readonly<BareMetalHost>, attempt: number) => Promise<R>,
+): Promise<R | undefined> {
   return retryOnConflict(host, write, { what: `BareMetalHost ${hostKey(host)}: ${what}`, reread: () => readHost(client, host) });
 }

@@ -27,7 +27,9 @@ export function hostAnnotationProblem(value: string | undefined, namespace: stri
   const parsed = parseHostAnnotation(value);
   if (parsed === 'invalid') return `annotation ${HOST_ANNOTATION} must be <namespace>/<name>, got "${value ?? ''}"`;
   if (parsed?.namespace && parsed.namespace !== namespace) {
-    return `annotation ${HOST_ANNOTATION} names BareMetalHost "${value ?? ''}" in another namespace; a Metal3Machine can only use hosts of its own namespace "${namespace}"`;
+    return `annotation ${HOST_ANNOTATION} names BareMetalHost "${
+      value ?? ''
+    }" in another namespace; a Metal3Machine can only use hosts of its own namespace "${namespace}"`;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 // resourceVersion it was derived from, so the apiserver refuses it (409 Conflict) if anyone wrote the
 // host in between; that is what makes whole-list fields such as ownerReferences safe to replace.
 import type { Client, MergePatch } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { createMergePatch, type JsonMap } from '@metal3-ts/shared/patch/diff';
 
 export interface HostPatchOptions {

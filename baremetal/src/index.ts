@@ -35,7 +35,7 @@ export * from './label-selector.ts';
 export * from './selection.ts';
 export * from './node-reuse.ts';
 export * from './inventory.ts';
-export { hostMergePatch, patchHost, type HostPatchOptions, type HostWriteOptions } from './host-patch.ts';
+export { hostMergePatch, type HostPatchOptions, type HostWriteOptions, patchHost } from './host-patch.ts';
 export * from './claim.ts';
 export * from './acquire.ts';
 export { onFreshHost } from './fresh-host.ts';

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { Informer, Store } from '@metal3-ts/shared/cache/types';
 import { FakeInformer } from '@metal3-ts/shared/testing/fake-informer';
 import type { HostConsumer } from './consumer.ts';
-import { HOST_CONSUMER_INDEX, hostInventory, HostInventory, isSelectable, SELECTABLE_HOST_INDEX, selectableHostKeys } from './inventory.ts';
+import { HOST_CONSUMER_INDEX, HostInventory, hostInventory, isSelectable, SELECTABLE_HOST_INDEX, selectableHostKeys } from './inventory.ts';
 import { hostSelectorRequirements, matchesRequirements } from './label-selector.ts';
 import { chooseHost } from './selection.ts';
 import { machineRef, testHost } from './testing.ts';

@@ -6,8 +6,8 @@
 // are locked on the resourceVersion, so a stale cache can cost a retry but never a double claim.
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { consumerKey, isClaimedBy, type ConsumerReference, type HostConsumer } from './consumer.ts';
-import { hostSelectorRequirements, matchesRequirements, type LabelRequirement } from './label-selector.ts';
+import { consumerKey, type ConsumerReference, type HostConsumer, isClaimedBy } from './consumer.ts';
+import { hostSelectorRequirements, type LabelRequirement, matchesRequirements } from './label-selector.ts';
 import { hasNodeReuseLabel, isAvailableState, isFree, provisioningState } from './states.ts';
 
 export const HOST_CONSUMER_INDEX = 'metal3-ts/host-consumer';

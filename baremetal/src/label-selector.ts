@@ -82,7 +82,7 @@ export function labelRequirement(key: string, operator: string, values: readonly
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) fail("exact-match compatibility requires one single value");
+      if (values.length !== 1) fail('exact-match compatibility requires one single value');
       break;
     case 'exists':
     case '!':

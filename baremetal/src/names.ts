@@ -23,6 +23,5 @@ export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
 /** Host label compared with the consumer's failure domain when picking among candidates (H-12). */
 export const FAILURE_DOMAIN_LABEL = 'infrastructure.cluster.x-k8s.io/failure-domain';
 
-
 /** Cluster API's control-plane machine label: present (any value) on control-plane Machines. */
 export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';

@@ -27,14 +27,14 @@ test('N-1: nodeReuse is spec.nodeReuse, false when unset (CRD default) or withou
   assert.is(nodeReuseFor(undefined), false);
 });
 
-test('X-10: the releasing machine\'s template is named by cloned-from-name alone, in the machine\'s namespace', () => {
+test("X-10: the releasing machine's template is named by cloned-from-name alone, in the machine's namespace", () => {
   assert.equal(releasingMachineTemplate(machine('m', { from: 'v1' })), { namespace: 'ns', name: 'v1' });
   assert.equal(releasingMachineTemplate(machine('m', { from: 'v1', groupKind: null })), { namespace: 'ns', name: 'v1' });
   assert.is(releasingMachineTemplate(machine('m', { from: null })), undefined);
   assert.is(releasingMachineTemplate(machine('m', { from: '' })), undefined);
 });
 
-test('N-6/N-7: reuse only when the released machine\'s template still exists with nodeReuse true; lookup errors mean no', async () => {
+test("N-6/N-7: reuse only when the released machine's template still exists with nodeReuse true; lookup errors mean no", async () => {
   const templates = new Map([
     ['ns/reuse', template('reuse', { nodeReuse: true })],
     ['ns/keep', template('keep', { nodeReuse: false })],

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMachine, newMachineSet, type Machine, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Machine, type MachineSet, newMachine, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { OwnerReference } from '@metal3-ts/generated';
 import { controlPlaneReuseName, machineDeploymentReuseName, nodeReuseLabelValue, nodeReuseName, NodeReuseNameError } from './node-reuse.ts';
 
@@ -8,11 +8,21 @@ const test = suite('node reuse names');
 
 const machine = (owners: OwnerReference[] | undefined, controlPlane = false): Machine =>
   newMachine({
-    metadata: { name: 'm', namespace: 'ns', ...(owners ? { ownerReferences: owners } : {}), ...(controlPlane ? { labels: { 'cluster.x-k8s.io/control-plane': '' } } : {}) },
+    metadata: {
+      name: 'm',
+      namespace: 'ns',
+      ...(owners ? { ownerReferences: owners } : {}),
+      ...(controlPlane ? { labels: { 'cluster.x-k8s.io/control-plane': '' } } : {}),
+    },
     spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: {} },
   });
 const machineSet = (name: string, uid: string, owners: OwnerReference[] = []): MachineSet =>
-  newMachineSet({ metadata: { name, namespace: 'ns', uid, ownerReferences: owners }, spec: { clusterName: 'c', selector: {}, template: {} } } as unknown as Omit<MachineSet, 'apiVersion' | 'kind'>);
+  newMachineSet(
+    { metadata: { name, namespace: 'ns', uid, ownerReferences: owners }, spec: { clusterName: 'c', selector: {}, template: {} } } as unknown as Omit<
+      MachineSet,
+      'apiVersion' | 'kind'
+    >,
+  );
 const ref = (apiVersion: string, kind: string, name: string, uid = `uid-${name}`): OwnerReference => ({ apiVersion, kind, name, uid });
 
 function throwsReuse(fn: () => unknown, message: string): void {
@@ -52,7 +62,10 @@ test('N-4: md- + the MachineDeployment owning the MachineSet that owns the machi
   throwsReuse(() => machineDeploymentReuseName(machine(owners, true), sets), 'Machine is controlplane');
   throwsReuse(() => machineDeploymentReuseName(machine([]), sets), 'Machine owner reference is not populated');
   throwsReuse(() => machineDeploymentReuseName(machine(owners), [machineSet('ms-1', 'uid-1')]), 'Machineset owner reference is not populated');
-  throwsReuse(() => machineDeploymentReuseName(machine(owners), [machineSet('ms-1', 'uid-1', [ref('v1', 'ConfigMap', 'x')])]), 'MachineDeployment name is not found');
+  throwsReuse(
+    () => machineDeploymentReuseName(machine(owners), [machineSet('ms-1', 'uid-1', [ref('v1', 'ConfigMap', 'x')])]),
+    'MachineDeployment name is not found',
+  );
   throwsReuse(() => machineDeploymentReuseName(machine([ref('x/y/z', 'MachineSet', 'ms-1')]), sets), 'Failed to parse ownerRef Group of Machine');
 });
 

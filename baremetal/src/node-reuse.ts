@@ -52,9 +52,11 @@ export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSe
   const setRefs = owners.filter((ref) => ref.kind === 'MachineSet');
   for (const ref of setRefs) parsedGroupOf(ref, 'Failed to parse ownerRef Group of Machine');
   const machineSet = machineSets.find((set) =>
-    setRefs.some((ref) => apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && ref.uid === set.metadata.uid && ref.name === set.metadata.name),
+    setRefs.some((ref) => apiGroupOf(ref.apiVersion) === CLUSTER_API_GROUP && ref.uid === set.metadata.uid && ref.name === set.metadata.name)
   );
-  if (!machineSet) throw new NodeReuseNameError(`no MachineSet in ${machine.metadata.namespace ?? ''} matches the owner references of Machine ${machine.metadata.name ?? ''}`);
+  if (!machineSet) {
+    throw new NodeReuseNameError(`no MachineSet in ${machine.metadata.namespace ?? ''} matches the owner references of Machine ${machine.metadata.name ?? ''}`);
+  }
   const setOwners = machineSet.metadata.ownerReferences ?? [];
   if (setOwners.length === 0) throw new NodeReuseNameError('Machineset owner reference is not populated');
   for (const ref of setOwners) {

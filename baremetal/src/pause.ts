@@ -4,7 +4,7 @@
 // host object is recreated (clusterctl move), so it stays after the pause is lifted (E-41).
 import type { Client } from '@metal3-ts/generated';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
+import { copyHost, type HostWriteOptions, patchHost } from './host-patch.ts';
 import { CLUSTER_NAME_LABEL } from '@metal3-ts/shared/meta/cluster-api-names';
 import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
 import { isPaused, isPausedByUs } from './states.ts';
@@ -36,7 +36,11 @@ export function statusAnnotationValue(host: Readonly<BareMetalHost>): string {
 export function pausedHost(host: Readonly<BareMetalHost>): BareMetalHost {
   const next = copyHost(host);
   if (isPaused(host)) return next;
-  next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [HOST_PAUSED_ANNOTATION]: CAPM3_PAUSE_VALUE, [STATUS_ANNOTATION]: statusAnnotationValue(host) };
+  next.metadata.annotations = {
+    ...(next.metadata.annotations ?? {}),
+    [HOST_PAUSED_ANNOTATION]: CAPM3_PAUSE_VALUE,
+    [STATUS_ANNOTATION]: statusAnnotationValue(host),
+  };
   return next;
 }
 

@@ -2,12 +2,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { hostMergePatch } from './host-patch.ts';
-import { CrossNamespaceSecretError, hasDeployment, metal3MachineProvisioning, provisionedHost, type HostProvisioning } from './provision.ts';
+import { CrossNamespaceSecretError, hasDeployment, type HostProvisioning, metal3MachineProvisioning, provisionedHost } from './provision.ts';
 import { testHost } from './testing.ts';
 
 const test = suite('host provisioning (pure part)');
 
-const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', checksumType: 'sha256', format: 'raw' } as const;
+const image = {
+  url: 'http://172.22.0.1/images/node.img',
+  checksum: 'http://172.22.0.1/images/node.img.sha256sum',
+  checksumType: 'sha256',
+  format: 'raw',
+} as const;
 const full: HostProvisioning = {
   deployment: { image, userData: { name: 'ud' }, metaData: { name: 'md', namespace: 'ns' }, networkData: { name: 'nd' } },
   automatedCleaningMode: 'disabled',
@@ -46,7 +51,9 @@ test('M-25: customDeploy alone, or with an image; empty checksumType/format are 
   const custom = provisionedHost(host, { deployment: { customDeploy: { method: 'install_coreos' }, userData: { name: 'ud' } } });
   assert.equal(custom.spec?.customDeploy, { method: 'install_coreos' });
   assert.is(custom.spec?.image, undefined);
-  const both = provisionedHost(host, { deployment: { customDeploy: { method: 'm' }, image: { url: 'http://x/img', checksum: 'c' }, userData: { name: 'ud' } } });
+  const both = provisionedHost(host, {
+    deployment: { customDeploy: { method: 'm' }, image: { url: 'http://x/img', checksum: 'c' }, userData: { name: 'ud' } },
+  });
   assert.equal(both.spec?.image, { url: 'http://x/img', checksum: 'c' });
   assert.equal(both.spec?.customDeploy, { method: 'm' });
 });

@@ -5,7 +5,7 @@
 import type { Client } from '@metal3-ts/generated';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost, BareMetalHostSpec, BareMetalHostSpecImage } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { copyHost, hostKey, patchHost, type HostWriteOptions } from './host-patch.ts';
+import { copyHost, hostKey, type HostWriteOptions, patchHost } from './host-patch.ts';
 
 /** A Secret reference; an empty namespace means the host's own namespace. */
 export interface SecretReference {

@@ -73,7 +73,7 @@ test('X-11, X-13, X-14: consumerRef, our owner references, our cluster label and
   assert.equal(released.metadata.annotations, { [STATUS]: '{}' }, 'E-41: the status annotation stays');
 });
 
-test('X-14: another cluster\'s label and a user\'s pause are kept', () => {
+test("X-14: another cluster's label and a user's pause are kept", () => {
   const host = testHost('h', { consumer: me, labels: { [CLUSTER]: 'other' }, annotations: { [PAUSED]: 'maintenance' } });
   const released = releasedHost(host, { consumer: me, clusterName: 'c1' });
   assert.equal(released.metadata.labels, { [CLUSTER]: 'other' });

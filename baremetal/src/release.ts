@@ -2,13 +2,13 @@
 // deployment is removed and power set for cleaning, which makes BMO deprovision the host; once BMO is
 // done, the claim itself is dropped (consumerRef, owner reference, our labels and our pause) and the
 // host may be reserved for node reuse. `releaseHost` performs whichever step is due and says which.
-import { isNotFound, type Client } from '@metal3-ts/generated';
+import { type Client, isNotFound } from '@metal3-ts/generated';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
-import { isClaimedBy, type ConsumerReference } from './consumer.ts';
-import { copyHost, patchHost, type HostWriteOptions } from './host-patch.ts';
+import { type ConsumerReference, isClaimedBy } from './consumer.ts';
+import { copyHost, type HostWriteOptions, patchHost } from './host-patch.ts';
 import { CLUSTER_NAME_LABEL } from '@metal3-ts/shared/meta/cluster-api-names';
-import { CAPM3_PAUSE_VALUE, NODE_REUSE_LABEL, HOST_PAUSED_ANNOTATION } from './names.ts';
+import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL } from './names.ts';
 import { hasFinishedDeprovisioning, provisioningState } from './states.ts';
 
 export interface HostDeprovisioning {

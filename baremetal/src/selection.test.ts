@@ -3,7 +3,16 @@ import * as assert from 'uvu/assert';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { HostConsumer } from './consumer.ts';
 import { InvalidHostSelectorError } from './label-selector.ts';
-import { chooseHost, cryptoRandomIndex, exclusionOf, exclusionText, nodeReuseLabelMatches, type Exclusion, type HostChoice, type RandomIndex } from './selection.ts';
+import {
+  chooseHost,
+  cryptoRandomIndex,
+  type Exclusion,
+  exclusionOf,
+  exclusionText,
+  type HostChoice,
+  nodeReuseLabelMatches,
+  type RandomIndex,
+} from './selection.ts';
 import { machineRef, testHost } from './testing.ts';
 
 const test = suite('host selection');
@@ -50,7 +59,21 @@ test('H-5, H-6, H-8: hosts that are claimed, deleting, errored, paused, unhealth
     ['paused by CAPM3', testHost('a', { annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } })],
     ['paused by a user', testHost('a', { annotations: { 'baremetalhost.metal3.io/paused': '' } })],
     ['unhealthy', testHost('a', { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } })],
-    ...['', 'unmanaged', 'registering', 'match profile', 'preparing', 'provisioning', 'provisioned', 'externally provisioned', 'deprovisioning', 'inspecting', 'powering off before delete', 'deleting', 'some future state'].map(
+    ...[
+      '',
+      'unmanaged',
+      'registering',
+      'match profile',
+      'preparing',
+      'provisioning',
+      'provisioned',
+      'externally provisioned',
+      'deprovisioning',
+      'inspecting',
+      'powering off before delete',
+      'deleting',
+      'some future state',
+    ].map(
       (state): [string, BareMetalHost] => [`state "${state}"`, testHost('a', { state })],
     ),
   ];
@@ -84,11 +107,13 @@ test('H-2, H-3: the host selector filters candidates (labels AND expressions)', 
 });
 
 test('H-3: an invalid selector or failure domain throws InvalidHostSelectorError (not retryable)', () => {
-  for (const consumer of [
-    { ...me, hostSelector: { matchExpressions: [{ key: 'pool', operator: 'pancakes' }] } },
-    { ...me, hostSelector: { matchLabels: { 'bad key!': 'a' } } },
-    { ...me, failureDomain: 'rack 1' },
-  ]) {
+  for (
+    const consumer of [
+      { ...me, hostSelector: { matchExpressions: [{ key: 'pool', operator: 'pancakes' }] } },
+      { ...me, hostSelector: { matchLabels: { 'bad key!': 'a' } } },
+      { ...me, failureDomain: 'rack 1' },
+    ]
+  ) {
     assert.throws(() => chooseHost([testHost('a')], consumer), (e: unknown) => e instanceof InvalidHostSelectorError);
   }
 });
@@ -111,7 +136,10 @@ test('H-7, H-10, E-32: reserved hosts shut out every other host; the last ready 
     ['a reserved host still deprovisioning blocks selection', [reserved('r1', 'deprovisioning'), free], 'reuse-pending:r1'],
     ['…even after a ready one was seen', [reserved('r1', 'ready'), reserved('r2', 'deprovisioning'), free], 'reuse-pending:r2'],
     ['a ready one seen after a pending one does not help', [reserved('r1', 'provisioned'), reserved('r2', 'ready')], 'reuse-pending:r1'],
-    ['unhealthy reserved hosts are skipped like any host', [{ ...reserved('r1', 'deprovisioning'), metadata: { ...reserved('r1', 'deprovisioning').metadata, annotations: { 'capi.metal3.io/unhealthy': '' } } }, free], 'picked:f'],
+    ['unhealthy reserved hosts are skipped like any host', [{
+      ...reserved('r1', 'deprovisioning'),
+      metadata: { ...reserved('r1', 'deprovisioning').metadata, annotations: { 'capi.metal3.io/unhealthy': '' } },
+    }, free], 'picked:f'],
     ['reserved hosts must match the selector too', [reserved('r1', 'ready', { pool: 'x' })], 'reused:r1'],
   ];
   for (const [label, hosts, expected] of table) assert.is(choose(hosts, consumer, last), expected, label);
@@ -119,7 +147,12 @@ test('H-7, H-10, E-32: reserved hosts shut out every other host; the last ready 
 });
 
 test('H-12: a failure domain restricts the pick to its hosts when it has any, otherwise any candidate', () => {
-  const hosts = [testHost('a', { labels: { [DOMAIN]: 'fd-1' } }), testHost('b', { labels: { [DOMAIN]: 'fd-2' } }), testHost('c'), testHost('d', { labels: { [DOMAIN]: 'fd-2' } })];
+  const hosts = [
+    testHost('a', { labels: { [DOMAIN]: 'fd-1' } }),
+    testHost('b', { labels: { [DOMAIN]: 'fd-2' } }),
+    testHost('c'),
+    testHost('d', { labels: { [DOMAIN]: 'fd-2' } }),
+  ];
   const seen = new Set<string>();
   for (let i = 0; i < 4; i++) seen.add(choose(hosts, { ...me, failureDomain: 'fd-2' }, (n) => i % n));
   assert.equal([...seen].sort(), ['picked:b', 'picked:d']);

@@ -3,8 +3,8 @@
 // considered in name order, which is the order the apiserver lists them in and the order the
 // node-reuse rule (H-10) depends on.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { isClaimedBy, type HostConsumer } from './consumer.ts';
-import { hostSelectorRequirements, InvalidHostSelectorError, labelValueProblem, matchesRequirements, type LabelRequirement } from './label-selector.ts';
+import { type HostConsumer, isClaimedBy } from './consumer.ts';
+import { hostSelectorRequirements, InvalidHostSelectorError, type LabelRequirement, labelValueProblem, matchesRequirements } from './label-selector.ts';
 import { FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL } from './names.ts';
 import { hasError, isAvailableState, isBeingDeleted, isClaimed, isPaused, isUnhealthy, provisioningState } from './states.ts';
 
@@ -43,7 +43,16 @@ export interface ChooseHostOptions {
 }
 
 /** Why a host is not one `consumer` may select (H-1, H-2, H-3, H-5, H-6, H-8), in the rules' order. */
-export type Exclusion = 'other namespace' | 'selector' | 'claimed' | 'reserved for another consumer' | 'being deleted' | 'in error' | 'paused' | 'unhealthy' | 'state';
+export type Exclusion =
+  | 'other namespace'
+  | 'selector'
+  | 'claimed'
+  | 'reserved for another consumer'
+  | 'being deleted'
+  | 'in error'
+  | 'paused'
+  | 'unhealthy'
+  | 'state';
 
 const EXCLUSION_TEXT: Record<Exclusion, string> = {
   'other namespace': 'is in another namespace',

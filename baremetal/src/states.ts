@@ -2,7 +2,7 @@
 // Provisioning states are an open enum: BMO may add states in any release, so every predicate treats
 // an unknown state as "not the state asked about" and never throws.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { CAPM3_PAUSE_VALUE, NODE_REUSE_LABEL, HOST_PAUSED_ANNOTATION, UNHEALTHY_ANNOTATION } from './names.ts';
+import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATION } from './names.ts';
 
 /** The provisioning states of baremetal-operator v0.12.6 (`status.provisioning.state`). */
 export const ProvisioningState = {

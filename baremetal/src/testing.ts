@@ -1,7 +1,7 @@
 // BareMetalHost fixtures for tests of the driver and of the controllers that use it: a host as BMO
 // would serve it, with only the fields a test cares about spelled out.
-import { newBareMetalHost, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { consumerRefFor, type ConsumerReference } from './consumer.ts';
+import { type BareMetalHost, type BareMetalHostSpec, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type ConsumerReference, consumerRefFor } from './consumer.ts';
 
 export interface TestHostOptions {
   readonly namespace?: string;

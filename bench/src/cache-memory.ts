@@ -4,9 +4,9 @@
 // measured the same way in the same process.
 import { Buffer } from 'node:buffer';
 import type { Client, KubeList } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { SharedInformer } from '@metal3-ts/shared/cache/informer';
-import { keepEverything, type CacheTransform } from '@metal3-ts/shared/cache/transform';
+import { type CacheTransform, keepEverything } from '@metal3-ts/shared/cache/transform';
 import { settledHeap } from './gc.ts';
 import type { Row } from './report.ts';
 
@@ -24,7 +24,12 @@ async function informerHeapPerHost(client: Client, namespace: string, count: num
 }
 
 export async function benchCacheMemory(client: Client, namespace: string, count: number): Promise<Row[]> {
-  const text = await client.transport.requestText({ method: 'GET', path: `/apis/metal3.io/v1alpha1/namespaces/${namespace}/baremetalhosts`, verb: 'list', resource: 'baremetalhosts' });
+  const text = await client.transport.requestText({
+    method: 'GET',
+    path: `/apis/metal3.io/v1alpha1/namespaces/${namespace}/baremetalhosts`,
+    verb: 'list',
+    resource: 'baremetalhosts',
+  });
   const served = (JSON.parse(text) as KubeList<BareMetalHost>).items;
   if (served.length !== count) throw new Error(`expected ${count} hosts, the apiserver has ${served.length}`);
   const jsonBytes = served.reduce((sum, h) => sum + Buffer.byteLength(JSON.stringify(h)), 0) / count;
@@ -43,7 +48,19 @@ export async function benchCacheMemory(client: Client, namespace: string, count:
   return [
     { what: `JSON size of one inspected host, as served (${count} hosts)`, ours: jsonBytes / 1024, unit: 'KiB', better: 'lower' },
     { what: 'heap per cached host / its JSON size', ours: ours / jsonBytes, unit: 'x', reference: { label: 'target', value: 1.5 }, better: 'lower' },
-    { what: 'heap per cached host', ours: ours / 1024, unit: 'KiB', reference: { label: 'JSON.parse kept in a Map', value: naivePerHost / 1024 }, better: 'lower' },
-    { what: 'heap per cached host, managedFields kept', ours: oursKeeping / 1024, unit: 'KiB', reference: { label: 'JSON.parse kept in a Map', value: naivePerHost / 1024 }, better: 'lower' },
+    {
+      what: 'heap per cached host',
+      ours: ours / 1024,
+      unit: 'KiB',
+      reference: { label: 'JSON.parse kept in a Map', value: naivePerHost / 1024 },
+      better: 'lower',
+    },
+    {
+      what: 'heap per cached host, managedFields kept',
+      ours: oursKeeping / 1024,
+      unit: 'KiB',
+      reference: { label: 'JSON.parse kept in a Map', value: naivePerHost / 1024 },
+      better: 'lower',
+    },
   ];
 }

@@ -43,8 +43,20 @@ export async function benchClientThroughput(env: TestEnv, namespace: string, req
     await drive(200, concurrency, () => theirs.readNamespacedConfigMap({ name: 'bench', namespace }));
     const a = await drive(requests, concurrency, () => ours.get('bench'));
     const b = await drive(requests, concurrency, () => theirs.readNamespacedConfigMap({ name: 'bench', namespace }));
-    rows.push({ what: `GET ConfigMap, concurrency ${concurrency}`, ours: a.perSecond, unit: 'req/s', reference: { label: 'client-node 2.0.1', value: b.perSecond }, better: 'higher' });
-    rows.push({ what: `client CPU per GET, concurrency ${concurrency}`, ours: a.cpuMsPerRequest, unit: 'ms', reference: { label: 'client-node 2.0.1', value: b.cpuMsPerRequest }, better: 'lower' });
+    rows.push({
+      what: `GET ConfigMap, concurrency ${concurrency}`,
+      ours: a.perSecond,
+      unit: 'req/s',
+      reference: { label: 'client-node 2.0.1', value: b.perSecond },
+      better: 'higher',
+    });
+    rows.push({
+      what: `client CPU per GET, concurrency ${concurrency}`,
+      ours: a.cpuMsPerRequest,
+      unit: 'ms',
+      reference: { label: 'client-node 2.0.1', value: b.cpuMsPerRequest },
+      better: 'lower',
+    });
   }
   transport.close();
   return rows;

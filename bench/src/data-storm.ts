@@ -46,9 +46,21 @@ export async function benchDataStorm(env: TestEnv, admin: Client, claims: number
   const createMs = percentile(createLatencies, 50);
   const target = (claims * createMs) / 1000 / CONCURRENCY + 5;
   const rows = (label: string, r: StormResult): Row[] => [
-    { what: `${label}: time until all ${claims} claims are bound`, ours: r.allSeconds, unit: 's', reference: { label: 'S3 target N×create/concurrency+5 s', value: target }, better: 'lower' },
+    {
+      what: `${label}: time until all ${claims} claims are bound`,
+      ours: r.allSeconds,
+      unit: 's',
+      reference: { label: 'S3 target N×create/concurrency+5 s', value: target },
+      better: 'lower',
+    },
     { what: `${label}: time to bound per claim, p50`, ours: percentile(r.perClaimSeconds, 50), unit: 's', better: 'lower' },
-    { what: `${label}: time to bound per claim, p99`, ours: percentile(r.perClaimSeconds, 99), unit: 's', reference: { label: 'one CAPM3 conflict requeue', value: 30 }, better: 'lower' },
+    {
+      what: `${label}: time to bound per claim, p99`,
+      ours: percentile(r.perClaimSeconds, 99),
+      unit: 's',
+      reference: { label: 'one CAPM3 conflict requeue', value: 30 },
+      better: 'lower',
+    },
     { what: `${label}: conflicts seen (409 AlreadyExists/Conflict)`, ours: r.conflicts, unit: 'requests', better: 'lower' },
     { what: `${label}: requests per claim (reads and writes)`, ours: r.requests / claims, unit: 'requests', better: 'lower' },
     { what: `${label}: duplicate indexes`, ours: r.duplicates, unit: 'indexes', reference: { label: 'required', value: 0 }, better: 'lower' },

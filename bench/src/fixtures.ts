@@ -1,7 +1,7 @@
 // Objects shaped like the ones a real baremetal-operator (v0.12.6) keeps: an inspected host carries
 // its hardware inventory in status, which dominates its size. Benchmarks use these so memory figures
 // mean something for a real inventory.
-import { newBareMetalHost, type BareMetalHost, type BareMetalHostStatus } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, type BareMetalHostStatus, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 const mac = (host: number, port: number) => `52:54:00:${hex(host >> 8, 2)}:${hex(host & 0xff, 2)}:${hex(port, 2)}`;
@@ -38,7 +38,13 @@ export function inspectedStatus(index: number): BareMetalHostStatus {
     hardware: {
       hostname: `host-${index}.lab.example`,
       ramMebibytes: 262_144,
-      cpu: { arch: 'x86_64', model: 'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz', clockMegahertz: 2000, count: 64, flags: ['avx', 'avx2', 'avx512f', 'sse4_2', 'vmx', 'aes', 'pclmulqdq'] },
+      cpu: {
+        arch: 'x86_64',
+        model: 'Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz',
+        clockMegahertz: 2000,
+        count: 64,
+        flags: ['avx', 'avx2', 'avx512f', 'sse4_2', 'vmx', 'aes', 'pclmulqdq'],
+      },
       firmware: { bios: { vendor: 'Dell Inc.', version: '1.10.2', date: '05/11/2026' } },
       systemVendor: { manufacturer: 'Dell Inc.', productName: 'PowerEdge R650', serialNumber: `SN${hex(index, 6)}` },
       nics: [0, 1, 2, 3].map((port) => ({

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ControllerProcess, eventually, httpGet, repoRoot, runtimes, sleep, type Runtime } from '@metal3-ts/test/harness/controller-process';
+import { ControllerProcess, eventually, httpGet, repoRoot, type Runtime, runtimes, sleep } from '@metal3-ts/test/harness/controller-process';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { bundle } from '../../scripts/bundle.ts';
 import type { Row } from './report.ts';
@@ -19,9 +19,12 @@ function rssOf(pid: number): number {
 
 async function controllerRss(runtime: Runtime, bundlePath: string, env: TestEnv): Promise<number> {
   const p = new ControllerProcess(runtime, bundlePath, [
-    '--kubeconfig', env.kubeconfigPath,
-    '--metrics-bind-address', '127.0.0.1:0',
-    '--health-probe-bind-address', 'localhost:0',
+    '--kubeconfig',
+    env.kubeconfigPath,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    'localhost:0',
   ]);
   try {
     const health = await p.address('readyz');
@@ -56,14 +59,28 @@ export async function benchIdleRss(env: TestEnv): Promise<Row[]> {
     const built = await bundle(join(repoRoot, 'shared', 'src', 'entry', 'testdata', 'example-main.ts'), bundlePath, { minify: true });
     const MiB = 1024 * 1024;
     const bare = await scriptRss("console.log('ready'); setInterval(() => {}, 1000);");
-    const clientNode = await scriptRss("const k8s = await import('@kubernetes/client-node'); new k8s.KubeConfig(); console.log('ready'); setInterval(() => {}, 1000);");
+    const clientNode = await scriptRss(
+      "const k8s = await import('@kubernetes/client-node'); new k8s.KubeConfig(); console.log('ready'); setInterval(() => {}, 1000);",
+    );
     const node = await controllerRss('node', bundlePath, env);
     const deno = await controllerRss('deno', bundlePath, env);
     return [
       { what: `bundle size (example controller, minified)`, ours: built.bytes / 1024, unit: 'KiB', better: 'lower' },
       { what: 'idle RSS, controller under Node 24', ours: node / MiB, unit: 'MiB', reference: { label: 'target', value: 80 }, better: 'lower' },
-      { what: 'idle RSS, controller under Node 24', ours: node / MiB, unit: 'MiB', reference: { label: 'node importing only client-node', value: clientNode / MiB }, better: 'lower' },
-      { what: 'idle RSS, controller under Node 24', ours: node / MiB, unit: 'MiB', reference: { label: 'bare node process', value: bare / MiB }, better: 'lower' },
+      {
+        what: 'idle RSS, controller under Node 24',
+        ours: node / MiB,
+        unit: 'MiB',
+        reference: { label: 'node importing only client-node', value: clientNode / MiB },
+        better: 'lower',
+      },
+      {
+        what: 'idle RSS, controller under Node 24',
+        ours: node / MiB,
+        unit: 'MiB',
+        reference: { label: 'bare node process', value: bare / MiB },
+        better: 'lower',
+      },
       { what: 'idle RSS, controller under Deno 2', ours: deno / MiB, unit: 'MiB', reference: { label: 'target', value: 80 }, better: 'lower' },
     ];
   } finally {

@@ -13,8 +13,8 @@
 import type { Client } from '@metal3-ts/generated';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { startBenchController, type Limit } from './machine-controller.ts';
-import { createMachines, machineScene, type MachineScene, type Stamps } from './machine-scene.ts';
+import { type Limit, startBenchController } from './machine-controller.ts';
+import { createMachines, type MachineScene, machineScene, type Stamps } from './machine-scene.ts';
 import { referenceAssociate, releaseReferenceClaims } from './reference-association.ts';
 import { percentile, type Row } from './report.ts';
 
@@ -67,7 +67,11 @@ async function burst(env: TestEnv, admin: Client, scene: MachineScene, prefix: s
     if (arrival === 'running') createdAt = await createMachines(admin, scene, prefix, machines);
     const names = [...createdAt.keys()];
     const since = (name: string) => (arrival === 'queued' ? t0 : (createdAt.get(name) ?? t0));
-    await scene.until(`${machines} machines ready, their Nodes with provider IDs`, () => names.every((name) => scene.readyAt.has(name) && scene.nodeIdAt.has(name)), timeout);
+    await scene.until(
+      `${machines} machines ready, their Nodes with provider IDs`,
+      () => names.every((name) => scene.readyAt.has(name) && scene.nodeIdAt.has(name)),
+      timeout,
+    );
     const between = (from: (name: string) => number, to: Stamps) => names.map((name) => ((to.get(name) ?? 0) - from(name)) / 1000);
     const latencies = (stamps: Stamps) => between(since, stamps);
     const last = (stamps: Stamps) => (Math.max(...names.map((name) => stamps.get(name) ?? 0)) - t0) / 1000;
@@ -110,22 +114,63 @@ export async function benchMachineBurst(env: TestEnv, admin: Client, machines: n
     const perMachine = (n: number) => n / machines;
     const requests = limited.reads + limited.writes;
     return [
-      { what: 'no limit: time until all ready with a providerID', ours: free.readySeconds, unit: 's', ...(machines === 100 ? { reference: { label: 'S1 target at N=100', value: 30 } } : {}), better: 'lower' },
+      {
+        what: 'no limit: time until all ready with a providerID',
+        ours: free.readySeconds,
+        unit: 's',
+        ...(machines === 100 ? { reference: { label: 'S1 target at N=100', value: 30 } } : {}),
+        better: 'lower',
+      },
       { what: 'no limit: create → ready per machine, p50', ours: percentile(free.readyLatencies, 50), unit: 's', better: 'lower' },
-      { what: 'no limit: create → ready per machine, p99', ours: percentile(free.readyLatencies, 99), unit: 's', reference: { label: 'one CAPM3 requeue (A12)', value: 30 }, better: 'lower' },
+      {
+        what: 'no limit: create → ready per machine, p99',
+        ours: percentile(free.readyLatencies, 99),
+        unit: 's',
+        reference: { label: 'one CAPM3 requeue (A12)', value: 30 },
+        better: 'lower',
+      },
       { what: 'no limit, its parts (p50): create → host claimed', ours: percentile(free.claimLatencies, 50), unit: 's', better: 'lower' },
       { what: 'no limit, its parts (p50): claimed → host provisioned (BMO)', ours: percentile(free.provisionLatencies, 50), unit: 's', better: 'lower' },
-      { what: 'no limit, its parts (p50): provisioned → its Node carries the provider ID', ours: percentile(free.nodeLatencies, 50), unit: 's', better: 'lower' },
+      {
+        what: 'no limit, its parts (p50): provisioned → its Node carries the provider ID',
+        ours: percentile(free.nodeLatencies, 50),
+        unit: 's',
+        better: 'lower',
+      },
       { what: 'no limit: time until every Node carries its provider ID', ours: free.nodeIdSeconds, unit: 's', better: 'lower' },
-      { what: 'no limit: deletion until every host is available again (S6)', ours: free.deletedSeconds, unit: 's', reference: { label: 'T_create, the S6 bound', value: free.readySeconds }, better: 'lower' },
+      {
+        what: 'no limit: deletion until every host is available again (S6)',
+        ours: free.deletedSeconds,
+        unit: 's',
+        reference: { label: 'T_create, the S6 bound', value: free.readySeconds },
+        better: 'lower',
+      },
       { what: 'no limit: reads per machine (get, list; workload Nodes included)', ours: perMachine(free.reads), unit: 'requests', better: 'lower' },
       { what: 'no limit: writes per machine', ours: perMachine(free.writes), unit: 'requests', reference: { label: 'S1 aim', value: 20 }, better: 'lower' },
-      { what: 'no limit: host LISTs per machine', ours: perMachine(free.hostLists), unit: 'lists', reference: { label: 'S1 aim; CAPM3 lists per association', value: 1 }, better: 'lower' },
+      {
+        what: 'no limit: host LISTs per machine',
+        ours: perMachine(free.hostLists),
+        unit: 'lists',
+        reference: { label: 'S1 aim; CAPM3 lists per association', value: 1 },
+        better: 'lower',
+      },
       { what: 'no limit: conflicts (409) per machine', ours: perMachine(free.conflicts), unit: 'requests', better: 'lower' },
       { what: 'no limit: reconciles per machine', ours: perMachine(free.reconciles), unit: 'reconciles', better: 'lower' },
-      { what: '20/30 limit: time until all ready', ours: limited.readySeconds, unit: 's', reference: { label: 'S1 target 1.1 × requests / 20 qps', value: (1.1 * requests) / 20 }, better: 'lower' },
+      {
+        what: '20/30 limit: time until all ready',
+        ours: limited.readySeconds,
+        unit: 's',
+        reference: { label: 'S1 target 1.1 × requests / 20 qps', value: (1.1 * requests) / 20 },
+        better: 'lower',
+      },
       { what: '20/30 limit: create → ready per machine, p99', ours: percentile(limited.readyLatencies, 99), unit: 's', better: 'lower' },
-      { what: '20/30 limit: deletion until every host is available again', ours: limited.deletedSeconds, unit: 's', reference: { label: 'T_create', value: limited.readySeconds }, better: 'lower' },
+      {
+        what: '20/30 limit: deletion until every host is available again',
+        ours: limited.deletedSeconds,
+        unit: 's',
+        reference: { label: 'T_create', value: limited.readySeconds },
+        better: 'lower',
+      },
       { what: '20/30 limit: requests per machine', ours: perMachine(requests), unit: 'requests', better: 'lower' },
     ];
   } finally {
@@ -143,9 +188,27 @@ export async function benchNodeLateness(env: TestEnv, admin: Client, machines: n
   try {
     const run = await burst(env, admin, scene, 'join', machines, undefined, 'running');
     return [
-      { what: 'Node registered → carries its provider ID, p50', ours: percentile(run.nodeIdLatencies, 50), unit: 's', reference: { label: 'CAPM3 30 s poll, mean (A12, derived)', value: 15 }, better: 'lower' },
-      { what: 'Node registered → carries its provider ID, p99', ours: percentile(run.nodeIdLatencies, 99), unit: 's', reference: { label: 'CAPM3 30 s poll, worst (A12)', value: 30 }, better: 'lower' },
-      { what: 'create → Node carries its provider ID, p50', ours: percentile(run.nodeIdFromCreate, 50), unit: 's', reference: { label: 'the join delay', value: joinDelayMs / 1000 }, better: 'lower' },
+      {
+        what: 'Node registered → carries its provider ID, p50',
+        ours: percentile(run.nodeIdLatencies, 50),
+        unit: 's',
+        reference: { label: 'CAPM3 30 s poll, mean (A12, derived)', value: 15 },
+        better: 'lower',
+      },
+      {
+        what: 'Node registered → carries its provider ID, p99',
+        ours: percentile(run.nodeIdLatencies, 99),
+        unit: 's',
+        reference: { label: 'CAPM3 30 s poll, worst (A12)', value: 30 },
+        better: 'lower',
+      },
+      {
+        what: 'create → Node carries its provider ID, p50',
+        ours: percentile(run.nodeIdFromCreate, 50),
+        unit: 's',
+        reference: { label: 'the join delay', value: joinDelayMs / 1000 },
+        better: 'lower',
+      },
     ];
   } finally {
     await scene.stop();
@@ -175,11 +238,35 @@ export async function benchMachineInventory(env: TestEnv, admin: Client, machine
   return [
     { what: `all ${machines} claimed, ${small} hosts`, ours: s.ours.claimedSeconds, unit: 's', reference: model(s.reference.seconds), better: 'lower' },
     { what: `all ${machines} claimed, ${large} hosts`, ours: l.ours.claimedSeconds, unit: 's', reference: model(l.reference.seconds), better: 'lower' },
-    { what: `claimed per machine p50, ${large} hosts`, ours: percentile(l.ours.claimLatencies, 50), unit: 's', reference: model(percentile(l.reference.perMachineSeconds, 50)), better: 'lower' },
-    { what: `T(${large} hosts) / T(${small} hosts), ours`, ours: l.ours.claimedSeconds / s.ours.claimedSeconds, unit: '', reference: { label: 'S2 target', value: 1.2 }, better: 'lower' },
-    { what: `T(${large} hosts) / T(${small} hosts), CAPM3 association model`, ours: l.reference.seconds / s.reference.seconds, unit: '', reference: { label: 'S2 target', value: 1.2 }, better: 'lower' },
+    {
+      what: `claimed per machine p50, ${large} hosts`,
+      ours: percentile(l.ours.claimLatencies, 50),
+      unit: 's',
+      reference: model(percentile(l.reference.perMachineSeconds, 50)),
+      better: 'lower',
+    },
+    {
+      what: `T(${large} hosts) / T(${small} hosts), ours`,
+      ours: l.ours.claimedSeconds / s.ours.claimedSeconds,
+      unit: '',
+      reference: { label: 'S2 target', value: 1.2 },
+      better: 'lower',
+    },
+    {
+      what: `T(${large} hosts) / T(${small} hosts), CAPM3 association model`,
+      ours: l.reference.seconds / s.reference.seconds,
+      unit: '',
+      reference: { label: 'S2 target', value: 1.2 },
+      better: 'lower',
+    },
     // A host list of ours after the cache sync (a watch relist would show here) costs about what one of the model's does.
-    { what: `host bytes listed per association, ${large} hosts`, ours: (l.ours.hostLists * l.reference.listBytesPerAssociation) / machines, unit: 'B', reference: model(l.reference.listBytesPerAssociation), better: 'lower' },
+    {
+      what: `host bytes listed per association, ${large} hosts`,
+      ours: (l.ours.hostLists * l.reference.listBytesPerAssociation) / machines,
+      unit: 'B',
+      reference: model(l.reference.listBytesPerAssociation),
+      better: 'lower',
+    },
     { what: 'host LISTs per association after the cache sync', ours: l.ours.hostLists / machines, unit: 'lists', reference: model(1), better: 'lower' },
     { what: `requests per machine until ready, ${large} hosts`, ours: (l.ours.reads + l.ours.writes) / machines, unit: 'requests', better: 'lower' },
   ];

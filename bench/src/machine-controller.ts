@@ -7,7 +7,7 @@ import { metal3MachineController } from '@metal3-ts/controller-machine/controlle
 import { CONTROLLER_NAME } from '@metal3-ts/controller-machine/names';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+import { type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
 
 const RBAC_MANIFEST = fileURLToPath(new URL('../../controllers/machine/deploy/rbac.yaml', import.meta.url));
 
@@ -28,7 +28,14 @@ export function startBenchController(env: TestEnv, namespace: string, limit: Lim
       const clusterCache = new ClusterCache(deps.client, { counter: deps.counter, registry: deps.registry, ...(limit ?? {}) });
       // No event recorder, as before: the figures count the requests of the reconciles alone.
       const { client, informers, registry, log } = deps;
-      const controller = metal3MachineController({ client, informers, registry, log, workloadClient: (cluster) => clusterCache.get(cluster), config: { concurrency: 10 } });
+      const controller = metal3MachineController({
+        client,
+        informers,
+        registry,
+        log,
+        workloadClient: (cluster) => clusterCache.get(cluster),
+        config: { concurrency: 10 },
+      });
       // The cache has nothing to run: it closes once the controller stopped.
       return [controller, { start: () => Promise.resolve(), close: () => clusterCache.close() }];
     },

@@ -4,10 +4,16 @@
 // late), and an observer that stamps when each host is claimed and provisioned, each Metal3Machine
 // is ready and each Node first seen and given its machine's provider ID, from watch events.
 import type { Client } from '@metal3-ts/generated';
-import { SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
+import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3ClusterResource, Metal3MachineResource, newMetal3Cluster, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import {
+  Metal3ClusterResource,
+  type Metal3Machine,
+  Metal3MachineResource,
+  newMetal3Cluster,
+  newMetal3Machine,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { NodeWatches } from '@metal3-ts/shared/workload/node-watch';
@@ -16,13 +22,18 @@ import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
 import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/simulator';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 import { workloadSimulator } from '@metal3-ts/test/sim/workload/index';
 
 export const CLUSTER = 'bench';
 const BOOTSTRAP_SECRET = 'bench-bootstrap';
 const CLUSTER_LABEL = 'cluster.x-k8s.io/cluster-name';
-const IMAGE = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', checksumType: 'sha256' as const, format: 'raw' as const };
+const IMAGE = {
+  url: 'http://172.22.0.1/images/node.img',
+  checksum: 'http://172.22.0.1/images/node.img.sha256sum',
+  checksumType: 'sha256' as const,
+  format: 'raw' as const,
+};
 /** A kubeadm join whose kubelet labels its Node with the host's uuid (seed 000), so the label path runs. */
 const CLOUD_CONFIG = [
   '## template: jinja',
@@ -92,7 +103,11 @@ export async function machineScene(env: TestEnv, admin: Client, prefix: string, 
   const observer = await observe(admin, namespace);
   try {
     await createCluster(admin, namespace);
-    await observer.until('the Cluster infrastructure ready', async () => (await admin.api(ClusterResource, namespace).get(CLUSTER)).status?.infrastructureReady === true, 30_000);
+    await observer.until(
+      'the Cluster infrastructure ready',
+      async () => (await admin.api(ClusterResource, namespace).get(CLUSTER)).status?.infrastructureReady === true,
+      30_000,
+    );
     await observer.watchNodes({ namespace, name: CLUSTER });
     await forEach(hosts, 16, async (i) => {
       const { host, secret } = simulatedHost(`host-${String(i).padStart(4, '0')}`, { namespace, labels: { [POOL_LABEL]: 'bench' } });
@@ -130,11 +145,17 @@ export async function createMachines(admin: Client, scene: MachineScene, prefix:
   await forEach(count, 25, async (i) => {
     const name = `${prefix}-${String(i).padStart(4, '0')}`;
     createdAt.set(name, scene.now());
-    await admin.api(Metal3MachineResource, scene.namespace).create(newMetal3Machine({ metadata: { name, labels }, spec: { image: IMAGE, hostSelector: { matchLabels: { [POOL_LABEL]: 'bench' } } } }));
+    await admin.api(Metal3MachineResource, scene.namespace).create(
+      newMetal3Machine({ metadata: { name, labels }, spec: { image: IMAGE, hostSelector: { matchLabels: { [POOL_LABEL]: 'bench' } } } }),
+    );
     await admin.api(MachineResource, scene.namespace).create(
       newMachine({
         metadata: { name, labels },
-        spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name } },
+        spec: {
+          clusterName: CLUSTER,
+          bootstrap: { dataSecretName: BOOTSTRAP_SECRET },
+          infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name },
+        },
       }),
     );
   });
@@ -154,12 +175,20 @@ export async function forEach(count: number, width: number, work: (i: number) =>
 async function createCluster(admin: Client, namespace: string): Promise<void> {
   const labels = { [CLUSTER_LABEL]: CLUSTER };
   await admin.api(Metal3ClusterResource, namespace).create(
-    newMetal3Cluster({ metadata: { name: CLUSTER, labels }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false } }),
+    newMetal3Cluster({
+      metadata: { name: CLUSTER, labels },
+      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false },
+    }),
   );
   await admin.api(Metal3ClusterResource, namespace).mergePatchStatus(CLUSTER, { status: { ready: true } });
-  await admin.api(SecretResource, namespace).create(newSecret({ metadata: { name: BOOTSTRAP_SECRET, labels }, type: 'cluster.x-k8s.io/secret', stringData: { value: CLOUD_CONFIG, format: 'cloud-config' } }));
+  await admin.api(SecretResource, namespace).create(
+    newSecret({ metadata: { name: BOOTSTRAP_SECRET, labels }, type: 'cluster.x-k8s.io/secret', stringData: { value: CLOUD_CONFIG, format: 'cloud-config' } }),
+  );
   await admin.api(ClusterResource, namespace).create(
-    newCluster({ metadata: { name: CLUSTER }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: CLUSTER } } }),
+    newCluster({
+      metadata: { name: CLUSTER },
+      spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: CLUSTER } },
+    }),
   );
 }
 

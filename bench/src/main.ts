@@ -44,14 +44,19 @@ try {
   if (wanted('client')) printSection('Client: requests per second against the real apiserver', await benchClientThroughput(env, namespace, sizes.requests));
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
   if (wanted('rss')) printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
-  if (wanted('machines')) printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));
+  if (wanted('machines')) {
+    printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));
+  }
   if (wanted('join')) {
     const title = `Kubelets joining ${sizes.joinDelayMs / 1000} s after provisioning: ${sizes.joins} machines (E-36, A12)`;
     printSection(title, await benchNodeLateness(env, client, sizes.joins, sizes.joinDelayMs));
   }
   if (wanted('inventory')) {
     const [small, large] = sizes.inventory;
-    printSection(`Metal3Machine association against the inventory size: ${sizes.machines} machines (S2; A10)`, await benchMachineInventory(env, client, sizes.machines, small, large));
+    printSection(
+      `Metal3Machine association against the inventory size: ${sizes.machines} machines (S2; A10)`,
+      await benchMachineInventory(env, client, sizes.machines, small, large),
+    );
   }
   if (wanted('storm')) printSection(`Metal3DataClaim storm: ${sizes.claims} claims on one template (S3, A11)`, await benchDataStorm(env, client, sizes.claims));
 } finally {

@@ -2,7 +2,7 @@
 // the work queue, a controller with 10 workers, and a reconcile that does what every real one does
 // on a settled object (read from the cache, snapshot, patch on exit) and finds nothing to write.
 import type { Client } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import type { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
@@ -47,7 +47,12 @@ export async function benchNoopReconcile(client: Client, counter: RequestCounter
   ac.abort();
   await running;
   return [
-    { what: `no-op reconciles through the stack (${keys.length} hosts x ${rounds} rounds, 10 workers)`, ours: (rounds * keys.length) / seconds, unit: 'reconciles/s', better: 'higher' },
+    {
+      what: `no-op reconciles through the stack (${keys.length} hosts x ${rounds} rounds, 10 workers)`,
+      ours: (rounds * keys.length) / seconds,
+      unit: 'reconciles/s',
+      better: 'higher',
+    },
     { what: 'API requests sent by those no-op reconciles', ours: writes, unit: 'requests', reference: { label: 'expected', value: 0 }, better: 'lower' },
   ];
 }

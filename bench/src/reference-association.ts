@@ -5,7 +5,7 @@
 // our controller gives the side-by-side figure S2 asks for; it covers the association step only,
 // not the rest of a reconcile, so it flatters the reference if anything.
 import type { Client } from '@metal3-ts/generated';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { forEach, POOL_LABEL } from './machine-scene.ts';
 
@@ -50,11 +50,12 @@ export async function referenceAssociate(client: Client, namespace: string, pref
       const candidates = list.items.filter(selectable);
       const chosen = candidates[Math.floor(Math.random() * candidates.length)];
       if (!chosen) throw new Error(`reference model: no host left for machine ${i}`);
-      await hosts.mergePatch(chosen.metadata.name!, { spec: { consumerRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: `${prefix}-${i}`, namespace } } });
+      await hosts.mergePatch(chosen.metadata.name!, {
+        spec: { consumerRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: `${prefix}-${i}`, namespace } },
+      });
       requests++;
       perMachineSeconds.push((performance.now() - t0) / 1000);
-    }),
-  );
+    }));
   return { seconds: (performance.now() - t0) / 1000, perMachineSeconds, listBytesPerAssociation: bytes / machines, requests };
 }
 

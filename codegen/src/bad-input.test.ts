@@ -1,11 +1,11 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseCrds } from './crd.ts';
 import { CodegenError } from './errors.ts';
-import { generate, writeFiles, type LoadedCrd } from './generate.ts';
+import { generate, type LoadedCrd, writeFiles } from './generate.ts';
 import { checkSchema } from './schema.ts';
 import { resolveUpstream, upstreamDirectory } from './upstream.ts';
 
@@ -41,8 +41,14 @@ function loaded(yaml: string, file = 'bad.yaml'): LoadedCrd[] {
 }
 
 test('an unknown schema keyword is an error naming the file and JSON path', async () => {
-  const yaml = base.replace('size:\n                  description: How many sprockets.', 'size:\n                  x-made-up: 1\n                  description: How many sprockets.');
-  await rejectsCodegen(() => generate(loaded(yaml)), /bad\.yaml at spec\.versions\[1\]\.schema\.openAPIV3Schema\.properties\.spec\.properties\.size: unknown schema keyword "x-made-up"/);
+  const yaml = base.replace(
+    'size:\n                  description: How many sprockets.',
+    'size:\n                  x-made-up: 1\n                  description: How many sprockets.',
+  );
+  await rejectsCodegen(
+    () => generate(loaded(yaml)),
+    /bad\.yaml at spec\.versions\[1\]\.schema\.openAPIV3Schema\.properties\.spec\.properties\.size: unknown schema keyword "x-made-up"/,
+  );
 });
 
 test('a non-structural schema (node without type) is an error naming the path', () => {
@@ -55,7 +61,11 @@ test('a non-structural schema (node without type) is an error naming the path', 
 });
 
 test('a property named like a keyword is walked as a property, not a keyword', () => {
-  checkSchema({ type: 'object', properties: { type: { type: 'string' }, default: { type: 'object', properties: { enum: { type: 'integer' } } } } }, 'f.yaml', '$');
+  checkSchema(
+    { type: 'object', properties: { type: { type: 'string' }, default: { type: 'object', properties: { enum: { type: 'integer' } } } } },
+    'f.yaml',
+    '$',
+  );
 });
 
 test('a CRD without a served version is an error', () => {

@@ -4,11 +4,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { CodegenError } from './errors.ts';
-import { parseCrds, type Crd, type CrdSource } from './crd.ts';
+import { type Crd, type CrdSource, parseCrds } from './crd.ts';
 import { emitGroupVersion, GENERATED_NOTICE, type KindInput } from './emit-module.ts';
 import { checkSchema } from './schema.ts';
-import { apiModules, packageFiles, type PackageFileMap, type PackageManifest } from './package-files.ts';
-import { loadUpstreamReleases, repoRoot, resolveUpstream, sha256, type ResolveOptions } from './upstream.ts';
+import { apiModules, type PackageFileMap, packageFiles, type PackageManifest } from './package-files.ts';
+import { loadUpstreamReleases, repoRoot, type ResolveOptions, resolveUpstream, sha256 } from './upstream.ts';
 
 /** Relative path under generated/src → file content. */
 export type FileMap = Map<string, string>;

@@ -6,9 +6,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { Transport, type HttpRequest, type KubeConfigLike } from '../templates/runtime/transport.ts';
+import { type HttpRequest, type KubeConfigLike, Transport } from '../templates/runtime/transport.ts';
 import type { Crd, CrdVersion } from './crd.ts';
-import { emitGroupVersion, modulePath, type GroupVersionModule, type KindInput } from './emit-module.ts';
+import { emitGroupVersion, type GroupVersionModule, type KindInput, modulePath } from './emit-module.ts';
 import { CodegenError } from './errors.ts';
 import type { Schema } from './schema.ts';
 import { sha256 } from './upstream.ts';
@@ -41,8 +41,7 @@ export interface ApiReader {
   request<T>(request: HttpRequest): Promise<T>;
 }
 
-const get = <T>(transport: ApiReader, path: string): Promise<T> =>
-  transport.request<T>({ method: 'GET', path, verb: 'get', resource: 'openapi' });
+const get = <T>(transport: ApiReader, path: string): Promise<T> => transport.request<T>({ method: 'GET', path, verb: 'get', resource: 'openapi' });
 
 /** Reads every CRD-served group/version of the apiserver (and core/v1) and emits its module. */
 export async function generateFromServer(transport: ApiReader, options: { timeoutMs?: number } = {}): Promise<LiveResult> {
@@ -95,7 +94,15 @@ async function publishedDocument(transport: ApiReader, path: string, kinds: read
   }
 }
 
-function kindInputs(group: string, version: string, doc: OpenApiDoc, resources: DiscoveryResource[], label: string, serverVersion: string, digest: string): KindInput[] {
+function kindInputs(
+  group: string,
+  version: string,
+  doc: OpenApiDoc,
+  resources: DiscoveryResource[],
+  label: string,
+  serverVersion: string,
+  digest: string,
+): KindInput[] {
   const inputs: KindInput[] = [];
   const subresources = new Set(resources.filter((r) => r.name.includes('/')).map((r) => r.name));
   for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseAllDocuments } from 'yaml';
-import { generate, loadInputs, type FileMap } from './generate.ts';
+import { type FileMap, generate, loadInputs } from './generate.ts';
 import { resolveUpstream } from './upstream.ts';
 
 let first: FileMap;

@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { variableUses, type VariableUse } from './envsubst.ts';
+import { type VariableUse, variableUses } from './envsubst.ts';
 import { kustomizeBuild } from './kustomize.ts';
 import { CONFIG, METADATA, NAMESPACE, PROVIDER_LABEL, RELEASE_DIR, ROOT } from './layout.ts';
 
@@ -24,7 +24,14 @@ export interface Manifest {
   [field: string]: unknown;
 }
 
-const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
 
 /** The provider's version (`v` + the release package's), the directory name clusterctl expects. */
 export function providerVersion(root: string = ROOT): string {
@@ -39,7 +46,11 @@ export function contractOf(metadataText: string, version: string): string {
   }
   const [major, minor] = version.replace(/^v/, '').split('.').map(Number);
   const series = (metadata.releaseSeries ?? []).find((s) => s.major === major && s.minor === minor);
-  if (!series?.contract) throw new ComponentsError(`metadata.yaml: no release series for ${major}.${minor} (version ${version}): add {major: ${major}, minor: ${minor}, contract: v1beta1}`);
+  if (!series?.contract) {
+    throw new ComponentsError(
+      `metadata.yaml: no release series for ${major}.${minor} (version ${version}): add {major: ${major}, minor: ${minor}, contract: v1beta1}`,
+    );
+  }
   return series.contract;
 }
 
@@ -53,13 +64,19 @@ export function checkComponents(text: string): { objects: Manifest[]; variables:
     throw new ComponentsError(`expected exactly one Namespace ${NAMESPACE}, found ${namespaces.map(where).join(', ') || 'none'}`);
   }
   for (const o of objects) {
-    if (o.metadata?.labels?.[PROVIDER_LABEL.key] !== PROVIDER_LABEL.value) throw new ComponentsError(`${where(o)} lacks the label ${PROVIDER_LABEL.key}: ${PROVIDER_LABEL.value}`);
+    if (o.metadata?.labels?.[PROVIDER_LABEL.key] !== PROVIDER_LABEL.value) {
+      throw new ComponentsError(`${where(o)} lacks the label ${PROVIDER_LABEL.key}: ${PROVIDER_LABEL.value}`);
+    }
     const namespaced = !CLUSTER_SCOPED.has(o.kind);
-    if (namespaced && o.metadata.namespace !== NAMESPACE) throw new ComponentsError(`${where(o)} is in namespace ${o.metadata.namespace ?? '(none)'}, not ${NAMESPACE}`);
+    if (namespaced && o.metadata.namespace !== NAMESPACE) {
+      throw new ComponentsError(`${where(o)} is in namespace ${o.metadata.namespace ?? '(none)'}, not ${NAMESPACE}`);
+    }
     if (!namespaced && o.metadata.namespace) throw new ComponentsError(`${where(o)} is cluster-scoped but names namespace ${o.metadata.namespace}`);
     if (o.kind === 'Deployment') {
       const containers = ((o['spec'] as { template?: { spec?: { containers?: { name: string }[] } } })?.template?.spec?.containers ?? []).map((c) => c.name);
-      if (!containers.includes('manager')) throw new ComponentsError(`${where(o)} has no container named manager (clusterctl's contract), only ${containers.join(', ')}`);
+      if (!containers.includes('manager')) {
+        throw new ComponentsError(`${where(o)} has no container named manager (clusterctl's contract), only ${containers.join(', ')}`);
+      }
     }
   }
   return { objects, variables };

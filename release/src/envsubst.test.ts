@@ -2,12 +2,14 @@
 // line; a regex's `$` anchor is left alone; substitution follows drone/envsubst's operators.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { substitute, variableUses, VariableError } from './envsubst.ts';
+import { substitute, VariableError, variableUses } from './envsubst.ts';
 
 const QPS = '${METAL3_TS_KUBE_API_QPS:=20}';
 
 test('well-formed declared variables are listed with their line and default', () => {
-  const uses = variableUses(`a: 1\nargs: [--log-level=\${METAL3_TS_LOG_LEVEL:=info}, --kube-api-qps=${QPS}, --kube-api-burst=\${METAL3_TS_KUBE_API_BURST-30}]\n`);
+  const uses = variableUses(
+    `a: 1\nargs: [--log-level=\${METAL3_TS_LOG_LEVEL:=info}, --kube-api-qps=${QPS}, --kube-api-burst=\${METAL3_TS_KUBE_API_BURST-30}]\n`,
+  );
   assert.equal(uses.map((u) => [u.name, u.operator, u.default, u.line]), [
     ['METAL3_TS_LOG_LEVEL', ':=', 'info', 2],
     ['METAL3_TS_KUBE_API_QPS', ':=', '20', 2],
@@ -16,7 +18,7 @@ test('well-formed declared variables are listed with their line and default', ()
 });
 
 test('a `$` that opens no variable (regex end anchors) is literal', () => {
-  assert.equal(variableUses("pattern: ^[a-z]+$\nrule: \"x.matches('^a$')\"\nother: (a$)|(b)\n"), []);
+  assert.equal(variableUses('pattern: ^[a-z]+$\nrule: "x.matches(\'^a$\')"\nother: (a$)|(b)\n'), []);
 });
 
 const refused: [string, string, RegExp][] = [

@@ -40,12 +40,20 @@ export function variableUses(text: string): VariableUse[] {
     if (next !== '{' && !/[A-Za-z_]/.test(next)) continue;
     if (next !== '{') {
       const bare = /^\$[A-Za-z_][A-Za-z0-9_]*/.exec(rest)?.[0] ?? rest;
-      throw new VariableError(bare.slice(1), line, `bare ${bare}: clusterctl would substitute it (empty when unset); write \${NAME:=default} for a variable, or keep $ out of the text`);
+      throw new VariableError(
+        bare.slice(1),
+        line,
+        `bare ${bare}: clusterctl would substitute it (empty when unset); write \${NAME:=default} for a variable, or keep $ out of the text`,
+      );
     }
     const match = EXPRESSION.exec(rest);
     if (!match) {
       const shown = (/^\$\{?[A-Za-z0-9_]*/.exec(rest)?.[0] ?? '$').trim();
-      throw new VariableError(shown, line, `malformed clusterctl variable "${rest.split('\n')[0]}": write \${NAME} or \${NAME:=default} (clusterctl would substitute any other $)`);
+      throw new VariableError(
+        shown,
+        line,
+        `malformed clusterctl variable "${rest.split('\n')[0]}": write \${NAME} or \${NAME:=default} (clusterctl would substitute any other $)`,
+      );
     }
     const [expression, name = '', operator = '', value = ''] = match;
     if (!NAME.test(name)) {
@@ -55,7 +63,11 @@ export function variableUses(text: string): VariableUse[] {
       throw new VariableError(name, line, `malformed clusterctl variable ${expression}: its default must be plain text`);
     }
     if (operator !== '' && value === '') {
-      throw new VariableError(name, line, `clusterctl variable ${expression} has an empty default, which clusterctl takes for none: \`clusterctl init\` would fail unless ${name} is set`);
+      throw new VariableError(
+        name,
+        line,
+        `clusterctl variable ${expression} has an empty default, which clusterctl takes for none: \`clusterctl init\` would fail unless ${name} is set`,
+      );
     }
     const variable = declared(name);
     if (!variable) {
@@ -63,7 +75,13 @@ export function variableUses(text: string): VariableUse[] {
     }
     const defaultValue = operator === '' ? undefined : value;
     if (defaultValue !== variable.default) {
-      throw new VariableError(name, line, `clusterctl variable ${name} has default ${JSON.stringify(defaultValue ?? null)} here but ${JSON.stringify(variable.default)} in release/src/variables.ts`);
+      throw new VariableError(
+        name,
+        line,
+        `clusterctl variable ${name} has default ${JSON.stringify(defaultValue ?? null)} here but ${
+          JSON.stringify(variable.default)
+        } in release/src/variables.ts`,
+      );
     }
     uses.push({ name, operator: operator as VariableUse['operator'], default: defaultValue, line });
     at += expression.length - 1;

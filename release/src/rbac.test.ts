@@ -13,7 +13,12 @@ const source = [
 
 test('names, rules, subjects and namespace of the install RBAC', () => {
   const [role, binding, lease, leaseBinding] = installRbac('template', source, 'src.yaml') as Record<string, unknown>[];
-  assert.equal(role, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'metal3-ts-template-manager' }, rules: clusterRules });
+  assert.equal(role, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'metal3-ts-template-manager' },
+    rules: clusterRules,
+  });
   assert.equal(binding?.['roleRef'], { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metal3-ts-template-manager' });
   assert.equal(binding?.['subjects'], [{ kind: 'ServiceAccount', name: 'metal3-ts-template-manager', namespace: 'metal3-ts-system' }]);
   assert.equal(lease?.['metadata'], { name: 'metal3-ts-template-leader-election', namespace: 'metal3-ts-system' });

@@ -43,6 +43,12 @@ export function installRbac(c: ControllerName, documents: readonly unknown[], so
     { apiVersion: RBAC_API, kind: 'ClusterRole', metadata: { name: n.clusterRole }, rules: one('ClusterRole') },
     { apiVersion: RBAC_API, kind: 'ClusterRoleBinding', metadata: { name: n.clusterRole }, roleRef: roleRef('ClusterRole', n.clusterRole), subjects: subject },
     { apiVersion: RBAC_API, kind: 'Role', metadata: { name: n.leaderElectionRole, namespace: NAMESPACE }, rules: one('Role') },
-    { apiVersion: RBAC_API, kind: 'RoleBinding', metadata: { name: n.leaderElectionRole, namespace: NAMESPACE }, roleRef: roleRef('Role', n.leaderElectionRole), subjects: subject },
+    {
+      apiVersion: RBAC_API,
+      kind: 'RoleBinding',
+      metadata: { name: n.leaderElectionRole, namespace: NAMESPACE },
+      roleRef: roleRef('Role', n.leaderElectionRole),
+      subjects: subject,
+    },
   ];
 }

@@ -13,7 +13,7 @@ test('config/ is what `npm run config` writes (run it after editing crds/ or a d
   assert.equal(configDrift(), []);
 });
 
-test('F-15 each controller\'s install rules are exactly its deploy/rbac.yaml rules', () => {
+test("F-15 each controller's install rules are exactly its deploy/rbac.yaml rules", () => {
   const files = configFiles();
   const rulesOf = (text: string, kind: string) => parseAllDocuments(text).map((d) => d.toJSON()).find((o) => o?.kind === kind)?.rules;
   for (const c of CONTROLLERS) {

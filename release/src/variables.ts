@@ -20,11 +20,28 @@ export interface Variable {
 
 export const VARIABLES: readonly Variable[] = [
   { name: 'METAL3_TS_LOG_LEVEL', flag: 'log-level', default: 'info', help: 'Lowest level logged: debug, info, warn or error' },
-  { name: 'METAL3_TS_KUBE_API_QPS', flag: 'kube-api-qps', default: '20', help: 'Queries per second to the apiserver per controller (CAPM3\'s default); <= 0 turns the limit off' },
+  {
+    name: 'METAL3_TS_KUBE_API_QPS',
+    flag: 'kube-api-qps',
+    default: '20',
+    help: "Queries per second to the apiserver per controller (CAPM3's default); <= 0 turns the limit off",
+  },
   { name: 'METAL3_TS_KUBE_API_BURST', flag: 'kube-api-burst', default: '30', help: 'Burst of queries to the apiserver per controller' },
   // CAPM3's (research CC-11), so an existing clusterctl.yaml keeps working.
-  { name: 'CAPM3_FAST_TRACK', flag: 'fast-track', controllers: ['machine'], default: 'false', help: 'Keep a released host powered on for fast re-provisioning ("true")' },
-  { name: 'ENABLE_BMH_NAME_BASED_PREALLOCATION', flag: 'enableBMHNameBasedPreallocation', controllers: ['data'], default: 'false', help: 'Name IPClaims <host>-<pool> so IPPool preAllocations follow the host' },
+  {
+    name: 'CAPM3_FAST_TRACK',
+    flag: 'fast-track',
+    controllers: ['machine'],
+    default: 'false',
+    help: 'Keep a released host powered on for fast re-provisioning ("true")',
+  },
+  {
+    name: 'ENABLE_BMH_NAME_BASED_PREALLOCATION',
+    flag: 'enableBMHNameBasedPreallocation',
+    controllers: ['data'],
+    default: 'false',
+    help: 'Name IPClaims <host>-<pool> so IPPool preAllocations follow the host',
+  },
 ];
 
 export function declared(name: string): Variable | undefined {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ApiError } from '@metal3-ts/generated';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import type { KubeObject } from '@metal3-ts/test/envtest/http';
-import { checkComponents, renderComponents, type Manifest } from '../src/components.ts';
+import { checkComponents, type Manifest, renderComponents } from '../src/components.ts';
 import { substitute } from '../src/envsubst.ts';
 import { kustomizeBuild } from '../src/kustomize.ts';
 import { CONFIG, NAMESPACE } from '../src/layout.ts';
@@ -39,7 +39,8 @@ type Deployment = Manifest & { spec: { template: { metadata: { labels: Record<st
 
 async function restrictedNamespace(name: string): Promise<void> {
   await env.admin.client.create('/api/v1/namespaces', {
-    apiVersion: 'v1', kind: 'Namespace',
+    apiVersion: 'v1',
+    kind: 'Namespace',
     metadata: { name, labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
   });
 }
@@ -78,13 +79,23 @@ test('each Deployment\'s pod template is admitted under Pod Security "restricted
   const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
   assert.is(deployments.length, 5);
   for (const d of deployments) {
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: d.metadata.name, namespace, labels: d.spec.template.metadata.labels }, spec: d.spec.template.spec };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: d.metadata.name, namespace, labels: d.spec.template.metadata.labels },
+      spec: d.spec.template.spec,
+    };
     const created = await env.admin.client.create<KubeObject>(`/api/v1/namespaces/${namespace}/pods`, pod);
     assert.is(created.metadata?.name, d.metadata.name);
   }
   const first = deployments[0] as Deployment;
   const containers = (first.spec.template.spec['containers'] as Record<string, unknown>[]).map(({ securityContext: _, ...rest }) => rest);
-  const bare = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'no-security-context', namespace }, spec: { ...first.spec.template.spec, securityContext: {}, containers } };
+  const bare = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'no-security-context', namespace },
+    spec: { ...first.spec.template.spec, securityContext: {}, containers },
+  };
   try {
     await env.admin.client.create(`/api/v1/namespaces/${namespace}/pods`, bare);
     assert.unreachable('a pod without securityContext was admitted: is PodSecurity admission on?');

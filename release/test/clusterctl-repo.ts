@@ -12,7 +12,11 @@ import { COMPONENTS_FILE, providerVersion, writeRelease } from '../src/component
 export const CAPI_VERSION = 'v1.13.5';
 export const IMAGE_OVERRIDE = { repository: 'registry.example:5000/m3ts', tag: 'v0.1.0-test' } as const;
 
-const metadataV1beta2 = stringify({ apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3', kind: 'Metadata', releaseSeries: [{ major: 1, minor: 13, contract: 'v1beta2' }] });
+const metadataV1beta2 = stringify({
+  apiVersion: 'clusterctl.cluster.x-k8s.io/v1alpha3',
+  kind: 'Metadata',
+  releaseSeries: [{ major: 1, minor: 13, contract: 'v1beta2' }],
+});
 
 const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
@@ -33,9 +37,27 @@ function crd(group: string, kind: string, plural: string, version: string, label
 export const certManagerCrds = () => [crd('cert-manager.io', 'Issuer', 'issuers', 'v1'), crd('cert-manager.io', 'Certificate', 'certificates', 'v1')];
 
 const stubs: { label: string; name: string; type: string; file: string; objects: object[] }[] = [
-  { label: 'cluster-api', name: 'cluster-api', type: 'CoreProvider', file: 'core-components.yaml', objects: [namespace('capi-system'), crd('cluster.x-k8s.io', 'Cluster', 'clusters', 'v1beta2', { 'cluster.x-k8s.io/v1beta2': 'v1beta2' })] },
-  { label: 'bootstrap-kubeadm', name: 'kubeadm', type: 'BootstrapProvider', file: 'bootstrap-components.yaml', objects: [namespace('capi-kubeadm-bootstrap-system')] },
-  { label: 'control-plane-kubeadm', name: 'kubeadm', type: 'ControlPlaneProvider', file: 'control-plane-components.yaml', objects: [namespace('capi-kubeadm-control-plane-system')] },
+  {
+    label: 'cluster-api',
+    name: 'cluster-api',
+    type: 'CoreProvider',
+    file: 'core-components.yaml',
+    objects: [namespace('capi-system'), crd('cluster.x-k8s.io', 'Cluster', 'clusters', 'v1beta2', { 'cluster.x-k8s.io/v1beta2': 'v1beta2' })],
+  },
+  {
+    label: 'bootstrap-kubeadm',
+    name: 'kubeadm',
+    type: 'BootstrapProvider',
+    file: 'bootstrap-components.yaml',
+    objects: [namespace('capi-kubeadm-bootstrap-system')],
+  },
+  {
+    label: 'control-plane-kubeadm',
+    name: 'kubeadm',
+    type: 'ControlPlaneProvider',
+    file: 'control-plane-components.yaml',
+    objects: [namespace('capi-kubeadm-control-plane-system')],
+  },
 ];
 
 export interface LocalRepository {

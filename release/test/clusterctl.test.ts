@@ -15,12 +15,12 @@ import { promisify } from 'node:util';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { isNotFound, type KubeObject } from '@metal3-ts/test/envtest/http';
 import { eventually } from '@metal3-ts/test/testing/eventually';
-import { checkComponents, renderComponents, type Manifest } from '../src/components.ts';
+import { checkComponents, type Manifest, renderComponents } from '../src/components.ts';
 import { substitute } from '../src/envsubst.ts';
 import { toolPath } from '../src/kustomize.ts';
 import { NAMESPACE } from '../src/layout.ts';
 import { VARIABLES } from '../src/variables.ts';
-import { CAPI_VERSION, certManagerCrds, IMAGE_OVERRIDE, localRepository, type LocalRepository } from './clusterctl-repo.ts';
+import { CAPI_VERSION, certManagerCrds, IMAGE_OVERRIDE, type LocalRepository, localRepository } from './clusterctl-repo.ts';
 import { pathOf } from './objects.ts';
 
 const run = promisify(execFile);
@@ -39,7 +39,11 @@ test.before(async () => {
   repo = await localRepository(dir);
   components = checkComponents(substitute((await renderComponents()).text, {})).objects;
   for (const crd of certManagerCrds()) await env.admin.client.create('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-  await eventually('cert-manager stand-in CRDs served', async () => ((await env.admin.client.get('/apis/cert-manager.io/v1/issuers')) ? true : undefined), 20_000);
+  await eventually(
+    'cert-manager stand-in CRDs served',
+    async () => ((await env.admin.client.get('/apis/cert-manager.io/v1/issuers')) ? true : undefined),
+    20_000,
+  );
 });
 test.after(async () => {
   await env?.stop();
@@ -51,7 +55,14 @@ async function clusterctlRun(args: string[], options: { cluster?: boolean; env?:
   const kubeconfig = options.cluster === false ? [] : ['--kubeconfig', env.kubeconfigPath];
   try {
     const { stdout, stderr } = await run(clusterctl, [...args, '--config', repo.config, ...kubeconfig, '-v', '2'], {
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'), CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', ...options.env },
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        CLUSTERCTL_DISABLE_VERSIONCHECK: 'true',
+        ...options.env,
+      },
       maxBuffer: 32 << 20,
       timeout: 180_000,
     });
@@ -83,7 +94,17 @@ test('CC-4 clusterctl sees exactly the declared variables (generate provider --d
 });
 
 test(`CC-2 CC-3 CC-5 CC-6 CT-27 clusterctl init --infrastructure metal3 (core ${CAPI_VERSION} stand-ins): every object installed and labelled, inventory written`, async () => {
-  const out = await clusterctlRun(['init', '--core', `cluster-api:${CAPI_VERSION}`, '--bootstrap', `kubeadm:${CAPI_VERSION}`, '--control-plane', `kubeadm:${CAPI_VERSION}`, '--infrastructure', `metal3:${repo.version}`], { env: { METAL3_TS_LOG_LEVEL: 'debug' } });
+  const out = await clusterctlRun([
+    'init',
+    '--core',
+    `cluster-api:${CAPI_VERSION}`,
+    '--bootstrap',
+    `kubeadm:${CAPI_VERSION}`,
+    '--control-plane',
+    `kubeadm:${CAPI_VERSION}`,
+    '--infrastructure',
+    `metal3:${repo.version}`,
+  ], { env: { METAL3_TS_LOG_LEVEL: 'debug' } });
   assert.match(out, /Skipping installing cert-manager as it is already installed/);
   const inventory = await get(`/apis/clusterctl.cluster.x-k8s.io/v1alpha3/namespaces/${NAMESPACE}/providers/infrastructure-metal3`);
   assert.equal([inventory['providerName'], inventory['type'], inventory['version']], ['metal3', 'InfrastructureProvider', repo.version]);
@@ -107,8 +128,10 @@ test('CT-27 clusterctl upgrade apply --infrastructure metal3:<next>: the invento
   await env.admin.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tenant' } });
   const path = '/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/tenant/metal3clusters';
   const before = await env.admin.client.create<KubeObject>(path, {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Cluster',
-    metadata: { name: 'kept' }, spec: { controlPlaneEndpoint: { host: 'api.kept.example', port: 6443 } },
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Cluster',
+    metadata: { name: 'kept' },
+    spec: { controlPlaneEndpoint: { host: 'api.kept.example', port: 6443 } },
   });
   const plan = await clusterctlRun(['upgrade', 'plan']);
   assert.match(plan, new RegExp(`infrastructure-metal3\\s+${NAMESPACE}\\s+InfrastructureProvider\\s+${repo.version}\\s+${repo.nextVersion}`), plan);
@@ -128,9 +151,13 @@ test('CT-27 clusterctl upgrade apply --infrastructure metal3:<next>: the invento
 // capm3-manager-role does. The README's delete step removes them by the provider label.
 const LEFT_BY_CLUSTERCTL = new Set(['ClusterRole', 'ClusterRoleBinding']);
 
-test('CC-5 clusterctl delete --infrastructure metal3 --include-crd removes the namespaced objects, CRDs and inventory entry; the README\'s label delete the cluster-scoped rest', async () => {
+test("CC-5 clusterctl delete --infrastructure metal3 --include-crd removes the namespaced objects, CRDs and inventory entry; the README's label delete the cluster-scoped rest", async () => {
   await clusterctlRun(['delete', '--infrastructure', 'metal3', '--include-crd']);
-  await eventually('the inventory entry gone', () => gone(`/apis/clusterctl.cluster.x-k8s.io/v1alpha3/namespaces/${NAMESPACE}/providers/infrastructure-metal3`), 30_000);
+  await eventually(
+    'the inventory entry gone',
+    () => gone(`/apis/clusterctl.cluster.x-k8s.io/v1alpha3/namespaces/${NAMESPACE}/providers/infrastructure-metal3`),
+    30_000,
+  );
   for (const o of components.filter((x) => x.kind !== 'Namespace' && !LEFT_BY_CLUSTERCTL.has(x.kind))) {
     await eventually(`${o.kind} ${o.metadata.name} gone`, () => gone(pathOf(o)), 30_000);
   }

@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { managerFlags, parseArgs } from '@metal3-ts/shared/entry/config';
-import { checkComponents, renderComponents, type Manifest } from '../src/components.ts';
+import { checkComponents, type Manifest, renderComponents } from '../src/components.ts';
 import { substitute, VariableError } from '../src/envsubst.ts';
 import { kustomizeBuild } from '../src/kustomize.ts';
 import { CONFIG, CONTROLLERS, names, NAMESPACE, ROOT } from '../src/layout.ts';
@@ -27,9 +27,13 @@ test.before(async () => {
 const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
 
 interface Container {
-  name: string; image: string; args: string[]; env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  name: string;
+  image: string;
+  args: string[];
+  env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
   ports: { name: string; containerPort: number }[];
-  livenessProbe: { httpGet: { path: string; port: string } }; readinessProbe: { httpGet: { path: string; port: string } };
+  livenessProbe: { httpGet: { path: string; port: string } };
+  readinessProbe: { httpGet: { path: string; port: string } };
   resources: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext: Record<string, unknown>;
 }
@@ -37,7 +41,11 @@ interface Container {
 for (const c of CONTROLLERS) {
   test(`CC-4 ${c}: Deployment, ServiceAccount, ClusterRole and leader-election Role as config/ names them`, () => {
     const n = names(c);
-    const deployment = find('Deployment', n.deployment) as (Manifest & { spec: { replicas: number; template: { spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Container[] } } } }) | undefined;
+    const deployment = find('Deployment', n.deployment) as
+      | (Manifest & {
+        spec: { replicas: number; template: { spec: { serviceAccountName: string; securityContext: Record<string, unknown>; containers: Container[] } } };
+      })
+      | undefined;
     assert.ok(deployment, `Deployment ${n.deployment}`);
     assert.ok(find('ServiceAccount', n.serviceAccount));
     assert.ok(find('ClusterRole', n.clusterRole) && find('ClusterRoleBinding', n.clusterRole));
@@ -52,8 +60,12 @@ for (const c of CONTROLLERS) {
     assert.equal(Object.keys(manager.resources.requests ?? {}).sort(), ['cpu', 'memory']);
     assert.equal(Object.keys(manager.resources.limits ?? {}).sort(), ['cpu', 'memory']);
     assert.equal(manager.securityContext, {
-      allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, runAsUser: 65532,
-      capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' },
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
     });
     assert.is(pod.securityContext['runAsNonRoot'], true);
 
@@ -66,7 +78,10 @@ for (const c of CONTROLLERS) {
     const port = (address: string) => Number(address.split(':').pop());
     const ports = Object.fromEntries(manager.ports.map((p) => [p.name, p.containerPort]));
     assert.equal(ports, { healthz: port(config.healthProbeBindAddress), metrics: port(config.metricsBindAddress) });
-    assert.equal([manager.livenessProbe.httpGet, manager.readinessProbe.httpGet], [{ path: '/healthz', port: 'healthz' }, { path: '/readyz', port: 'healthz' }]);
+    assert.equal([manager.livenessProbe.httpGet, manager.readinessProbe.httpGet], [{ path: '/healthz', port: 'healthz' }, {
+      path: '/readyz',
+      port: 'healthz',
+    }]);
   });
 }
 
@@ -74,7 +89,7 @@ test('every Lease name differs (five controllers share one namespace)', () => {
   assert.is(new Set(CONTROLLERS.map((c) => names(c).lease)).size, CONTROLLERS.length);
 });
 
-test('CC-4 components: every declared variable is used, where it says, with its flag\'s own default, and documented in the README', async () => {
+test("CC-4 components: every declared variable is used, where it says, with its flag's own default, and documented in the README", async () => {
   const rendered = await renderComponents();
   assert.equal([...new Set(rendered.variables.map((v) => v.name))].sort(), VARIABLES.map((v) => v.name).sort());
   assert.is(rendered.objects.length, objects.length);
@@ -93,11 +108,19 @@ test('CC-4 components: every declared variable is used, where it says, with its 
   }
 });
 
-test('components: with every variable unset, as with each set, the Deployments\' common arguments parse', async () => {
+test("components: with every variable unset, as with each set, the Deployments' common arguments parse", async () => {
   const rendered = await renderComponents();
   const env = { KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAMESPACE: NAMESPACE };
   const own = (arg: string) => /^--(fast-track|enableBMHNameBasedPreallocation)=/.test(arg); // the controllers' own flags (checked above)
-  for (const values of [{}, { METAL3_TS_LOG_LEVEL: 'debug', METAL3_TS_KUBE_API_QPS: '-1', METAL3_TS_KUBE_API_BURST: '100', CAPM3_FAST_TRACK: 'true', ENABLE_BMH_NAME_BASED_PREALLOCATION: 'true' }]) {
+  for (
+    const values of [{}, {
+      METAL3_TS_LOG_LEVEL: 'debug',
+      METAL3_TS_KUBE_API_QPS: '-1',
+      METAL3_TS_KUBE_API_BURST: '100',
+      CAPM3_FAST_TRACK: 'true',
+      ENABLE_BMH_NAME_BASED_PREALLOCATION: 'true',
+    }]
+  ) {
     for (const d of checkComponents(substitute(rendered.text, values)).objects.filter((o) => o.kind === 'Deployment')) {
       const args = (d['spec'] as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]?.args ?? [];
       const { config } = parseArgs(args.filter((a) => !own(a)), { env, serviceAccountDir: '/nonexistent' });
@@ -116,11 +139,20 @@ for (const [what, arg, message] of badVariables) {
   test(`CC-4 components: a variable ${what} in config/ is refused, naming it`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bad-variable-'));
     try {
-      writeFileSync(join(dir, 'kustomization.yaml'), [
-        'resources:', `  - ${relative(dir, join(CONFIG, 'release'))}`, // kustomize takes relative paths only
-        'patches:', '  - target: {kind: Deployment, name: metal3-ts-cluster-controller-manager}',
-        '    patch: |-', '      - op: add', '        path: /spec/template/spec/containers/0/args/-', `        value: "${arg}"`, '',
-      ].join('\n'));
+      writeFileSync(
+        join(dir, 'kustomization.yaml'),
+        [
+          'resources:',
+          `  - ${relative(dir, join(CONFIG, 'release'))}`, // kustomize takes relative paths only
+          'patches:',
+          '  - target: {kind: Deployment, name: metal3-ts-cluster-controller-manager}',
+          '    patch: |-',
+          '      - op: add',
+          '        path: /spec/template/spec/containers/0/args/-',
+          `        value: "${arg}"`,
+          '',
+        ].join('\n'),
+      );
       await renderComponents({ dir });
       assert.unreachable('rendered');
     } catch (error) {

@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import { bundle } from '../bundle.ts';
 import { DirtyTreeError, sourceOf } from './git.ts';
 import { bundleLayer, runtimeLayer } from './layers.ts';
-import { layerOf, ociLayout, type Layer } from './oci.ts';
-import { imageConfig, imageLabels, imageName, ociArchitecture, type ImageFacts } from './spec.ts';
+import { type Layer, layerOf, ociLayout } from './oci.ts';
+import { imageConfig, type ImageFacts, imageLabels, imageName, ociArchitecture } from './spec.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -62,16 +62,31 @@ export async function buildImages(options: BuildOptions = {}): Promise<{ images:
   const runtime = runtimeLayer(join(root, 'node_modules', '.bin', 'node'));
   const runtimeLayerDone: Layer = layerOf(runtime.chunks);
   const runtimeMs = performance.now() - t;
-  log(`runtime layer: node + ${runtime.libraries.length} libraries, ${mb(runtimeLayerDone.gzipped.length)} gzipped, ${mb(runtimeLayerDone.uncompressedSize)} raw, ${seconds(runtimeMs)}`);
+  log(
+    `runtime layer: node + ${runtime.libraries.length} libraries, ${mb(runtimeLayerDone.gzipped.length)} gzipped, ${
+      mb(runtimeLayerDone.uncompressedSize)
+    } raw, ${seconds(runtimeMs)}`,
+  );
 
   const images: BuiltImage[] = [];
   for (const controller of controllers) {
     t = performance.now();
-    const pkg = JSON.parse(readFileSync(join(root, 'controllers', controller, 'package.json'), 'utf8')) as { version: string; description?: string; license?: string };
+    const pkg = JSON.parse(readFileSync(join(root, 'controllers', controller, 'package.json'), 'utf8')) as {
+      version: string;
+      description?: string;
+      license?: string;
+    };
     // The package's own `build` output path, so `npm run build -w` and the image hold the same file.
     const bundlePath = join(root, 'controllers', controller, 'dist', `controller-${controller}.mjs`);
     await bundle(join(root, 'controllers', controller, 'src', 'main.ts'), bundlePath, { minify: true });
-    const facts: ImageFacts = { controller, version: pkg.version, revision, description: pkg.description ?? '', license: pkg.license ?? '', created: source.created };
+    const facts: ImageFacts = {
+      controller,
+      version: pkg.version,
+      revision,
+      description: pkg.description ?? '',
+      license: pkg.license ?? '',
+      created: source.created,
+    };
     const layers = [runtimeLayerDone, layerOf(bundleLayer(readFileSync(bundlePath)))];
     const name = imageName(controller, pkg.version);
     const layout = ociLayout({
@@ -83,9 +98,21 @@ export async function buildImages(options: BuildOptions = {}): Promise<{ images:
     });
     const archive = join(out, `${controller}.oci.tar`);
     writeFileSync(archive, Buffer.concat(layout.chunks));
-    const image: BuiltImage = { controller, name, archive, manifestDigest: layout.manifestDigest, compressedSize: layout.compressedSize, uncompressedSize: layout.uncompressedSize, buildMs: performance.now() - t + runtimeMs };
+    const image: BuiltImage = {
+      controller,
+      name,
+      archive,
+      manifestDigest: layout.manifestDigest,
+      compressedSize: layout.compressedSize,
+      uncompressedSize: layout.uncompressedSize,
+      buildMs: performance.now() - t + runtimeMs,
+    };
     images.push(image);
-    log(`${name}: ${mb(image.compressedSize)} compressed, ${mb(image.uncompressedSize)} uncompressed, built in ${seconds(image.buildMs)} (${image.manifestDigest.slice(0, 19)}…) → ${archive}`);
+    log(
+      `${name}: ${mb(image.compressedSize)} compressed, ${mb(image.uncompressedSize)} uncompressed, built in ${seconds(image.buildMs)} (${
+        image.manifestDigest.slice(0, 19)
+      }…) → ${archive}`,
+    );
   }
   const summary = { images, runtimeMs, libraries: runtime.libraries };
   // For scripts and the image test: what was built, with sizes and times.
@@ -100,7 +127,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const usage = 'usage: npm run images -- [--out DIR] [--allow-dirty] [--only cluster,machine]';
   let values;
   try {
-    ({ values } = parseArgs({ options: { out: { type: 'string' }, 'allow-dirty': { type: 'boolean', default: false }, only: { type: 'string' }, help: { type: 'boolean', default: false } } }));
+    ({ values } = parseArgs({
+      options: {
+        out: { type: 'string' },
+        'allow-dirty': { type: 'boolean', default: false },
+        only: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    }));
   } catch (error) {
     console.error(`images: ${error instanceof Error ? error.message : String(error)}\n${usage}`);
     process.exit(2);

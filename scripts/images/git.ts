@@ -5,7 +5,16 @@
 import { execFileSync } from 'node:child_process';
 
 /** The paths whose content ends up in an image (relative to the repository root). */
-export const BUILD_INPUTS = ['controllers', 'shared', 'baremetal', 'generated', 'scripts/bundle.ts', 'scripts/images', 'package.json', 'package-lock.json'] as const;
+export const BUILD_INPUTS = [
+  'controllers',
+  'shared',
+  'baremetal',
+  'generated',
+  'scripts/bundle.ts',
+  'scripts/images',
+  'package.json',
+  'package-lock.json',
+] as const;
 
 export class DirtyTreeError extends Error {
   override name = 'DirtyTreeError';
@@ -13,7 +22,9 @@ export class DirtyTreeError extends Error {
   constructor(files: readonly string[]) {
     const shown = files.slice(0, 20).map((f) => `  ${f}`).join('\n');
     const more = files.length > 20 ? `\n  … and ${files.length - 20} more` : '';
-    super(`refusing to build images from a dirty tree: ${files.length} uncommitted change(s) under the build inputs:\n${shown}${more}\ncommit them, or pass --allow-dirty (the revision label then ends in -dirty)`);
+    super(
+      `refusing to build images from a dirty tree: ${files.length} uncommitted change(s) under the build inputs:\n${shown}${more}\ncommit them, or pass --allow-dirty (the revision label then ends in -dirty)`,
+    );
     this.files = files;
   }
 }

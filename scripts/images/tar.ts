@@ -101,7 +101,7 @@ export function readTar(archive: Uint8Array): TarEntry[] {
     const end = field.indexOf(0);
     return Buffer.from(end >= 0 ? field.subarray(0, end) : field).toString('utf8');
   };
-  for (let at = 0; at + BLOCK <= archive.length; ) {
+  for (let at = 0; at + BLOCK <= archive.length;) {
     if (archive.subarray(at, at + BLOCK).every((b) => b === 0)) break;
     const prefix = text(at + 345, 155);
     const path = prefix ? `${prefix}/${text(at, 100)}` : text(at, 100);

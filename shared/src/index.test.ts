@@ -5,7 +5,22 @@ import * as shared from './index.ts';
 const test = suite('@metal3-ts/shared entry point');
 
 test('exposes the pieces a controller package wires together', () => {
-  for (const name of ['InformerFactory', 'controllerFor', 'PatchHelper', 'Manager', 'LeaderElector', 'ClusterCache', 'EventRecorder', 'runMain', 'newClient', 'TerminalError', 'setReadySummary', 'resourceNotPausedAndHasFilterLabel']) {
+  for (
+    const name of [
+      'InformerFactory',
+      'controllerFor',
+      'PatchHelper',
+      'Manager',
+      'LeaderElector',
+      'ClusterCache',
+      'EventRecorder',
+      'runMain',
+      'newClient',
+      'TerminalError',
+      'setReadySummary',
+      'resourceNotPausedAndHasFilterLabel',
+    ]
+  ) {
     assert.ok(name in shared, `${name} is exported`);
   }
 });

@@ -16,11 +16,25 @@ export interface Lease {
   };
 }
 
-export interface LeaseList { apiVersion: 'coordination.k8s.io/v1'; kind: 'LeaseList'; metadata: ListMeta; items: Lease[]; }
+export interface LeaseList {
+  apiVersion: 'coordination.k8s.io/v1';
+  kind: 'LeaseList';
+  metadata: ListMeta;
+  items: Lease[];
+}
 
 export const LeaseResource: ResourceDescriptor<Lease> = defineResource<Lease>({
-  group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', listKind: 'LeaseList', plural: 'leases', singular: 'lease',
-  namespaced: true, statusSubresource: false, scaleSubresource: false, shortNames: [], categories: [],
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  kind: 'Lease',
+  listKind: 'LeaseList',
+  plural: 'leases',
+  singular: 'lease',
+  namespaced: true,
+  statusSubresource: false,
+  scaleSubresource: false,
+  shortNames: [],
+  categories: [],
 });
 export const newLease: (init: ResourceInit<Lease>) => Lease = factoryFor(LeaseResource);
 export const isLease: (obj: unknown) => obj is Lease = guardFor(LeaseResource);

@@ -1,16 +1,14 @@
 // Typed access to one resource: `Api<T>` is bound to a descriptor and, for namespaced kinds, to a
 // namespace (or to all namespaces for lists and watches). Every method returns the kind's own type.
-import { GoneError, apiError } from './errors.ts';
+import { apiError, GoneError } from './errors.ts';
 import type { JsonValue, KubeList, KubeObject, Status } from './meta.ts';
 import type { ResourceDescriptor } from './resource.ts';
 import { jsonLines, type Transport } from './transport.ts';
 
 /** A JSON merge patch of T: every field optional, `null` deletes it, arrays are replaced whole. */
-export type MergePatch<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? { [K in keyof T]?: MergePatch<T[K]> | null }
-    : T;
+export type MergePatch<T> = T extends readonly unknown[] ? T
+  : T extends object ? { [K in keyof T]?: MergePatch<T[K]> | null }
+  : T;
 
 export type JsonPatchOperation =
   | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue | object }

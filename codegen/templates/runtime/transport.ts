@@ -17,7 +17,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { readFile } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
-import { deadlineFor, defaultRequestDeadlines, RequestTimeoutError, type RequestDeadlines } from './deadline.ts';
+import { deadlineFor, defaultRequestDeadlines, type RequestDeadlines, RequestTimeoutError } from './deadline.ts';
 import { apiError, type RequestContext } from './errors.ts';
 import type { Status } from './meta.ts';
 
@@ -196,7 +196,7 @@ export class Transport {
   /** Sends, then waits out and resends on 429 while the server names a delay and retries remain. */
   async #send(request: HttpRequest, streaming: boolean): Promise<StreamResponse> {
     const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       const res = await this.#attempt(request, payload, streaming);
       if (res.code !== 429 || attempt > this.retry.maxRetries) return res;
       const text = await readAll(res.body);

@@ -4,15 +4,15 @@
 import type { Client } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
+import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import {
   clusterToMetal3Cluster,
+  MEMBER_BY_CLUSTER_INDEX,
   memberByCluster,
   memberToDeletingMetal3Clusters,
   METAL3_CLUSTER_BY_CLUSTER_INDEX,
   metal3ClusterByCluster,
-  MEMBER_BY_CLUSTER_INDEX,
 } from './mappers.ts';
 import { clusterPauseTransitions, metal3ClusterChanged, metal3ClusterEventFilter, onlyDeletes } from './predicates.ts';
 import { metal3ClusterReconciler } from './reconcile.ts';

@@ -1,9 +1,9 @@
 // C-3, C-8…C-12, E-13: what a reconcile may do, from the Metal3Cluster and its owner Cluster.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Cluster, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { clusterNameOf, guard, ownerClusterRef, type Guard } from './guards.ts';
+import { type Cluster, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Metal3Cluster, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { clusterNameOf, type Guard, guard, ownerClusterRef } from './guards.ts';
 import { METAL3_CLUSTER_FINALIZER } from './names.ts';
 
 const test = suite('Metal3Cluster guards');
@@ -38,7 +38,12 @@ const MANAGED = { 'cluster.x-k8s.io/managed-by': 'someone' };
 const PAUSED = { 'cluster.x-k8s.io/paused': '' };
 
 const rows: [string, Metal3Cluster, Cluster | undefined, Guard['kind']][] = [
-  ['C-3: externally managed wins over everything', m3c({ owned: true, annotations: MANAGED, deleting: true, finalizer: true }), cluster(true), 'ExternallyManaged'],
+  [
+    'C-3: externally managed wins over everything',
+    m3c({ owned: true, annotations: MANAGED, deleting: true, finalizer: true }),
+    cluster(true),
+    'ExternallyManaged',
+  ],
   ['deleting without our finalizer: nothing to do', m3c({ owned: true, deleting: true }), cluster(), 'NotOurs'],
   ['C-10: Cluster spec.paused', m3c({ owned: true }), cluster(true), 'Paused'],
   ['C-10: paused annotation, no owner yet', m3c({ annotations: PAUSED }), undefined, 'Paused'],

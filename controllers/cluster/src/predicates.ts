@@ -14,9 +14,9 @@ import {
   hasWatchFilterLabel,
   or,
   pausingUpdate,
+  type Predicate,
   resourceNotExternallyManaged,
   resourceNotPaused,
-  type Predicate,
 } from '@metal3-ts/shared/controller/predicates';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 

@@ -6,23 +6,23 @@
 // and resource, before the error goes to the worker loop (which retries it and leaves a Warning
 // event); a refused status patch can only reach the event.
 import type { Api, Client } from '@metal3-ts/generated';
-import { Metal3ClusterResource, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Cluster, Metal3ClusterResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { guard, type Guard } from './guards.ts';
+import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { type Guard, guard } from './guards.ts';
 import { BAREMETAL_INFRASTRUCTURE_READY, METAL3_CLUSTER_FINALIZER, OWNED_CONDITIONS, REQUEUE_AFTER_MS } from './names.ts';
 import { specDefaultsPatch, withDefaults } from './decisions/defaults.ts';
 import { deletionWait } from './decisions/delete.ts';
 import { validateControlPlaneEndpoint } from './decisions/endpoint.ts';
 import { findOutcome, type LiveGuard } from './decisions/outcome.ts';
 import { pausedCondition } from './decisions/paused.ts';
-import { machinesOfCluster, readScope, type ClusterInformers, type ClusterScope } from './scope.ts';
-import { deriveStatus, type ClusterOutcome } from './status.ts';
+import { type ClusterInformers, type ClusterScope, machinesOfCluster, readScope } from './scope.ts';
+import { type ClusterOutcome, deriveStatus } from './status.ts';
 
 export interface ReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */

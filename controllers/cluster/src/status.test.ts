@@ -2,14 +2,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Cluster, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Cluster, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
 import { deletionWait } from './decisions/delete.ts';
 import { copyFailureDomains } from './decisions/failure-domains.ts';
 import { pausedCondition } from './decisions/paused.ts';
-import { deriveStatus, stampLastUpdated, type ClusterOutcome } from './status.ts';
+import { type ClusterOutcome, deriveStatus, stampLastUpdated } from './status.ts';
 
 const test = suite('Metal3Cluster status decisions');
 
@@ -39,17 +39,35 @@ const rows: [string, ClusterOutcome, Want][] = [
   [
     'C-13 (changed): invalid endpoint: ControlPlaneEndpointFailed in both dialects, ready false',
     { kind: 'EndpointInvalid', message: 'spec.controlPlaneEndpoint.port: Invalid value: -1' },
-    { ready: false, bir1: 'False/ControlPlaneEndpointFailed/Error', ready1: 'False/ControlPlaneEndpointFailed/Error', bir2: 'False/ControlPlaneEndpointFailed', ready2: 'False/NotReady' },
+    {
+      ready: false,
+      bir1: 'False/ControlPlaneEndpointFailed/Error',
+      ready1: 'False/ControlPlaneEndpointFailed/Error',
+      bir2: 'False/ControlPlaneEndpointFailed',
+      ready2: 'False/NotReady',
+    },
   ],
   [
     'C-8 + E-3 (fixed): owner missing: InternalFailureOccured, v1beta2 Ready keeps FailedToGetOwnerCluster',
     { kind: 'OwnerClusterMissing', message: 'Unable to get owner cluster: Cluster ns/c1 not found' },
-    { ready: undefined, bir1: 'False/InternalFailureOccured/Error', ready1: 'False/InternalFailureOccured/Error', bir2: undefined, ready2: 'False/FailedToGetOwnerCluster' },
+    {
+      ready: undefined,
+      bir1: 'False/InternalFailureOccured/Error',
+      ready1: 'False/InternalFailureOccured/Error',
+      bir2: undefined,
+      ready2: 'False/FailedToGetOwnerCluster',
+    },
   ],
   [
     'a refused write: InternalFailureOccured (v1beta1) and InternalError (v1beta2) naming verb and resource',
     { kind: 'RequestRefused', message: 'patch metal3clusters.infrastructure.cluster.x-k8s.io refused: 403 Forbidden: no' },
-    { ready: undefined, bir1: 'False/InternalFailureOccured/Error', ready1: 'False/InternalFailureOccured/Error', bir2: 'False/InternalError', ready2: 'False/NotReady' },
+    {
+      ready: undefined,
+      bir1: 'False/InternalFailureOccured/Error',
+      ready1: 'False/InternalFailureOccured/Error',
+      bir2: 'False/InternalError',
+      ready2: 'False/NotReady',
+    },
   ],
   [
     'C-11 + E-3 (fixed): deleting keeps v1beta2 Ready Deleting',
@@ -134,7 +152,13 @@ test('C-10: Paused condition from Cluster spec.paused and the annotation, with u
   const running = newCluster({ metadata: { name: 'c1' }, spec: {} });
   const paused = newCluster({ metadata: { name: 'c1' }, spec: { paused: true } });
   assert.equal(pausedCondition(running, m), { type: 'Paused', status: 'False', reason: 'NotPaused', message: '', observedGeneration: 3 });
-  assert.equal(pausedCondition(paused, m), { type: 'Paused', status: 'True', reason: 'Paused', message: 'Cluster spec.paused is set to true', observedGeneration: 3 });
+  assert.equal(pausedCondition(paused, m), {
+    type: 'Paused',
+    status: 'True',
+    reason: 'Paused',
+    message: 'Cluster spec.paused is set to true',
+    observedGeneration: 3,
+  });
   m.metadata.annotations = { 'cluster.x-k8s.io/paused': 'true' };
   assert.is(pausedCondition(undefined, m).message, 'Metal3Cluster has the cluster.x-k8s.io/paused annotation');
   assert.is(pausedCondition(paused, m).message, 'Cluster spec.paused is set to true, Metal3Cluster has the cluster.x-k8s.io/paused annotation');

@@ -2,8 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '@metal3-ts/generated';
-import { newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Cluster, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Cluster, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Metal3Cluster, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import { admits, type Predicate } from '@metal3-ts/shared/controller/predicates';
 import { clusterToMetal3Cluster, memberByCluster, memberToDeletingMetal3Clusters, METAL3_CLUSTER_BY_CLUSTER_INDEX, metal3ClusterByCluster } from './mappers.ts';
@@ -66,7 +66,10 @@ test('E-20 (kept): the filter judges the source object of mapped watches: a paus
 });
 
 const cluster = (infra: { apiVersion?: string; kind?: string; name?: string } | undefined, paused?: boolean): Cluster =>
-  newCluster({ metadata: { name: 'c1', namespace: 'ns' }, spec: { ...(infra ? { infrastructureRef: infra } : {}), ...(paused === undefined ? {} : { paused }) } });
+  newCluster({
+    metadata: { name: 'c1', namespace: 'ns' },
+    spec: { ...(infra ? { infrastructureRef: infra } : {}), ...(paused === undefined ? {} : { paused }) },
+  });
 
 test('C-2: ClusterUnpaused (create when running, update when unpausing) plus the pausing update; never deletes', () => {
   const p = clusterPauseTransitions;

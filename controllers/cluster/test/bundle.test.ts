@@ -22,7 +22,14 @@ bundleSuite({
   warningsAllowed: true,
   async scenario({ runtime, admin, namespace: ns }) {
     const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'sample' }, spec: {} }));
-    const owner = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'sample', uid: cluster.metadata.uid!, controller: true, blockOwnerDeletion: true };
+    const owner = {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      name: 'sample',
+      uid: cluster.metadata.uid!,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
     await createMetal3Cluster(admin, ns, 'sample', { controlPlaneEndpoint: { host: 'api.sample.example', port: 0 } }, { ownerReferences: [owner] });
     const m3c = await metal3ClusterWhen(admin, ns, 'sample', `${runtime}: ready`, (m) => m.status?.ready === true, 20_000);
     assert.equal(m3c.metadata.finalizers, ['metal3cluster.infrastructure.cluster.x-k8s.io']);

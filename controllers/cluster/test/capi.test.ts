@@ -9,7 +9,7 @@ import { Client, Transport } from '@metal3-ts/generated';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
-import { startClusterAPI, type ClusterApi } from '@metal3-ts/test/capi/managers';
+import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
 import { createCluster, createMetal3Cluster, ENDPOINT, eventually, metal3ClusterWhen, startClusterController } from './support.ts';
 
 interface RawCluster {
@@ -61,7 +61,13 @@ for (const version of CAPI_VERSIONS) {
       );
       const elapsed = Math.round(performance.now() - started);
       assert.equal(v1.spec?.controlPlaneEndpoint, ENDPOINT, 'Cluster API copied the endpoint from the Metal3Cluster');
-      const m3c = await metal3ClusterWhen(admin, ns, 'c1', 'owned by the Cluster', (m) => (m.metadata.ownerReferences ?? []).some((o) => o.kind === 'Cluster' && o.name === 'c1'));
+      const m3c = await metal3ClusterWhen(
+        admin,
+        ns,
+        'c1',
+        'owned by the Cluster',
+        (m) => (m.metadata.ownerReferences ?? []).some((o) => o.kind === 'Cluster' && o.name === 'c1'),
+      );
       assert.is(m3c.status?.ready, true);
       let observed = `v1beta1 phase ${v1.status?.phase}, infrastructureReady ${v1.status?.infrastructureReady}`;
       if (version !== 'v1.10.10') {

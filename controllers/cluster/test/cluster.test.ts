@@ -2,24 +2,24 @@
 // adopts the Metal3Cluster and copies its endpoint and failure domains back once it is ready). The
 // controller runs as a user bound to exactly deploy/rbac.yaml. Test titles carry the research IDs.
 import * as assert from 'uvu/assert';
-import { ClusterResource, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
+  clusterSuite,
   createCluster,
   createMetal3Cluster,
-  clusterSuite,
   ENDPOINT,
   eventsFor,
   eventually,
   metal3ClusterWhen,
+  type RunningController,
   settled,
   sleep,
   startClusterController,
   v1,
   v2,
-  type RunningController,
 } from './support.ts';
 
 const { test, env, admin, track } = clusterSuite('Metal3Cluster controller on the real apiserver');
@@ -101,7 +101,10 @@ test('C-8 (changed): an owner Cluster that does not exist is a wait with FailedT
   assert.is(m3c.status?.failureReason, undefined, 'not terminal: the Cluster would copy it and fail for good');
   assert.is(m3c.status?.failureMessage, undefined);
   assert.is(m3c.metadata.finalizers, undefined);
-  const events = await eventually('a FailedToGetOwnerCluster event', async () => ((await eventsFor(admin(), ns, 'ghost', 'FailedToGetOwnerCluster')).length > 0 ? true : undefined));
+  const events = await eventually(
+    'a FailedToGetOwnerCluster event',
+    async () => ((await eventsFor(admin(), ns, 'ghost', 'FailedToGetOwnerCluster')).length > 0 ? true : undefined),
+  );
   assert.ok(events);
 
   await createCluster(admin(), ns, 'ghost');
@@ -116,7 +119,13 @@ test('C-13 (changed)/E-14: an invalid endpoint is a condition naming the field, 
   const ns = await setup('m3c-endpoint');
   await createMetal3Cluster(admin(), ns, 'bad', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 70000 } });
   await createCluster(admin(), ns, 'bad');
-  const m3c = await metal3ClusterWhen(admin(), ns, 'bad', 'ControlPlaneEndpointFailed', (m) => v2(m, 'BaremetalInfrastructureReady') === 'False/ControlPlaneEndpointFailed');
+  const m3c = await metal3ClusterWhen(
+    admin(),
+    ns,
+    'bad',
+    'ControlPlaneEndpointFailed',
+    (m) => v2(m, 'BaremetalInfrastructureReady') === 'False/ControlPlaneEndpointFailed',
+  );
   assert.is(v1(m3c, 'BaremetalInfrastructureReady'), 'False/ControlPlaneEndpointFailed/Error');
   assert.is(v1(m3c, 'Ready'), 'False/ControlPlaneEndpointFailed/Error');
   assert.is(v2(m3c, 'Ready'), 'False/NotReady');
@@ -147,7 +156,10 @@ test('C-13 (changed)/E-14: an invalid endpoint is a condition naming the field, 
   // E-14 (fixed): a later invalid host makes it not ready again, with the host named.
   await admin().api(Metal3ClusterResource, ns).mergePatch('bad', { spec: { controlPlaneEndpoint: { host: 'https://192.168.111.249' } } });
   const broken = await metal3ClusterWhen(admin(), ns, 'bad', 'not ready again', (m) => m.status?.ready === false);
-  assert.match(getV1Beta2Condition(broken, 'BaremetalInfrastructureReady')?.message ?? '', /^spec\.controlPlaneEndpoint\.host: Invalid value: "https:\/\/192\.168\.111\.249"/);
+  assert.match(
+    getV1Beta2Condition(broken, 'BaremetalInfrastructureReady')?.message ?? '',
+    /^spec\.controlPlaneEndpoint\.host: Invalid value: "https:\/\/192\.168\.111\.249"/,
+  );
   assert.is(broken.status?.failureReason, undefined);
 });
 
@@ -173,16 +185,24 @@ test('C-10/§0.6 (changed): pausing by Cluster spec.paused or the annotation set
   await admin().api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': '' } } });
   const annotated = await metal3ClusterWhen(admin(), ns, 'p', 'Paused by annotation', (m) => v2(m, 'Paused') === 'True/Paused');
   assert.is(getV1Beta2Condition(annotated, 'Paused')?.message, 'Metal3Cluster has the cluster.x-k8s.io/paused annotation');
-  await admin().api(Metal3ClusterResource, ns).mergePatch('p', { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } }, spec: { controlPlaneEndpoint: { port: 6443 } } });
+  await admin().api(Metal3ClusterResource, ns).mergePatch('p', {
+    metadata: { annotations: { 'cluster.x-k8s.io/paused': null } },
+    spec: { controlPlaneEndpoint: { port: 6443 } },
+  });
   const back = await metal3ClusterWhen(admin(), ns, 'p', 'ready after removing the annotation', (m) => m.status?.ready === true);
   assert.is(v2(back, 'Paused'), 'False/NotPaused');
 });
 
 test('C-3: an externally managed Metal3Cluster (cluster.x-k8s.io/managed-by) is never touched', async () => {
   const ns = await setup('m3c-managed');
-  await createMetal3Cluster(admin(), ns, 'ext', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 0 } }, { annotations: { 'cluster.x-k8s.io/managed-by': 'someone-else' } });
+  await createMetal3Cluster(admin(), ns, 'ext', { controlPlaneEndpoint: { host: ENDPOINT.host, port: 0 } }, {
+    annotations: { 'cluster.x-k8s.io/managed-by': 'someone-else' },
+  });
   await createCluster(admin(), ns, 'ext');
-  await eventually('adopted by the Cluster', async () => ((await admin().api(Metal3ClusterResource, ns).get('ext')).metadata.ownerReferences?.length ? true : undefined));
+  await eventually(
+    'adopted by the Cluster',
+    async () => ((await admin().api(Metal3ClusterResource, ns).get('ext')).metadata.ownerReferences?.length ? true : undefined),
+  );
   await sleep(800);
   const m3c = await admin().api(Metal3ClusterResource, ns).get('ext');
   assert.is(m3c.metadata.finalizers, undefined);

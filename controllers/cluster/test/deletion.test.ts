@@ -23,7 +23,11 @@ function createMachine(ns: string, name: string, cluster: string) {
   return admin().api(MachineResource, ns).create(
     newMachine({
       metadata: { name, labels: { [CLUSTER_NAME]: cluster } },
-      spec: { clusterName: cluster, bootstrap: { dataSecretName: 'none' }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name } },
+      spec: {
+        clusterName: cluster,
+        bootstrap: { dataSecretName: 'none' },
+        infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name },
+      },
     }),
   );
 }
@@ -44,8 +48,13 @@ test('C-11 (changed): deletion waits for the Machines and Metal3Machines labelle
   assert.is(getV1Beta2Condition(deleting, 'Ready')?.message, 'Waiting for 1 Machine (worker-0) and 1 Metal3Machine (worker-0) of Cluster c1 to be deleted');
 
   await admin().api(Metal3MachineResource, ns).delete('worker-0');
-  await metal3ClusterWhen(admin(), ns, 'c1', 'still waiting for the Machine', (m) =>
-    getV1Beta2Condition(m, 'Ready')?.message === 'Waiting for 1 Machine (worker-0) of Cluster c1 to be deleted');
+  await metal3ClusterWhen(
+    admin(),
+    ns,
+    'c1',
+    'still waiting for the Machine',
+    (m) => getV1Beta2Condition(m, 'Ready')?.message === 'Waiting for 1 Machine (worker-0) of Cluster c1 to be deleted',
+  );
   await sleep(300);
   assert.equal((await admin().api(Metal3ClusterResource, ns).get('c1')).metadata.finalizers, [FINALIZER]);
 

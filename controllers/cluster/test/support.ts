@@ -5,21 +5,26 @@
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { EventResource, type Event } from '@metal3-ts/generated/core/v1';
-import { ClusterResource, newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3ClusterResource, newMetal3Cluster, type Metal3Cluster, type Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Event, EventResource } from '@metal3-ts/generated/core/v1';
+import { type Cluster, ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import {
+  type Metal3Cluster,
+  Metal3ClusterResource,
+  type Metal3ClusterSpec,
+  newMetal3Cluster,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { clusterSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
-import { startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
-import { controllerSuite, type ControllerSuite } from '@metal3-ts/test/testing/controller-suite';
+import { clusterSimulator, type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
+import { type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
+import { type ControllerSuite, controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
-import { CONTROLLER_NAME, metal3ClusterController, type ClusterControllerConfig } from '../src/controller.ts';
+import { type ClusterControllerConfig, CONTROLLER_NAME, metal3ClusterController } from '../src/controller.ts';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
-export { eventually, settled, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+export { eventually, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Starts the controller as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
@@ -74,12 +79,25 @@ export function v2(obj: Metal3Cluster, type: string): string {
 }
 
 /** Polls the Metal3Cluster until `check` accepts it. */
-export function metal3ClusterWhen(client: Client, namespace: string, name: string, what: string, check: (m: Metal3Cluster) => boolean, timeoutMs = 10_000): Promise<Metal3Cluster> {
+export function metal3ClusterWhen(
+  client: Client,
+  namespace: string,
+  name: string,
+  what: string,
+  check: (m: Metal3Cluster) => boolean,
+  timeoutMs = 10_000,
+): Promise<Metal3Cluster> {
   return objectWhen(client, Metal3ClusterResource, namespace, name, what, check, timeoutMs);
 }
 
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 10_000): Promise<true> {
+export function gone<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string,
+  name: string,
+  timeoutMs = 10_000,
+): Promise<true> {
   return objectGone(client, descriptor, namespace, name, timeoutMs);
 }
 

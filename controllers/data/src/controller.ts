@@ -16,13 +16,13 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { byLabel, byOwnerUid, labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
 import type { InformerSource, SelectedInformerSource } from '@metal3-ts/shared/cache/types';
-import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
+import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { clusterUnpaused } from '@metal3-ts/shared/controller/predicates';
 import type { ServedIpamKinds } from './ipam-kinds.ts';
 import {
-  CLAIM_BY_METAL3MACHINE_INDEX,
   capiIPAddressToDatas,
+  CLAIM_BY_METAL3MACHINE_INDEX,
   claimByMetal3Machine,
   claimToDatas,
   clusterToDatas,
@@ -38,6 +38,7 @@ import {
   ipAddressToDatas,
   ipClaimToDatas,
   machineToDatas,
+  type MapperStores,
   METAL3MACHINE_BY_HOST_INDEX,
   METAL3MACHINE_BY_MACHINE_INDEX,
   metal3MachineByHost,
@@ -45,7 +46,6 @@ import {
   metal3MachineToDatas,
   poolToDatas,
   templateToDatas,
-  type MapperStores,
 } from './mappers.ts';
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
 import { changedBesidesStatus, createOrDelete, eventFilter } from './predicates.ts';

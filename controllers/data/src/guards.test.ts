@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { guard, type DataGuard } from './guards.ts';
+import { type DataGuard, guard } from './guards.ts';
 import { CLUSTER_NAME_LABEL, METAL3_DATA_CLAIM_FINALIZER, METAL3_DATA_FINALIZER } from './names.ts';
 import { cluster, data } from './testing.ts';
 
@@ -22,7 +22,7 @@ const paused = (d: Metal3Data) => {
 
 const rows: [string, Metal3Data, Cluster | undefined, DataGuard['kind']][] = [
   ['D-8: labelled, Cluster found', data(), cluster(), 'Reconcile'],
-  ['deleting without our finalizer (only the allocation side\'s): nothing of ours', data(deleting([METAL3_DATA_CLAIM_FINALIZER])), cluster(), 'NotOurs'],
+  ["deleting without our finalizer (only the allocation side's): nothing of ours", data(deleting([METAL3_DATA_CLAIM_FINALIZER])), cluster(), 'NotOurs'],
   ['E-42 (fixed): no cluster-name label is reported', data(unlabelled), undefined, 'MissingClusterLabel'],
   ['D-6: Cluster not found: wait for it', data(), undefined, 'WaitForCluster'],
   ['D-6: Cluster spec.paused', data(), cluster(true), 'Paused'],

@@ -24,13 +24,13 @@ import {
   ipAddressToDatas,
   ipClaimToDatas,
   machineToDatas,
+  type MapperStores,
   METAL3MACHINE_BY_HOST_INDEX,
   METAL3MACHINE_BY_MACHINE_INDEX,
   metal3MachineByHost,
   metal3MachineByMachine,
   metal3MachineToDatas,
   templateToDatas,
-  type MapperStores,
 } from './mappers.ts';
 import { claim, cluster, data, DATA_UID, host, machine, metal3Machine, NS, template } from './testing.ts';
 import { claimToDeletingTemplate, clusterToTemplates, dataToDeletingTemplate, TEMPLATE_BY_CLUSTER_INDEX, templateByCluster } from './data-template/mappers.ts';
@@ -52,9 +52,14 @@ function stores(datas: Metal3Data[] = [pending, ready]): MapperStores {
   return {
     datas: store(datas, { [DATA_BY_TEMPLATE_INDEX]: dataByTemplate, [DATA_BY_CLAIM_INDEX]: dataByClaim, [DATA_BY_CLUSTER_INDEX]: dataByCluster }),
     claims: store<Metal3DataClaim>([claim()], { [CLAIM_BY_METAL3MACHINE_INDEX]: claimByMetal3Machine }),
-    metal3Machines: store<Metal3Machine>([metal3Machine()], { [METAL3MACHINE_BY_HOST_INDEX]: metal3MachineByHost, [METAL3MACHINE_BY_MACHINE_INDEX]: metal3MachineByMachine }),
+    metal3Machines: store<Metal3Machine>([metal3Machine()], {
+      [METAL3MACHINE_BY_HOST_INDEX]: metal3MachineByHost,
+      [METAL3MACHINE_BY_MACHINE_INDEX]: metal3MachineByMachine,
+    }),
     ipClaims: store([newIPClaim({ metadata: { name: 'tmpl-0-pool', namespace: NS, ownerReferences: owner }, spec: { pool: { name: 'pool' } } })]),
-    ipAddressClaims: store([newIPAddressClaim({ metadata: { name: 'tmpl-0-capi', namespace: NS, ownerReferences: owner }, spec: { poolRef: { kind: 'P', name: 'capi' } } })]),
+    ipAddressClaims: store([
+      newIPAddressClaim({ metadata: { name: 'tmpl-0-capi', namespace: NS, ownerReferences: owner }, spec: { poolRef: { kind: 'P', name: 'capi' } } }),
+    ]),
   };
 }
 
@@ -84,12 +89,18 @@ test('D-6: a Cluster wakes the Metal3Data labelled with it', () => {
   assert.equal(clusterToDatas(stores())(cluster()).length, 2);
 });
 
-test('D-2/D-3: an IP claim wakes the Metal3Data of its ownerReferences; an address, its claim\'s owner', () => {
+test("D-2/D-3: an IP claim wakes the Metal3Data of its ownerReferences; an address, its claim's owner", () => {
   const s = stores();
   assert.equal(ipClaimToDatas(s.ipClaims!.get({ namespace: NS, name: 'tmpl-0-pool' })!), pendingOnly);
-  const address = newIPAddress({ metadata: { name: 'a', namespace: NS }, spec: { address: '1.2.3.4', pool: { name: 'pool' }, claim: { name: 'tmpl-0-pool' } } });
+  const address = newIPAddress({
+    metadata: { name: 'a', namespace: NS },
+    spec: { address: '1.2.3.4', pool: { name: 'pool' }, claim: { name: 'tmpl-0-pool' } },
+  });
   assert.equal(ipAddressToDatas(s)(address), pendingOnly);
-  const capiAddress = newCapiIPAddress({ metadata: { name: 'b', namespace: NS }, spec: { address: '1.2.3.5', prefix: 24, poolRef: { kind: 'P', name: 'capi' }, claimRef: { name: 'tmpl-0-capi' } } });
+  const capiAddress = newCapiIPAddress({
+    metadata: { name: 'b', namespace: NS },
+    spec: { address: '1.2.3.5', prefix: 24, poolRef: { kind: 'P', name: 'capi' }, claimRef: { name: 'tmpl-0-capi' } },
+  });
   assert.equal(capiIPAddressToDatas(s)(capiAddress), pendingOnly);
   const stray = newIPAddress({ metadata: { name: 'c', namespace: NS }, spec: { address: '1.2.3.6', pool: { name: 'pool' }, claim: { name: 'unknown' } } });
   assert.equal(ipAddressToDatas(s)(stray), []);
@@ -116,7 +127,10 @@ test('DT-2: a claim naming its template in another namespace maps to nothing', (
 });
 
 test('E-43 (fixed): a Cluster wakes the templates naming it', () => {
-  assert.equal(clusterToTemplates(templates(template(), template((t) => ((t.metadata.name = 'x'), (t.spec!.clusterName = 'c2')))))(cluster()), [{ namespace: NS, name: 'tmpl' }]);
+  assert.equal(clusterToTemplates(templates(template(), template((t) => ((t.metadata.name = 'x'), (t.spec!.clusterName = 'c2')))))(cluster()), [{
+    namespace: NS,
+    name: 'tmpl',
+  }]);
 });
 
 test.run();

@@ -50,8 +50,7 @@ export const metal3MachineByHost: IndexFn<Metal3Machine> = (m3m) => {
   const host = hostKey(m3m);
   return host ? key(host.namespace, host.name) : [];
 };
-export const metal3MachineByMachine: IndexFn<Metal3Machine> = (m3m) =>
-  key(m3m.metadata.namespace, getOwnerByKind(m3m, CLUSTER_API_GROUP, 'Machine')?.name);
+export const metal3MachineByMachine: IndexFn<Metal3Machine> = (m3m) => key(m3m.metadata.namespace, getOwnerByKind(m3m, CLUSTER_API_GROUP, 'Machine')?.name);
 
 /** Still to be rendered: not ready and not being deleted. */
 export const awaitsRendering = (data: Readonly<Metal3Data>): boolean => data.status?.ready !== true && !data.metadata.deletionTimestamp;
@@ -68,20 +67,22 @@ export interface MapperStores {
 
 function datasOfClaims(stores: MapperStores, claims: readonly Readonly<Metal3DataClaim>[]): Request[] {
   return claims.flatMap((claim) =>
-    stores.datas.byIndex(DATA_BY_CLAIM_INDEX, `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`).filter(awaitsRendering).map(requestFor),
+    stores.datas.byIndex(DATA_BY_CLAIM_INDEX, `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`).filter(awaitsRendering).map(requestFor)
   );
 }
 
 function datasOfMetal3Machines(stores: MapperStores, machines: readonly Readonly<Metal3Machine>[]): Request[] {
   return machines.flatMap((m3m) =>
-    datasOfClaims(stores, stores.claims.byIndex(CLAIM_BY_METAL3MACHINE_INDEX, `${m3m.metadata.namespace ?? ''}/${m3m.metadata.name ?? ''}`)),
+    datasOfClaims(stores, stores.claims.byIndex(CLAIM_BY_METAL3MACHINE_INDEX, `${m3m.metadata.namespace ?? ''}/${m3m.metadata.name ?? ''}`))
   );
 }
 
 /** A template wakes the Metal3Data rendered from it (it may have appeared, or its clusterName changed). */
 export function templateToDatas(stores: MapperStores): MapFn<Metal3DataTemplate> {
   return (template) =>
-    stores.datas.byIndex(DATA_BY_TEMPLATE_INDEX, `${template.metadata.namespace ?? ''}/${template.metadata.name ?? ''}`).filter(awaitsRendering).map(requestFor);
+    stores.datas.byIndex(DATA_BY_TEMPLATE_INDEX, `${template.metadata.namespace ?? ''}/${template.metadata.name ?? ''}`).filter(awaitsRendering).map(
+      requestFor,
+    );
 }
 
 /**
@@ -106,7 +107,10 @@ export function metal3MachineToDatas(stores: MapperStores): MapFn<Metal3Machine>
 /** A Machine wakes the Metal3Data of the Metal3Machines it owns. */
 export function machineToDatas(stores: MapperStores): MapFn<Machine> {
   return (machine) =>
-    datasOfMetal3Machines(stores, stores.metal3Machines.byIndex(METAL3MACHINE_BY_MACHINE_INDEX, `${machine.metadata.namespace ?? ''}/${machine.metadata.name ?? ''}`));
+    datasOfMetal3Machines(
+      stores,
+      stores.metal3Machines.byIndex(METAL3MACHINE_BY_MACHINE_INDEX, `${machine.metadata.namespace ?? ''}/${machine.metadata.name ?? ''}`),
+    );
 }
 
 /** A BareMetalHost (it appeared, its NICs were inspected, its labels changed) wakes its machine's Metal3Data. */

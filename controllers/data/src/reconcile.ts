@@ -16,9 +16,9 @@ import { guard } from './guards.ts';
 import { METAL3_DATA_FINALIZER, REQUEUE_AFTER_MS } from './names.ts';
 import { releaseClaims } from './phases/release.ts';
 import { createSecrets, type CreateSecretsDeps } from './phases/create-secrets.ts';
-import { readScope, releaseCandidates, type DataInformers } from './scope.ts';
+import { type DataInformers, readScope, releaseCandidates } from './scope.ts';
 import type { SecretConflictWatch } from './secret-conflict-watch.ts';
-import { deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE, type DataOutcome } from './status.ts';
+import { type DataOutcome, deriveStatus, describeInvalid, MISSING_CLUSTER_LABEL_MESSAGE } from './status.ts';
 import { endsQuietly } from './quiet-exit.ts';
 
 export interface DataReconcilerDeps {

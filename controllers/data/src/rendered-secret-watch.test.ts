@@ -7,7 +7,7 @@ import { newIPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import { admits } from '@metal3-ts/shared/controller/predicates';
-import { DATA_BY_SECRET_INDEX, dataBySecret, poolToDatas, type MapperStores } from './mappers.ts';
+import { DATA_BY_SECRET_INDEX, dataBySecret, type MapperStores, poolToDatas } from './mappers.ts';
 import { changedBesidesStatus } from './predicates.ts';
 import { metadataOnly, secretToDatas } from './rendered-secret-watch.ts';
 import { data, DATA_UID, NS, template } from './testing.ts';
@@ -22,7 +22,7 @@ function datas(...objects: Metal3Data[]): ObjectStore<Metal3Data> {
   return store;
 }
 
-test('only metadata is cached: the Secret\'s content never is', () => {
+test("only metadata is cached: the Secret's content never is", () => {
   const secret = newSecret({ metadata: { name: 's', namespace: NS, managedFields: [{}] }, data: { metaData: 'c2VjcmV0' }, stringData: { x: 'y' } });
   const kept = metadataOnly(secret);
   assert.is(kept.data, undefined);
@@ -31,24 +31,33 @@ test('only metadata is cached: the Secret\'s content never is', () => {
   assert.is(kept.metadata.name, 's');
 });
 
-test('a rendered Secret wakes its controller Metal3Data (even a former one\'s name) and any Metal3Data whose spec names it', () => {
+test("a rendered Secret wakes its controller Metal3Data (even a former one's name) and any Metal3Data whose spec names it", () => {
   const named = data((d) => ((d.metadata.name = 'tmpl-1'), (d.spec!.metaData = { name: 'm3m-metadata', namespace: NS })));
   const store = datas(named);
   const owned = newSecret({
-    metadata: { name: 'm3m-metadata', namespace: NS, ownerReferences: [{ apiVersion: infra, kind: 'Metal3Data', name: 'tmpl-0', uid: DATA_UID, controller: true }] },
+    metadata: {
+      name: 'm3m-metadata',
+      namespace: NS,
+      ownerReferences: [{ apiVersion: infra, kind: 'Metal3Data', name: 'tmpl-0', uid: DATA_UID, controller: true }],
+    },
   });
   assert.equal(secretToDatas(store, owned), [
     { namespace: NS, name: 'tmpl-0' },
     { namespace: NS, name: 'tmpl-1' },
   ]);
-  const notOurs = newSecret({ metadata: { name: 'other', namespace: NS, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'u', controller: true }] } });
+  const notOurs = newSecret({
+    metadata: { name: 'other', namespace: NS, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'u', controller: true }] },
+  });
   assert.equal(secretToDatas(store, notOurs), []);
 });
 
 test('issue 21 point 4: an IP pool wakes the Metal3Data of its namespace still to be rendered', () => {
   const ready = data((d) => ((d.metadata.name = 'tmpl-1'), (d.status = { ready: true })));
   const stores = { datas: datas(data(), ready) } as unknown as MapperStores;
-  assert.equal(poolToDatas(stores)(newIPPool({ metadata: { name: 'pool', namespace: NS }, spec: { namePrefix: 'pool' } })), [{ namespace: NS, name: 'tmpl-0' }]);
+  assert.equal(poolToDatas(stores)(newIPPool({ metadata: { name: 'pool', namespace: NS }, spec: { namePrefix: 'pool' } })), [{
+    namespace: NS,
+    name: 'tmpl-0',
+  }]);
   assert.equal(poolToDatas(stores)(newIPPool({ metadata: { name: 'pool', namespace: 'elsewhere' }, spec: { namePrefix: 'pool' } })), []);
 });
 

@@ -6,10 +6,10 @@
 // so no other Secret is listed, and keeps only metadata (the data is dropped before caching). It is a
 // selected informer of the shared factory, so a refused list or watch of Secrets fails /readyz like
 // any other informer's (issue 21 point 3).
-import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Informer, SelectedInformerSource, Store } from '@metal3-ts/shared/cache/types';
-import { informerSource, type EventSource } from '@metal3-ts/shared/controller/source';
+import { type EventSource, informerSource } from '@metal3-ts/shared/controller/source';
 import { distinctRequests, enqueueFromMap } from '@metal3-ts/shared/controller/handlers';
 import { getControllerOf } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';

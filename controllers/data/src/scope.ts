@@ -5,7 +5,13 @@
 // rendered-Secret watch keeps the metadata of its own Secrets only, to be woken).
 import type { Api, Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3DataResource, type Metal3Data, type Metal3DataClaim, type Metal3DataTemplate, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import {
+  type Metal3Data,
+  type Metal3DataClaim,
+  Metal3DataResource,
+  type Metal3DataTemplate,
+  type Metal3Machine,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import type { IPAddress, IPClaim, IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -14,7 +20,7 @@ import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { AssociationLookups, MachineLookups } from './decisions/association.ts';
 import type { IpamStores } from './phases/allocate.ts';
 import type { ReleaseCandidates } from './phases/release.ts';
-import { requestKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { type Request, requestKey } from '@metal3-ts/shared/reconcile/reconcile';
 import { clusterNameOf } from './guards.ts';
 import { DATA_NAME_LABEL } from './names.ts';
 

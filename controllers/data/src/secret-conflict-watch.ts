@@ -13,9 +13,9 @@ import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
 import { describeFailure, isProblem, ListWatchHealth } from '@metal3-ts/shared/cache/list-watch-health';
 import { watcher } from '@metal3-ts/shared/cache/watcher';
 import type { EventSource } from '@metal3-ts/shared/controller/source';
-import { silentLogger, type Logger } from '@metal3-ts/shared/log/logger';
+import { type Logger, silentLogger } from '@metal3-ts/shared/log/logger';
 import type { Counter, Registry } from '@metal3-ts/shared/metrics/registry';
-import { requestKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { type Request, requestKey } from '@metal3-ts/shared/reconcile/reconcile';
 
 interface NameWatch {
   readonly stop: AbortController;
@@ -102,7 +102,15 @@ export class SecretConflictWatch implements EventSource {
       if (error === undefined) return void health.succeeded(verb);
       const failure = health.failed(verb, error);
       this.#failures?.inc({ verb, code: String(failure.code) });
-      if (isProblem(failure)) this.#log.error('Secret conflict watch cannot list or watch', { resource: 'secrets', verb, code: failure.code, secret, reason: describeFailure('secrets', failure) });
+      if (isProblem(failure)) {
+        this.#log.error('Secret conflict watch cannot list or watch', {
+          resource: 'secrets',
+          verb,
+          code: failure.code,
+          secret,
+          reason: describeFailure('secrets', failure),
+        });
+      }
     };
     try {
       for await (const event of watcher(api, watch.stop.signal, { ...this.#tuning, fieldSelector: `metadata.name=${name}`, log: this.#log, onStep })) {

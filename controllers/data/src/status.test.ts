@@ -21,8 +21,13 @@ test('D-8: a wait clears the error message and leaves ready alone (never turned 
   assert.is(fresh.status, undefined, 'no empty status is invented');
 });
 
-test('a render failure names the template field before upstream\'s message', () => {
-  const outcome = { kind: 'Invalid', cause: 'RenderingFailed', message: 'bad MAC address: XX', field: 'spec.networkData.links.ethernets[0].macAddress' } as const;
+test("a render failure names the template field before upstream's message", () => {
+  const outcome = {
+    kind: 'Invalid',
+    cause: 'RenderingFailed',
+    message: 'bad MAC address: XX',
+    field: 'spec.networkData.links.ethernets[0].macAddress',
+  } as const;
   const d = data();
   deriveStatus(d, outcome);
   assert.equal(d.status, { errorMessage: 'spec.networkData.links.ethernets[0].macAddress: bad MAC address: XX' });

@@ -2,18 +2,18 @@
 // `tmpl`, claimed by Metal3Machine `m3m` owned by Machine `machine`, on host `host`, in namespace
 // `ns` of Cluster `c1`), each adjustable, and a Map-backed lookup.
 import type { KubeObject } from '@metal3-ts/generated';
-import { newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, type Machine, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
-  newMetal3Data,
-  newMetal3DataClaim,
-  newMetal3DataTemplate,
-  newMetal3Machine,
   type Metal3Data,
   type Metal3DataClaim,
   type Metal3DataTemplate,
   type Metal3Machine,
+  newMetal3Data,
+  newMetal3DataClaim,
+  newMetal3DataTemplate,
+  newMetal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
 
@@ -41,7 +41,12 @@ export function template(patch: (t: Metal3DataTemplate) => void = () => {}): Met
 
 export function claim(patch: (c: Metal3DataClaim) => void = () => {}): Metal3DataClaim {
   const c = newMetal3DataClaim({
-    metadata: { name: 'm3m', namespace: NS, uid: 'claim-uid', ownerReferences: [{ apiVersion: infra, kind: 'Metal3Machine', name: 'm3m', uid: 'm3m-uid', controller: true }] },
+    metadata: {
+      name: 'm3m',
+      namespace: NS,
+      uid: 'claim-uid',
+      ownerReferences: [{ apiVersion: infra, kind: 'Metal3Machine', name: 'm3m', uid: 'm3m-uid', controller: true }],
+    },
     spec: { template: { name: 'tmpl' } },
   });
   patch(c);
@@ -63,7 +68,11 @@ export function metal3Machine(patch: (m: Metal3Machine) => void = () => {}): Met
   return m;
 }
 
-export const machine = (): Machine => newMachine({ metadata: { name: 'machine', namespace: NS, uid: 'machine-uid' }, spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: 'm3m' } } });
+export const machine = (): Machine =>
+  newMachine({
+    metadata: { name: 'machine', namespace: NS, uid: 'machine-uid' },
+    spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: 'm3m' } },
+  });
 export const host = (): BareMetalHost => newBareMetalHost({ metadata: { name: 'host', namespace: NS, uid: 'host-uid' }, spec: { online: true } });
 export const cluster = (paused = false): Cluster => newCluster({ metadata: { name: 'c1', namespace: NS, uid: 'c1-uid' }, spec: { paused } });
 

@@ -35,13 +35,19 @@ bundleSuite({
   },
   async scenario({ runtime, admin, namespace: ns, process: p }) {
     const claimName = `${runtime === 'deno' ? HOST : DATA}-pool`;
-    assert.ok(p.lines.some((l) => l.msg === 'IPAM kinds served' && l['metal3'] === true && l['capi'] === true), `D-2/D-3: both IPAM kinds found (log:\n${p.tail()})`);
+    assert.ok(
+      p.lines.some((l) => l.msg === 'IPAM kinds served' && l['metal3'] === true && l['capi'] === true),
+      `D-2/D-3: both IPAM kinds found (log:\n${p.tail()})`,
+    );
 
     await createPool(admin, ns, 'pool', { pools: [{ subnet: '172.16.0.0/24' }], prefix: 24 });
     await createScene(admin, ns, { template: TEMPLATE_SPEC });
     await dataWhen(admin, ns, DATA, `${runtime}: ready`, (d) => d.status?.ready === true, 20_000);
     assert.is(await secretText(admin, ns, `${M3M}-metadata`, 'metaData'), `address: 172.16.0.1\nproviderid: ${ns}/${HOST}/${M3M}\n`);
-    assert.ok((await secretText(admin, ns, `${M3M}-networkdata`, 'networkData'))?.includes('ethernet_mac_address: 00:11:22:33:44:66\n'), 'DR-23: not base-60, so plain');
+    assert.ok(
+      (await secretText(admin, ns, `${M3M}-networkdata`, 'networkData'))?.includes('ethernet_mac_address: 00:11:22:33:44:66\n'),
+      'DR-23: not base-60, so plain',
+    );
     await admin.api(IPClaimResource, ns).get(claimName);
     const template = await admin.api(Metal3DataTemplateResource, ns).get(TEMPLATE);
     assert.equal(template.metadata.finalizers, ['metal3datatemplate.infrastructure.cluster.x-k8s.io']);

@@ -4,15 +4,15 @@
 // Fixing the input (the host, an annotation, the Metal3Machine, the template) renders at once.
 import * as assert from 'uvu/assert';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { Metal3DataTemplateResource, Metal3MachineResource, type Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3DataTemplateResource, type Metal3DataTemplateSpec, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
-  dataSuite,
   annotateHost,
   createPool,
   createScene,
   DATA,
+  dataSuite,
   dataWhen,
   eventsFor,
   eventually,
@@ -24,7 +24,10 @@ import {
   TEMPLATE,
 } from './support.ts';
 
-const { test, env, admin, track } = dataSuite('Metal3Data bad input on the real apiserver', { errorsMessage: 'bad input is status and an event, never a retry loop', ipam: true });
+const { test, env, admin, track } = dataSuite('Metal3Data bad input on the real apiserver', {
+  errorsMessage: 'bad input is status and an event, never a retry loop',
+  ipam: true,
+});
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
@@ -54,7 +57,9 @@ test('DR-14/DR-4: an unknown NIC names the field; the host reporting that NIC re
   const ns = await setup('m3d-nic');
   await createScene(admin(), ns, { template: { metaData: META, networkData: ethernet({ fromHostInterface: 'eth9' }) } });
   await failsWith(ns, 'spec.networkData.links.ethernets[0].macAddress.fromHostInterface: NIC name not found eth9');
-  await admin().api(BareMetalHostResource, ns).mergePatchStatus(HOST, { status: { hardware: { hostname: HOST, nics: [...NICS, { name: 'eth9', mac: 'aa:bb:cc:dd:ee:ff' }] } } });
+  await admin().api(BareMetalHostResource, ns).mergePatchStatus(HOST, {
+    status: { hardware: { hostname: HOST, nics: [...NICS, { name: 'eth9', mac: 'aa:bb:cc:dd:ee:ff' }] } },
+  });
   const data = await dataWhen(admin(), ns, DATA, 'ready after the host change', (d) => d.status?.ready === true, 5_000);
   assert.is(data.status?.errorMessage, undefined, 'the message is cleared');
   assert.ok((await secretText(admin(), ns, `${M3M}-networkdata`, 'networkData'))?.includes('ethernet_mac_address: aa:bb:cc:dd:ee:ff'));
@@ -68,7 +73,14 @@ test('DR-14: a bad MAC address', async () => {
 
 test('DR-15: bond parameters that collide with the structured bond fields', async () => {
   const ns = await setup('m3d-bond');
-  const bond = { id: 'bond0', mtu: 1500, bondMode: 'active-backup' as const, bondLinks: ['eth0'], macAddress: { string: '12:34:56:78:9A:BC' }, parameters: { mode: 'x' } };
+  const bond = {
+    id: 'bond0',
+    mtu: 1500,
+    bondMode: 'active-backup' as const,
+    bondLinks: ['eth0'],
+    macAddress: { string: '12:34:56:78:9A:BC' },
+    parameters: { mode: 'x' },
+  };
   await createScene(admin(), ns, { template: { networkData: { links: { bonds: [bond] } } } });
   const data = await dataWhen(admin(), ns, DATA, 'errorMessage', (d) => d.status?.errorMessage !== undefined);
   assert.match(data.status!.errorMessage!, /^spec\.networkData\.links\.bonds\[0\]\S*: illegal params "mode" into bond params blob into link id=bond0$/);
@@ -89,8 +101,15 @@ test('DR-20: a pool named by an annotation missing on the host; annotating the h
 
 test('E-27 (kept): a DHCP route gateway named by annotation is not claimed, so rendering fails "Failed to fetch pool from cache"', async () => {
   const ns = await setup('m3d-e27');
-  const dhcp = { id: 'd', link: 'eth0', routes: [{ network: '10.0.0.0', prefix: 8, gateway: { fromPoolAnnotation: { object: 'baremetalhost' as const, annotation: 'gw' } } }] };
-  await createScene(admin(), ns, { template: { networkData: { ...ethernet({ string: '12:34:56:78:9A:BC' }), networks: { ipv4DHCP: [dhcp] } } }, hostAnnotations: { gw: 'pool-gw' } });
+  const dhcp = {
+    id: 'd',
+    link: 'eth0',
+    routes: [{ network: '10.0.0.0', prefix: 8, gateway: { fromPoolAnnotation: { object: 'baremetalhost' as const, annotation: 'gw' } } }],
+  };
+  await createScene(admin(), ns, {
+    template: { networkData: { ...ethernet({ string: '12:34:56:78:9A:BC' }), networks: { ipv4DHCP: [dhcp] } } },
+    hostAnnotations: { gw: 'pool-gw' },
+  });
   await failsWith(ns, 'spec.networkData.networks.ipv4DHCP[0].routes[0].gateway.fromPoolAnnotation: Failed to fetch pool from cache');
 });
 

@@ -9,24 +9,27 @@ import { IPAddressResource, IPClaimResource, newIPClaim } from '@metal3-ts/gener
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import type { DataControllersConfig } from '../src/controller.ts';
 import {
-  dataSuite,
   createPool,
   createScene,
   DATA,
+  dataSuite,
   dataWhen,
   eventsFor,
   eventually,
   gone,
   HOST,
   M3M,
+  type RunningControllers,
   secretText,
   settled,
   startDataControllers,
   when,
-  type RunningControllers,
 } from './support.ts';
 
-const { test, env, admin, track } = dataSuite('Metal3Data IP claims on the real apiserver', { errorsMessage: 'no reconcile failed: findings are status, not errors', ipam: true });
+const { test, env, admin, track } = dataSuite('Metal3Data IP claims on the real apiserver', {
+  errorsMessage: 'no reconcile failed: findings are status, not errors',
+  ipam: true,
+});
 
 const FINALIZER = 'metal3data.infrastructure.cluster.x-k8s.io';
 
@@ -63,13 +66,18 @@ const IPAM_TEMPLATE = {
   },
 };
 
-const ANNOTATED_NETWORK = { id: 'storage', link: 'eth0', fromPoolAnnotation: { object: 'baremetalhost' as const, annotation: 'ippool.metal3.io/storage' }, routes: [] };
+const ANNOTATED_NETWORK = {
+  id: 'storage',
+  link: 'eth0',
+  fromPoolAnnotation: { object: 'baremetalhost' as const, annotation: 'ippool.metal3.io/storage' },
+  routes: [],
+};
 const withAnnotatedPool = {
   ...IPAM_TEMPLATE,
   networkData: { ...IPAM_TEMPLATE.networkData, networks: { ipv4: [...IPAM_TEMPLATE.networkData.networks.ipv4, ANNOTATED_NETWORK] } },
 };
 
-test('D-14/D-16/D-19/§0.1: an IPClaim <data>-<pool> (our finalizer, controller reference, the Metal3Data\'s labels) whose address the IPAM gives feeds both Secrets', async () => {
+test("D-14/D-16/D-19/§0.1: an IPClaim <data>-<pool> (our finalizer, controller reference, the Metal3Data's labels) whose address the IPAM gives feeds both Secrets", async () => {
   const ns = await setup('m3d-ipclaim');
   await createPool(admin(), ns, 'pool-v4', POOL_V4);
   const scene = await createScene(admin(), ns, { template: IPAM_TEMPLATE });
@@ -81,7 +89,10 @@ test('D-14/D-16/D-19/§0.1: an IPClaim <data>-<pool> (our finalizer, controller 
   ]);
   assert.equal(claim.metadata.labels, { 'cluster.x-k8s.io/cluster-name': 'cluster1' });
   assert.equal(claim.spec?.pool, { name: 'pool-v4', namespace: ns });
-  assert.is(await secretText(admin(), ns, `${M3M}-metadata`, 'metaData'), `address: 192.168.0.10\ngateway: 192.168.0.1\nprefix: "24"\nproviderid: ${ns}/${HOST}/${M3M}\n`);
+  assert.is(
+    await secretText(admin(), ns, `${M3M}-metadata`, 'metaData'),
+    `address: 192.168.0.10\ngateway: 192.168.0.1\nprefix: "24"\nproviderid: ${ns}/${HOST}/${M3M}\n`,
+  );
   const network = await secretText(admin(), ns, `${M3M}-networkdata`, 'networkData');
   assert.ok(network?.includes('ip_address: 192.168.0.10\n  link: eth0\n  netmask: 255.255.255.0'), network);
   assert.ok(network?.includes('ethernet_mac_address: "00:11:22:33:44:55"'), 'DR-14: the MAC of the host NIC, double-quoted (DR-23)');
@@ -150,7 +161,10 @@ test('D-14/D-19 (changed, issue 21): a pool that does not exist is named in erro
   const ns = await setup('m3d-nopool');
   await createScene(admin(), ns, { template: IPAM_TEMPLATE });
   const data = await dataWhen(admin(), ns, DATA, 'the missing pool reported', (d) => d.status?.errorMessage !== undefined);
-  assert.is(data.status?.errorMessage, `IP Allocation for pool-v4 waits: IPPool ${ns}/pool-v4 does not exist; its IP claim is kept and served once the pool is created`);
+  assert.is(
+    data.status?.errorMessage,
+    `IP Allocation for pool-v4 waits: IPPool ${ns}/pool-v4 does not exist; its IP claim is kept and served once the pool is created`,
+  );
   assert.is(data.status?.ready, undefined);
   const events = await eventually('Warning event', async () => {
     const found = await eventsFor(admin(), ns, DATA, 'IPPoolNotFound');
@@ -167,10 +181,12 @@ test('D-14/D-19 (changed, issue 21): a pool that does not exist is named in erro
   assert.ok((await secretText(admin(), ns, `${M3M}-metadata`, 'metaData'))?.startsWith('address: 192.168.0.10\n'));
 });
 
-test('D-18/D-19: a pool of another kind gets a Cluster API IPAddressClaim; its provider\'s answer is rendered and the claim released on deletion', async () => {
+test("D-18/D-19: a pool of another kind gets a Cluster API IPAddressClaim; its provider's answer is rendered and the claim released on deletion", async () => {
   const ns = await setup('m3d-capi');
   const poolRef = { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'cpool' };
-  await createScene(admin(), ns, { template: { metaData: { ipAddressesFromIPPool: [{ key: 'caddr', ...poolRef }], prefixesFromIPPool: [{ key: 'cprefix', ...poolRef }] } } });
+  await createScene(admin(), ns, {
+    template: { metaData: { ipAddressesFromIPPool: [{ key: 'caddr', ...poolRef }], prefixesFromIPPool: [{ key: 'cprefix', ...poolRef }] } },
+  });
   const claims = admin().api(capi.IPAddressClaimResource, ns);
   const claim = await when(admin(), capi.IPAddressClaimResource, ns, `${DATA}-cpool`, 'IPAddressClaim', () => true);
   assert.equal(claim.spec?.poolRef, poolRef);
@@ -178,7 +194,10 @@ test('D-18/D-19: a pool of another kind gets a Cluster API IPAddressClaim; its p
   assert.is(claim.metadata.ownerReferences?.[0]?.kind, 'Metal3Data');
   // The test plays the Cluster API IPAM provider.
   await admin().api(capi.IPAddressResource, ns).create(
-    capi.newIPAddress({ metadata: { name: 'cpool-10-0-0-5' }, spec: { address: '10.0.0.5', prefix: 16, gateway: '10.0.0.1', poolRef, claimRef: { name: `${DATA}-cpool` } } }),
+    capi.newIPAddress({
+      metadata: { name: 'cpool-10-0-0-5' },
+      spec: { address: '10.0.0.5', prefix: 16, gateway: '10.0.0.1', poolRef, claimRef: { name: `${DATA}-cpool` } },
+    }),
   );
   await claims.mergePatchStatus(`${DATA}-cpool`, { status: { addressRef: { name: 'cpool-10-0-0-5' } } });
   await dataWhen(admin(), ns, DATA, 'ready', (d) => d.status?.ready === true, 5_000);
@@ -193,7 +212,13 @@ test('D-18/D-19: a pool of another kind gets a Cluster API IPAddressClaim; its p
 test('D-19: a leftover IPClaim of a former Metal3Data of the same name is waited out; its deletion, held by our finalizer, is let go and a fresh claim made', async () => {
   const ns = await setup('m3d-foreign');
   await createPool(admin(), ns, 'pool-v4', POOL_V4);
-  const old = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Data', name: DATA, uid: '00000000-0000-0000-0000-00000000000a', controller: true };
+  const old = {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Data',
+    name: DATA,
+    uid: '00000000-0000-0000-0000-00000000000a',
+    controller: true,
+  };
   await admin().api(IPClaimResource, ns).create(
     newIPClaim({ metadata: { name: `${DATA}-pool-v4`, finalizers: [FINALIZER], ownerReferences: [old] }, spec: { pool: { name: 'pool-v4', namespace: ns } } }),
   );

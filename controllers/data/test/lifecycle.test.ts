@@ -6,7 +6,7 @@ import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3DataResource, newMetal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import type { DataControllersConfig } from '../src/controller.ts';
-import { dataSuite, createCluster, createScene, DATA, dataWhen, gone, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
+import { createCluster, createScene, DATA, dataSuite, dataWhen, gone, type RunningControllers, settled, startDataControllers, TEMPLATE } from './support.ts';
 
 const { test, env, admin, track } = dataSuite('Metal3Data guards on the real apiserver');
 
@@ -20,7 +20,7 @@ async function setup(prefix: string, config: DataControllersConfig = {}): Promis
 
 const PAUSED = 'cluster.x-k8s.io/paused';
 
-test('D-6 (changed): without its Cluster a Metal3Data is left alone; the Cluster\'s creation renders it at once', async () => {
+test("D-6 (changed): without its Cluster a Metal3Data is left alone; the Cluster's creation renders it at once", async () => {
   const ns = await setup('m3d-nocluster');
   const before = controllers!.reconciles();
   await createScene(admin(), ns, { without: ['cluster'] });

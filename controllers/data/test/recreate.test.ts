@@ -6,14 +6,23 @@
 // run as a user bound to exactly deploy/rbac.yaml.
 import * as assert from 'uvu/assert';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { Metal3DataClaimResource, Metal3DataResource, Metal3MachineResource, newMetal3DataClaim, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import {
+  type Metal3Data,
+  Metal3DataClaimResource,
+  Metal3DataResource,
+  Metal3MachineResource,
+  newMetal3DataClaim,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, newIPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
-import { dataSuite, createData, createPool, createScene, DATA, dataWhen, gone, M3M, secretText, startDataControllers, when } from './support.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
+import { createData, createPool, createScene, DATA, dataSuite, dataWhen, gone, M3M, secretText, startDataControllers, when } from './support.ts';
 
-const { test, env, admin, track } = dataSuite('Metal3Data re-created under the same name (issue 21 point 0)', { errorsMessage: 'no reconcile failed', ipam: true });
+const { test, env, admin, track } = dataSuite('Metal3Data re-created under the same name (issue 21 point 0)', {
+  errorsMessage: 'no reconcile failed',
+  ipam: true,
+});
 
 let gc: RunningSimulators | undefined;
 
@@ -87,7 +96,7 @@ async function assertOwnEverything(ns: string, data: Metal3Data, otherAddress: s
   const ready = await dataWhen(admin(), ns, DATA, 'the new Metal3Data ready', (d) => d.status?.ready === true);
   assert.is(ready.metadata.uid, uid);
   const claim = await when(admin(), IPClaimResource, ns, `${DATA}-pool-v4`, 'its own IP claim, served', (c) => c.status?.address?.name !== undefined);
-  assert.is(claim.metadata.ownerReferences?.[0]?.uid, uid, 'the IP claim is the new Metal3Data\'s');
+  assert.is(claim.metadata.ownerReferences?.[0]?.uid, uid, "the IP claim is the new Metal3Data's");
   const byClaim = await noAddressTwice(ns);
   const own = byClaim.get(`${DATA}-pool-v4`);
   assert.ok(own && own !== otherAddress, `its own address (${own}), not the one another machine now holds (${otherAddress})`);
@@ -120,13 +129,23 @@ for (const withGc of [false, true]) {
       otherAddress = await otherMachineClaim(ns);
       assert.is(otherAddress, oldAddress, 'the freed address went to the other machine');
       const left = await admin().api(SecretResource, ns).get(SECRETS[0]!);
-      assert.is(left.metadata.ownerReferences?.[0]?.uid, first.metadata.uid, 'the predecessor\'s Secret is still there');
+      assert.is(left.metadata.ownerReferences?.[0]?.uid, first.metadata.uid, "the predecessor's Secret is still there");
       data = await recreate(ns);
       // Its first full pass names its Secrets in the spec and finds the predecessor's in the way.
-      const waiting = await dataWhen(admin(), ns, DATA, 'its Secrets named', (d) => d.metadata.uid === data.metadata.uid && d.spec?.metaData?.name === SECRETS[0]);
-      assert.is.not(waiting.status?.ready, true, 'not Ready on the predecessor\'s Secrets');
+      const waiting = await dataWhen(
+        admin(),
+        ns,
+        DATA,
+        'its Secrets named',
+        (d) => d.metadata.uid === data.metadata.uid && d.spec?.metaData?.name === SECRETS[0],
+      );
+      assert.is.not(waiting.status?.ready, true, "not Ready on the predecessor's Secrets");
       assert.is(waiting.status?.errorMessage, undefined, 'waiting is no error');
-      assert.is((await admin().api(IPClaimResource, ns).list()).items.some((c) => c.metadata.name === `${DATA}-pool-v4`), false, 'nothing allocated while it waits');
+      assert.is(
+        (await admin().api(IPClaimResource, ns).list()).items.some((c) => c.metadata.name === `${DATA}-pool-v4`),
+        false,
+        'nothing allocated while it waits',
+      );
       for (const name of SECRETS) {
         const left = await admin().api(SecretResource, ns).get(name);
         assert.is(left.metadata.ownerReferences?.[0]?.uid, first.metadata.uid, `${name} untouched by the controller`);
@@ -138,7 +157,7 @@ for (const withGc of [false, true]) {
     await assertOwnEverything(ns, data, otherAddress);
     if (withGc) {
       // The collector keeps sweeping: the new Secrets have a living owner and stay.
-      await when(admin(), SecretResource, ns, SECRETS[1]!, 'still the new Metal3Data\'s', (s) => s.metadata.ownerReferences?.[0]?.uid === data.metadata.uid);
+      await when(admin(), SecretResource, ns, SECRETS[1]!, "still the new Metal3Data's", (s) => s.metadata.ownerReferences?.[0]?.uid === data.metadata.uid);
     }
   });
 }

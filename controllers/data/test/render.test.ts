@@ -8,26 +8,28 @@ import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
-  dataSuite,
   annotateHost,
   createData,
   createHost,
   createScene,
   createTemplate,
   DATA,
+  dataSuite,
   dataWhen,
   eventsFor,
   eventually,
   HOST,
   M3M,
   MACHINE,
+  type RunningControllers,
   secretText,
   settled,
   startDataControllers,
-  type RunningControllers,
 } from './support.ts';
 
-const { test, env, admin, track } = dataSuite('Metal3Data rendering on the real apiserver', { errorsMessage: 'no reconcile failed: findings are status, not errors' });
+const { test, env, admin, track } = dataSuite('Metal3Data rendering on the real apiserver', {
+  errorsMessage: 'no reconcile failed: findings are status, not errors',
+});
 
 let controllers: RunningControllers | undefined;
 
@@ -40,7 +42,7 @@ async function setup(prefix: string): Promise<string> {
 const METADATA_V2 = `String-1: String-1\nproviderid: NS/${HOST}/${M3M}\n`;
 const NETWORKDATA_V2 = 'links:\n- ethernet_mac_address: 12:34:56:78:9A:BC\n  id: eth0\n  mtu: 1500\n  type: phy\nnetworks: []\nservices: []\n';
 
-test('V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream\'s exact bytes, type, labels and owner; spec references, ready, finalizer', async () => {
+test("V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream's exact bytes, type, labels and owner; spec references, ready, finalizer", async () => {
   const ns = await setup('m3d-render');
   const scene = await createScene(admin(), ns);
   const data = await dataWhen(admin(), ns, DATA, 'ready', (d) => d.status?.ready === true);
@@ -56,7 +58,7 @@ test('V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream\'s 
     assert.equal(
       secret.metadata.labels,
       { 'cluster.x-k8s.io/cluster-name': 'cluster1', 'metal3data.infrastructure.cluster.x-k8s.io/rendered': 'true' },
-      'E-16 (fixed): the template\'s clusterName; the label the rendered-Secret watch selects',
+      "E-16 (fixed): the template's clusterName; the label the rendered-Secret watch selects",
     );
     assert.equal(secret.metadata.ownerReferences, [
       { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Data', name: DATA, uid: scene.data!.metadata.uid!, controller: true },
@@ -139,7 +141,14 @@ test('D-9 steps 3, 8, 9 (changed): a Metal3Data waiting for its template, owner 
   await settled(controllers!, before);
   before = controllers!.reconciles();
   const machine = await admin().api(MachineResource, ns).create(
-    newMachine({ metadata: { name: MACHINE }, spec: { clusterName: 'cluster1', bootstrap: {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: M3M } } }),
+    newMachine({
+      metadata: { name: MACHINE },
+      spec: {
+        clusterName: 'cluster1',
+        bootstrap: {},
+        infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: M3M },
+      },
+    }),
   );
   await admin().api(Metal3MachineResource, ns).mergePatch(M3M, {
     metadata: { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: MACHINE, uid: machine.metadata.uid!, controller: true }] },

@@ -6,17 +6,30 @@
 import * as assert from 'uvu/assert';
 import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
+  type Metal3DataClaim,
   Metal3DataClaimResource,
   Metal3DataResource,
   Metal3DataTemplateResource,
+  type Metal3Machine,
   Metal3MachineResource,
   newMetal3DataClaim,
   newMetal3Machine,
-  type Metal3DataClaim,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
-import { dataSuite, CLUSTER, createCluster, createData, createHost, createTemplate, eventually, HOST, settled, startDataControllers, TEMPLATE, type RunningControllers } from './support.ts';
+import {
+  CLUSTER,
+  createCluster,
+  createData,
+  createHost,
+  createTemplate,
+  dataSuite,
+  eventually,
+  HOST,
+  type RunningControllers,
+  settled,
+  startDataControllers,
+  TEMPLATE,
+} from './support.ts';
 
 const { test, env, admin, track } = dataSuite('Metal3Data reconcile counts (issue 21 point 4)');
 
@@ -31,21 +44,28 @@ async function allData(ns: string, check: (d: { metadata: { finalizers?: string[
   return items.length === N && items.every(check) ? true : undefined;
 }
 
-test('D-1/DT-1 (changed, issue 21): the template\'s ledger writes wake no waiting Metal3Data: N waiting, N ledger writes, reconciles ≤ 8 per Metal3Data', async () => {
+test("D-1/DT-1 (changed, issue 21): the template's ledger writes wake no waiting Metal3Data: N waiting, N ledger writes, reconciles ≤ 8 per Metal3Data", async () => {
   const ns = await freshNamespace(env().admin.client, 'm3d-storm');
   controllers = track(await startDataControllers(env(), ns));
   await createCluster(admin(), ns);
   await createTemplate(admin(), ns);
   await createHost(admin(), ns);
   const machine = await admin().api(MachineResource, ns).create(
-    newMachine({ metadata: { name: 'machine' }, spec: { clusterName: CLUSTER, bootstrap: {}, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: m3mName(0) } } }),
+    newMachine({
+      metadata: { name: 'machine' },
+      spec: { clusterName: CLUSTER, bootstrap: {}, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: m3mName(0) } },
+    }),
   );
   // The claims of Metal3Machines that do not exist yet, and their Metal3Data: all wait.
   const claims: Metal3DataClaim[] = [];
   for (let i = 0; i < N; i++) {
     const claim = await admin().api(Metal3DataClaimResource, ns).create(
       newMetal3DataClaim({
-        metadata: { name: m3mName(i), labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER }, ownerReferences: [{ apiVersion: infra, kind: 'Metal3Machine', name: m3mName(i), uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }] },
+        metadata: {
+          name: m3mName(i),
+          labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER },
+          ownerReferences: [{ apiVersion: infra, kind: 'Metal3Machine', name: m3mName(i), uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}` }],
+        },
         spec: { template: { name: TEMPLATE, namespace: ns } },
       }),
     );
@@ -59,7 +79,9 @@ test('D-1/DT-1 (changed, issue 21): the template\'s ledger writes wake no waitin
   const indexes: Record<string, number> = {};
   for (let i = 0; i < N; i++) {
     indexes[`${TEMPLATE}-${i}`] = i;
-    await admin().api(Metal3DataTemplateResource, ns).mergePatchStatus(TEMPLATE, { status: { indexes: { ...indexes }, lastUpdated: new Date().toISOString() } });
+    await admin().api(Metal3DataTemplateResource, ns).mergePatchStatus(TEMPLATE, {
+      status: { indexes: { ...indexes }, lastUpdated: new Date().toISOString() },
+    });
   }
 
   // The Metal3Machines arrive: every Metal3Data renders.

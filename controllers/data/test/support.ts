@@ -8,30 +8,30 @@ import { Buffer } from 'node:buffer';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { EventResource, SecretResource, type Event } from '@metal3-ts/generated/core/v1';
+import { type Event, EventResource, SecretResource } from '@metal3-ts/generated/core/v1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
+  type Metal3Data,
+  type Metal3DataClaim,
   Metal3DataClaimResource,
   Metal3DataResource,
+  type Metal3DataTemplate,
   Metal3DataTemplateResource,
+  type Metal3DataTemplateSpec,
+  type Metal3Machine,
   Metal3MachineResource,
   newMetal3Data,
   newMetal3DataClaim,
   newMetal3DataTemplate,
   newMetal3Machine,
-  type Metal3Data,
-  type Metal3DataClaim,
-  type Metal3DataTemplate,
-  type Metal3DataTemplateSpec,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { IPPoolResource, newIPPool, type IPPool, type IPPoolSpec } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import { BareMetalHostResource, newBareMetalHost, type BareMetalHost, type BareMetalHostStatusHardwareNics } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type IPPool, IPPoolResource, type IPPoolSpec, newIPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource, type BareMetalHostStatusHardwareNics, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { ipamSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
-import { runningProblems as explain, startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
-import { controllerSuite, type ControllerSuite } from '@metal3-ts/test/testing/controller-suite';
+import { ipamSimulator, type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
+import { type RunningController, runningProblems as explain, startInProcess } from '@metal3-ts/test/testing/controller-runner';
+import { type ControllerSuite, controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
 import { dataControllers, type DataControllersConfig } from '../src/controller.ts';
 import { DATA_CONTROLLER_NAME, DATA_TEMPLATE_CONTROLLER_NAME } from '../src/names.ts';
@@ -59,12 +59,26 @@ export function startDataControllers(env: TestEnv, namespace: string, config: Da
 }
 
 /** Resolves once `name` is gone (404). */
-export function gone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, timeoutMs = 10_000): Promise<true> {
+export function gone<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string,
+  name: string,
+  timeoutMs = 10_000,
+): Promise<true> {
   return objectGone(client, descriptor, namespace, name, { timeoutMs, explain });
 }
 
 /** Polls the object until `check` accepts it. */
-export function when<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string, name: string, what: string, check: (o: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export function when<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string,
+  name: string,
+  what: string,
+  check: (o: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   return objectWhen(client, descriptor, namespace, name, what, check, { timeoutMs, explain });
 }
 
@@ -91,7 +105,13 @@ export async function eventsFor(client: Client, namespace: string, name: string,
 
 const infra = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const capiV1 = 'cluster.x-k8s.io/v1beta1';
-const ref = (o: KubeObject, controller = true) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name!, uid: o.metadata.uid!, ...(controller ? { controller: true } : {}) });
+const ref = (o: KubeObject, controller = true) => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  name: o.metadata.name!,
+  uid: o.metadata.uid!,
+  ...(controller ? { controller: true } : {}),
+});
 
 /** The names upstream's tests use (research §5.6). */
 export const M3M = 'baremetal-testmetal3machine';
@@ -139,12 +159,25 @@ export function createCluster(client: Client, namespace: string, name = CLUSTER,
   return client.api(ClusterResource, namespace).create(newCluster({ metadata: { name }, spec: { paused } }));
 }
 
-export function createTemplate(client: Client, namespace: string, spec: Omit<Metal3DataTemplateSpec, 'clusterName'> = V2_TEMPLATE, name = TEMPLATE, extra: Partial<Metal3DataTemplate['metadata']> = {}): Promise<Metal3DataTemplate> {
-  return client.api(Metal3DataTemplateResource, namespace).create(newMetal3DataTemplate({ metadata: { name, ...extra }, spec: { clusterName: CLUSTER, ...spec } }));
+export function createTemplate(
+  client: Client,
+  namespace: string,
+  spec: Omit<Metal3DataTemplateSpec, 'clusterName'> = V2_TEMPLATE,
+  name = TEMPLATE,
+  extra: Partial<Metal3DataTemplate['metadata']> = {},
+): Promise<Metal3DataTemplate> {
+  return client.api(Metal3DataTemplateResource, namespace).create(
+    newMetal3DataTemplate({ metadata: { name, ...extra }, spec: { clusterName: CLUSTER, ...spec } }),
+  );
 }
 
 /** A BareMetalHost whose status carries `nics` (or no hardware details at all). */
-export async function createHost(client: Client, namespace: string, nics: BareMetalHostStatusHardwareNics[] | null = NICS, annotations: Record<string, string> = {}): Promise<BareMetalHost> {
+export async function createHost(
+  client: Client,
+  namespace: string,
+  nics: BareMetalHostStatusHardwareNics[] | null = NICS,
+  annotations: Record<string, string> = {},
+): Promise<BareMetalHost> {
   const api = client.api(BareMetalHostResource, namespace);
   const host = await api.create(newBareMetalHost({ metadata: { name: HOST, labels: { BMH: 'BMHLabel' }, annotations }, spec: { online: true } }));
   return api.mergePatchStatus(HOST, {
@@ -165,7 +198,14 @@ export function annotateHost(client: Client, namespace: string): Promise<Metal3M
 }
 
 /** The Metal3Data as the allocation side creates it for `claim` (DT-13, without its finalizer). */
-export function createData(client: Client, namespace: string, claim: Metal3DataClaim, metal3Machine: Metal3Machine, labels: Record<string, string> = {}, index = 0): Promise<Metal3Data> {
+export function createData(
+  client: Client,
+  namespace: string,
+  claim: Metal3DataClaim,
+  metal3Machine: Metal3Machine,
+  labels: Record<string, string> = {},
+  index = 0,
+): Promise<Metal3Data> {
   return client.api(Metal3DataResource, namespace).create(
     newMetal3Data({
       metadata: {
@@ -189,14 +229,12 @@ export function createData(client: Client, namespace: string, claim: Metal3DataC
 export async function createScene(client: Client, namespace: string, options: SceneOptions = {}): Promise<Scene> {
   const without = new Set(options.without ?? []);
   if (!without.has('cluster')) await createCluster(client, namespace);
-  const machine = without.has('machine')
-    ? undefined
-    : await client.api(MachineResource, namespace).create(
-        newMachine({
-          metadata: { name: MACHINE, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, Machine: 'MachineLabel' } },
-          spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: M3M } },
-        }),
-      );
+  const machine = without.has('machine') ? undefined : await client.api(MachineResource, namespace).create(
+    newMachine({
+      metadata: { name: MACHINE, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, Machine: 'MachineLabel' } },
+      spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: M3M } },
+    }),
+  );
   if (!without.has('host')) await createHost(client, namespace, options.nics === undefined ? NICS : options.nics, options.hostAnnotations);
   const metal3Machine = await client.api(Metal3MachineResource, namespace).create(
     newMetal3Machine({
@@ -206,7 +244,10 @@ export async function createScene(client: Client, namespace: string, options: Sc
         annotations: without.has('hostAnnotation') ? {} : { 'metal3.io/BareMetalHost': `${namespace}/${HOST}` },
         ownerReferences: machine ? [{ ...ref(machine), apiVersion: capiV1 }] : [],
       },
-      spec: { image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' }, dataTemplate: { name: options.metal3MachineTemplate ?? TEMPLATE, namespace } },
+      spec: {
+        image: { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum' },
+        dataTemplate: { name: options.metal3MachineTemplate ?? TEMPLATE, namespace },
+      },
     }),
   );
   const claim = await client.api(Metal3DataClaimResource, namespace).create(

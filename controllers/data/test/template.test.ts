@@ -5,9 +5,29 @@
 // themselves. The controllers run as a user bound to exactly deploy/rbac.yaml.
 import * as assert from 'uvu/assert';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource, type Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import {
+  Metal3DataClaimResource,
+  Metal3DataResource,
+  type Metal3DataTemplate,
+  Metal3DataTemplateResource,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
-import { dataSuite, CLUSTER, createCluster, createScene, createTemplate, DATA, eventually, gone, M3M, settled, startDataControllers, TEMPLATE, when, type RunningControllers } from './support.ts';
+import {
+  CLUSTER,
+  createCluster,
+  createScene,
+  createTemplate,
+  DATA,
+  dataSuite,
+  eventually,
+  gone,
+  M3M,
+  type RunningControllers,
+  settled,
+  startDataControllers,
+  TEMPLATE,
+  when,
+} from './support.ts';
 
 const { test, env, admin, track } = dataSuite('Metal3DataTemplate life cycle on the real apiserver');
 
@@ -24,7 +44,7 @@ async function setup(prefix: string): Promise<string> {
 const templateWhen = (ns: string, what: string, check: (t: Metal3DataTemplate) => boolean, timeoutMs?: number) =>
   when(admin(), Metal3DataTemplateResource, ns, TEMPLATE, what, check, timeoutMs);
 
-test('DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets the Cluster reference (controller false) and its finalizer at the Cluster\'s creation', async () => {
+test("DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets the Cluster reference (controller false) and its finalizer at the Cluster's creation", async () => {
   const ns = await setup('m3dt-cluster');
   const before = controllers!.reconciles();
   await createTemplate(admin(), ns);
@@ -36,9 +56,15 @@ test('DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets t
   await admin().api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { ownerReferences: [other] } });
   const cluster = await createCluster(admin(), ns);
   const template = await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true, 5_000);
-  assert.equal(template.metadata.ownerReferences, [other, { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'cluster1', uid: cluster.metadata.uid!, controller: false }]);
+  assert.equal(template.metadata.ownerReferences, [other, {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Cluster',
+    name: 'cluster1',
+    uid: cluster.metadata.uid!,
+    controller: false,
+  }]);
   assert.equal(template.metadata.finalizers, [FINALIZER]);
-  assert.is(template.status, undefined, 'the status is the allocation side\'s');
+  assert.is(template.status, undefined, "the status is the allocation side's");
 });
 
 test('DT-6 (changed): a paused template gets nothing written; removing the annotation finishes it at once', async () => {
@@ -47,7 +73,7 @@ test('DT-6 (changed): a paused template gets nothing written; removing the annot
   // The Cluster's own event must be behind the controllers before the template exists, or (on a loaded
   // machine) it arrives late and maps to the template: a reconcile that is not the template's event.
   const clusters = controllers!.informers.informerFor(ClusterResource).store;
-  await eventually('the Cluster in the controllers\' cache', () => clusters.get({ namespace: ns, name: CLUSTER }));
+  await eventually("the Cluster in the controllers' cache", () => clusters.get({ namespace: ns, name: CLUSTER }));
   const before = controllers!.reconciles();
   await createTemplate(admin(), ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
   await new Promise((r) => setTimeout(r, 500));
@@ -88,7 +114,7 @@ test('DT-7 (changed): a deleted template waits for its live claims and every Met
   await admin().api(Metal3DataResource, ns).delete(DATA);
   await gone(admin(), Metal3DataResource, ns, DATA, 5_000);
   await gone(admin(), Metal3DataTemplateResource, ns, TEMPLATE, 5_000);
-  assert.ok(performance.now() - start < 5_000, 'woken by the Metal3Data\'s deletion, not the 120 s safety net');
+  assert.ok(performance.now() - start < 5_000, "woken by the Metal3Data's deletion, not the 120 s safety net");
 });
 
 test('DT-7: a template nobody uses is deleted at once', async () => {

@@ -32,7 +32,8 @@ export function templateRefOf(claim: Readonly<Metal3DataClaim>): TemplateRef {
   if (foreign) {
     return {
       kind: 'Invalid',
-      message: `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace template references are not allowed`,
+      message:
+        `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace template references are not allowed`,
     };
   }
   return { kind: 'Valid', namespace, name };

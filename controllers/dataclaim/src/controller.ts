@@ -5,18 +5,14 @@
 // calls; tests build this controller in-process with their own client and informers.
 import type { Client } from '@metal3-ts/generated';
 import { ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import {
-  Metal3DataClaimResource,
-  Metal3DataResource,
-  Metal3DataTemplateResource,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
+import { Metal3DataClaimResource, Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { clusterUnpaused, resourceNotPausedAndHasFilterLabel } from '@metal3-ts/shared/controller/predicates';
 import { TemplateLedgerWriter } from './ledger-writer.ts';
 import {
-  CLAIMS_BY_TEMPLATE_INDEX,
   claimChanged,
+  CLAIMS_BY_TEMPLATE_INDEX,
   claimsByTemplate,
   clusterToClaims,
   DATA_BY_CLAIM_INDEX,

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { withReferenceAt } from '@metal3-ts/shared/testing/references';
-import { guard, type Guard } from './guards.ts';
+import { type Guard, guard } from './guards.ts';
 import { DATA_CLAIM_FINALIZER, METAL3_MACHINE_FINALIZER } from './names.ts';
 import { claim, cluster, template } from './testing.ts';
 
@@ -16,18 +16,23 @@ test('DT-11: a claim whose template and Cluster exist is allocated', () => {
   assert.is(kind(g), 'Allocate');
 });
 
-test('DT-5 (kept): the template\'s Cluster must exist before anything is allocated', () => {
-  assert.equal(guard({ claim: claim('c'), template: template('tmpl', { clusterName: 'later' }), cluster: undefined }), { kind: 'WaitForCluster', clusterName: 'later' });
+test("DT-5 (kept): the template's Cluster must exist before anything is allocated", () => {
+  assert.equal(guard({ claim: claim('c'), template: template('tmpl', { clusterName: 'later' }), cluster: undefined }), {
+    kind: 'WaitForCluster',
+    clusterName: 'later',
+  });
 });
 
 test('DT-6/§0.6: Cluster spec.paused, or the pause annotation on the template or (ours) the claim, stop everything, deletion included', () => {
   const deleting = claim('c', { deleting: true, finalizers: [DATA_CLAIM_FINALIZER] });
-  for (const [what, inputs] of [
-    ['cluster', { claim: claim('c'), template: template('tmpl'), cluster: cluster('cluster', true) }],
-    ['template', { claim: claim('c'), template: template('tmpl', { annotations: PAUSED }), cluster: cluster() }],
-    ['claim', { claim: claim('c', { annotations: PAUSED }), template: template('tmpl'), cluster: cluster() }],
-    ['deleting, cluster paused', { claim: deleting, template: template('tmpl'), cluster: cluster('cluster', true) }],
-  ] as const) {
+  for (
+    const [what, inputs] of [
+      ['cluster', { claim: claim('c'), template: template('tmpl'), cluster: cluster('cluster', true) }],
+      ['template', { claim: claim('c'), template: template('tmpl', { annotations: PAUSED }), cluster: cluster() }],
+      ['claim', { claim: claim('c', { annotations: PAUSED }), template: template('tmpl'), cluster: cluster() }],
+      ['deleting, cluster paused', { claim: deleting, template: template('tmpl'), cluster: cluster('cluster', true) }],
+    ] as const
+  ) {
     assert.is(kind(guard(inputs)), 'Paused', what);
   }
 });
@@ -48,7 +53,11 @@ test('issue 21: a status.renderedData in another namespace is bad input, named, 
   const foreign = guard({ claim: { ...c, status: { renderedData: { name: 't-0', namespace: 'elsewhere' } } }, template: template('tmpl'), cluster: cluster() });
   assert.is(foreign.kind === 'Invalid' && foreign.reason, 'InvalidRenderedDataReference');
   assert.match(foreign.kind === 'Invalid' ? foreign.message : '', /^status\.renderedData\.namespace: Invalid value: "elsewhere"/);
-  const own = guard({ claim: { ...c, status: { renderedData: { name: 't-0', namespace: c.metadata.namespace ?? '' } } }, template: template('tmpl'), cluster: cluster() });
+  const own = guard({
+    claim: { ...c, status: { renderedData: { name: 't-0', namespace: c.metadata.namespace ?? '' } } },
+    template: template('tmpl'),
+    cluster: cluster(),
+  });
   assert.is(own.kind, 'Allocate');
 });
 
@@ -56,7 +65,11 @@ test('issue 21: every field of the shared Metal3DataClaim table, naming another 
   for (const path of REFERENCE_FIELDS.Metal3DataClaim) {
     const g = guard({ claim: withReferenceAt(claim('c'), path, 'elsewhere', 'tmpl'), template: template('tmpl'), cluster: cluster() });
     assert.is(g.kind, 'Invalid', path);
-    assert.match(g.kind === 'Invalid' ? g.message : '', `${path}.namespace: Invalid value: "elsewhere": must be empty or match the Metal3DataClaim namespace`, path);
+    assert.match(
+      g.kind === 'Invalid' ? g.message : '',
+      `${path}.namespace: Invalid value: "elsewhere": must be empty or match the Metal3DataClaim namespace`,
+      path,
+    );
   }
 });
 

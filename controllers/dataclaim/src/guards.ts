@@ -51,7 +51,8 @@ export function guard({ claim, template, cluster }: GuardInputs): Guard {
     return {
       kind: 'Invalid',
       reason: foreign.field === 'status.renderedData.namespace' ? REASONS.foreignRenderedData : REASONS.foreignReference,
-      message: `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace references are not allowed`,
+      message:
+        `${foreign.field}: Invalid value: "${foreign.namespace}": must be empty or match the Metal3DataClaim namespace; cross-namespace references are not allowed`,
     };
   }
   const ref = templateRefOf(claim);

@@ -5,7 +5,7 @@ import type { Metal3Data as M3D } from '@metal3-ts/generated/infrastructure.clus
 import { RetryExhaustedError } from '@metal3-ts/shared/controller/retry-on-conflict';
 import { IndexReservations } from './reservations.ts';
 import { claim, data, template } from './testing.ts';
-import { allocateIndex, createMetal3Data, type AllocationPort, type CreateOutcome } from './index-lock.ts';
+import { allocateIndex, type AllocationPort, createMetal3Data, type CreateOutcome } from './index-lock.ts';
 
 const test = suite('allocateIndex: the create is the lock, a lost race moves on at once (A11)');
 
@@ -95,9 +95,14 @@ test('createMetal3Data: AlreadyExists is told apart by reading the holder; other
   const me = claim('me');
   const mine = data(t, me, 0);
   const theirs = data(t, claim('other'), 0);
-  const already = () => apiError(409, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409 }, { verb: 'create', path: '/x' });
+  const already = () =>
+    apiError(409, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'AlreadyExists', code: 409 }, { verb: 'create', path: '/x' });
   const api = (existing: M3D | undefined | 'fail') => ({
-    create: (d: M3D) => (existing === undefined ? Promise.resolve(d) : Promise.reject(existing === 'fail' ? apiError(500, undefined, { verb: 'create', path: '/x' }) : already())),
+    create: (
+      d: M3D,
+    ) => (existing === undefined
+      ? Promise.resolve(d)
+      : Promise.reject(existing === 'fail' ? apiError(500, undefined, { verb: 'create', path: '/x' }) : already())),
     get: () => (existing && existing !== 'fail' ? Promise.resolve(existing) : Promise.reject(apiError(404, undefined, { verb: 'get', path: '/x' }))),
   });
   assert.is((await createMetal3Data(api(undefined), mine, me)).kind, 'Created');

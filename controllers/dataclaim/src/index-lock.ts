@@ -101,7 +101,11 @@ export function allocateIndex(port: AllocationPort, options: AllocateOptions): P
  * Creates `data`; on AlreadyExists reads what is there to tell our claim's Metal3Data from another's.
  * Other errors are thrown.
  */
-export async function createMetal3Data(api: Pick<Api<Metal3Data>, 'create' | 'get'>, data: Metal3Data, claim: Readonly<Metal3DataClaim>): Promise<CreateOutcome> {
+export async function createMetal3Data(
+  api: Pick<Api<Metal3Data>, 'create' | 'get'>,
+  data: Metal3Data,
+  claim: Readonly<Metal3DataClaim>,
+): Promise<CreateOutcome> {
   try {
     return { kind: 'Created', data: await api.create(data) };
   } catch (error) {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { dataOfClaim, lowestFreeIndex, takenIndexes } from './index-space.ts';
 import { claim, data, template } from './testing.ts';
 
-const test = suite('index-space: lowest free index, taken indexes, a claim\'s Metal3Data');
+const test = suite("index-space: lowest free index, taken indexes, a claim's Metal3Data");
 
 /** CAPM3's own formula (DT-12): the smallest i in 0..n-1 not taken, else n. */
 function upstreamIndex(taken: readonly number[]): number {
@@ -29,7 +29,7 @@ test('DT-12: the lowest free index, matching CAPM3\'s "smallest gap below the co
   }
 });
 
-test('DT-9/E-34: taken = the indexes of the template\'s Metal3Data, terminating ones included, not the claim\'s own', () => {
+test("DT-9/E-34: taken = the indexes of the template's Metal3Data, terminating ones included, not the claim's own", () => {
   const t = template('tmpl');
   const me = claim('me');
   const datas = [data(t, claim('a'), 0), data(t, claim('b'), 2, { deleting: true }), data(t, me, 5), data(template('other'), claim('c'), 1)];
@@ -45,7 +45,7 @@ test('DR-1/seed: Metal3Data of the lineage (templateReference) count as taken; t
   assert.equal([...taken].sort(), [3, 7]);
 });
 
-test('a claim\'s Metal3Data: the one its status names first, others are duplicates; another incarnation\'s is not its', () => {
+test("a claim's Metal3Data: the one its status names first, others are duplicates; another incarnation's is not its", () => {
   const t = template('tmpl');
   const me = claim('me', { renderedData: 'tmpl-4' });
   const a = data(t, me, 1);

@@ -46,7 +46,10 @@ export function takenIndexes({ template, datas, claimExists, claim }: TakenInput
 }
 
 /** The Metal3Data of `claim` among `datas`: the one its status names first, then by index. */
-export function dataOfClaim(claim: Readonly<Metal3DataClaim>, datas: readonly Readonly<Metal3Data>[]): { keep?: Readonly<Metal3Data>; duplicates: Readonly<Metal3Data>[] } {
+export function dataOfClaim(
+  claim: Readonly<Metal3DataClaim>,
+  datas: readonly Readonly<Metal3Data>[],
+): { keep?: Readonly<Metal3Data>; duplicates: Readonly<Metal3Data>[] } {
   const mine = datas.filter((d) => belongsToClaim(d, claim));
   if (mine.length === 0) return { duplicates: [] };
   const named = claim.status?.renderedData?.name;

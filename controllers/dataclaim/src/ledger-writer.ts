@@ -8,7 +8,7 @@ import type { Client } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { templateKey } from './association.ts';
-import { ledgerPatch, type LedgerEntry } from './template-status.ts';
+import { type LedgerEntry, ledgerPatch } from './template-status.ts';
 
 interface Batch {
   readonly entries: Map<string, LedgerEntry>;
@@ -40,7 +40,7 @@ export class TemplateLedgerWriter {
   write(namespace: string, template: string, claim: string, entry: LedgerEntry): Promise<void> {
     const key = templateKey(namespace, template);
     let queue = this.#queues.get(key);
-    if (!queue) this.#queues.set(key, (queue = { inFlight: false }));
+    if (!queue) this.#queues.set(key, queue = { inFlight: false });
     const batch: Batch = (queue.next ??= { entries: new Map(), waiters: [] });
     batch.entries.set(claim, entry);
     const done = new Promise<void>((resolve, reject) => batch.waiters.push({ resolve, reject }));
@@ -59,7 +59,7 @@ export class TemplateLedgerWriter {
         await this.#client.api(Metal3DataTemplateResource, namespace).mergePatchStatus(template, ledgerPatch(batch.entries, this.#now()));
         for (const w of batch.waiters) w.resolve();
       } catch (error) {
-        if (isNotFound(error)) for (const w of batch.waiters) w.resolve();
+        if (isNotFound(error)) { for (const w of batch.waiters) w.resolve(); }
         else for (const w of batch.waiters) w.reject(error);
       }
     }

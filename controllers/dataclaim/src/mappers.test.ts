@@ -4,8 +4,8 @@ import { Metal3DataClaimResource, Metal3DataTemplateResource } from '@metal3-ts/
 import { admits } from '@metal3-ts/shared/controller/predicates';
 import { FakeInformer } from '@metal3-ts/shared/testing/fake-informer';
 import {
-  CLAIMS_BY_TEMPLATE_INDEX,
   claimChanged,
+  CLAIMS_BY_TEMPLATE_INDEX,
   claimsByTemplate,
   clusterToClaims,
   dataDeleted,
@@ -54,7 +54,10 @@ test('claim events: status-only writes and our own finalizer staying put do not 
   const update = (next: ReturnType<typeof claim>) => admits(claimChanged, { type: 'update', old: base, object: next });
   assert.not.ok(update({ ...base, status: { renderedData: { name: 'tmpl-0', namespace: 'ns' } } }));
   assert.ok(update({ ...base, status: { renderedData: { name: 'tmpl-0', namespace: 'elsewhere' } } }), 'issue 21: a foreign status.renderedData');
-  assert.not.ok(update({ ...base, metadata: { ...base.metadata, resourceVersion: '9', finalizers: [DATA_CLAIM_FINALIZER] } }), 'the Metal3Machine\'s finalizer leaving');
+  assert.not.ok(
+    update({ ...base, metadata: { ...base.metadata, resourceVersion: '9', finalizers: [DATA_CLAIM_FINALIZER] } }),
+    "the Metal3Machine's finalizer leaving",
+  );
   assert.ok(update({ ...base, metadata: { ...base.metadata, finalizers: [METAL3_MACHINE_FINALIZER] } }), 'ours removed by someone');
   assert.ok(update({ ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }));
   assert.ok(update({ ...base, metadata: { ...base.metadata, ownerReferences: [] } }));

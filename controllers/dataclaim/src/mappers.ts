@@ -75,7 +75,15 @@ function claimInputs(claim: Readonly<Metal3DataClaim>): unknown {
   const { labels, annotations, ownerReferences, deletionTimestamp, finalizers } = claim.metadata;
   // Issue 21: a reference (status.renderedData included) turned to another namespace is bad input to report at once.
   const foreign = foreignReferences(claim, REFERENCE_FIELDS.Metal3DataClaim);
-  return [claim.spec, labels ?? {}, annotations ?? {}, ownerReferences ?? [], deletionTimestamp ?? null, finalizers?.includes(DATA_CLAIM_FINALIZER) === true, foreign];
+  return [
+    claim.spec,
+    labels ?? {},
+    annotations ?? {},
+    ownerReferences ?? [],
+    deletionTimestamp ?? null,
+    finalizers?.includes(DATA_CLAIM_FINALIZER) === true,
+    foreign,
+  ];
 }
 
 /**

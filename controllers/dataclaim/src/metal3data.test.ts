@@ -5,7 +5,7 @@ import { claim, template } from './testing.ts';
 
 const test = suite('the Metal3Data a claim gets (DT-13)');
 
-test('DT-13: name, namespace, finalizer, the claim\'s labels, three owner references and the spec, as CAPM3 writes them', () => {
+test("DT-13: name, namespace, finalizer, the claim's labels, three owner references and the spec, as CAPM3 writes them", () => {
   const c = claim('machine-1', { template: 'nodepool-1', labels: { 'cluster.x-k8s.io/cluster-name': 'cluster', role: 'worker' } });
   const d = newMetal3DataFor({ template: template('nodepool-1'), claim: c, machine: c.metadata.ownerReferences![0]!, index: 3 });
   assert.equal(d, {
@@ -27,7 +27,12 @@ test('DT-13: name, namespace, finalizer, the claim\'s labels, three owner refere
 });
 
 test('seed 003: spec.templateReference is copied from the template when set; no labels means no labels field', () => {
-  const d = newMetal3DataFor({ template: template('new', { templateReference: 'old' }), claim: claim('m'), machine: claim('m').metadata.ownerReferences![0]!, index: 0 });
+  const d = newMetal3DataFor({
+    template: template('new', { templateReference: 'old' }),
+    claim: claim('m'),
+    machine: claim('m').metadata.ownerReferences![0]!,
+    index: 0,
+  });
   assert.is(d.spec?.templateReference, 'old');
   assert.is(d.metadata.labels, undefined);
 });

@@ -4,13 +4,8 @@
 // and three owner references: the template as controller, the claim, the Metal3Machine. The only
 // addition is `spec.templateReference`, copied from the template when set, as CAPM3's design says.
 import type { OwnerReference } from '@metal3-ts/generated';
-import {
-  newMetal3Data,
-  type Metal3Data,
-  type Metal3DataClaim,
-  type Metal3DataTemplate,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { DATA_CLAIM_FINALIZER, INFRASTRUCTURE_API_VERSION, dataName } from './names.ts';
+import { type Metal3Data, type Metal3DataClaim, type Metal3DataTemplate, newMetal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { DATA_CLAIM_FINALIZER, dataName, INFRASTRUCTURE_API_VERSION } from './names.ts';
 
 export interface NewDataInputs {
   readonly template: Readonly<Metal3DataTemplate>;
@@ -33,7 +28,13 @@ export function newMetal3DataFor({ template, claim, machine, index }: NewDataInp
       ...(labels && Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
       ownerReferences: [
         // CAPM3 sets controller but not blockOwnerDeletion on these.
-        { apiVersion: template.apiVersion ?? INFRASTRUCTURE_API_VERSION, kind: 'Metal3DataTemplate', name: templateName, uid: template.metadata.uid ?? '', controller: true },
+        {
+          apiVersion: template.apiVersion ?? INFRASTRUCTURE_API_VERSION,
+          kind: 'Metal3DataTemplate',
+          name: templateName,
+          uid: template.metadata.uid ?? '',
+          controller: true,
+        },
         { apiVersion: claim.apiVersion ?? INFRASTRUCTURE_API_VERSION, kind: 'Metal3DataClaim', name: claim.metadata.name ?? '', uid: claim.metadata.uid ?? '' },
         { apiVersion: machine.apiVersion, kind: 'Metal3Machine', name: machine.name, uid: machine.uid },
       ],

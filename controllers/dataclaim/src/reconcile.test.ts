@@ -28,12 +28,14 @@ test('DT-15: release — the Metal3Data, then the ledger entry; our finalizer on
 });
 
 test('DT-5/DT-6/bad input: no phase (the status write alone says what there is to say)', () => {
-  for (const decision of [
-    guard({ claim: claim('c'), template: template('tmpl'), cluster: undefined }),
-    guard({ claim: claim('c'), template: template('tmpl'), cluster: cluster('cluster', true) }),
-    guard({ claim: claim('c'), template: undefined, cluster: undefined }),
-    guard({ claim: claim('c', { deleting: true }), template: undefined, cluster: undefined }),
-  ]) {
+  for (
+    const decision of [
+      guard({ claim: claim('c'), template: template('tmpl'), cluster: undefined }),
+      guard({ claim: claim('c'), template: template('tmpl'), cluster: cluster('cluster', true) }),
+      guard({ claim: claim('c'), template: undefined, cluster: undefined }),
+      guard({ claim: claim('c', { deleting: true }), template: undefined, cluster: undefined }),
+    ]
+  ) {
     assert.equal(names(decision), { phases: [], settle: [] }, decision.kind);
   }
 });

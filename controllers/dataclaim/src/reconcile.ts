@@ -13,14 +13,14 @@
 import { Metal3DataClaimResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { Guard } from './guards.ts';
-import { runPhases, step, type Phase, type PhaseContext, type ReconcilerDeps } from './phase.ts';
+import { type Phase, type PhaseContext, type ReconcilerDeps, runPhases, step } from './phase.ts';
 import { allocate } from './phases/allocate.ts';
 import { findData } from './phases/find-data.ts';
 import { addFinalizer, removeFinalizer } from './phases/finalizer.ts';
 import { giveBack } from './phases/give-back.ts';
 import { dropLedgerEntry, recordInLedger } from './phases/ledger.ts';
 import { releaseDatas } from './phases/release.ts';
-import { readScope, type ClaimScope } from './scope.ts';
+import { type ClaimScope, readScope } from './scope.ts';
 import { deriveStatus, problemOf, STATUS_STEP } from './status.ts';
 import { statusPatch, writeStatus } from './status-write.ts';
 
@@ -93,7 +93,11 @@ async function writeClaimStatus(ctx: PhaseContext, scope: ClaimScope): Promise<v
   const { observed } = scope;
   const claims = ctx.deps.client.api(Metal3DataClaimResource, scope.claim.metadata.namespace ?? '');
   try {
-    const written = await step(scope, STATUS_STEP, () => writeStatus(claims, observed.claim, (current) => deriveStatus({ ...scope, observed: { ...observed, claim: current } })));
+    const written = await step(
+      scope,
+      STATUS_STEP,
+      () => writeStatus(claims, observed.claim, (current) => deriveStatus({ ...scope, observed: { ...observed, claim: current } })),
+    );
     observed.binding ??= written.binding;
     if (written.binding.kind === 'Bound') observed.claim = written.binding.claim;
     const problem = problemOf(scope);

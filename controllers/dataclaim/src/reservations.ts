@@ -14,7 +14,7 @@ export class IndexReservations {
   /** Reserves `index`; the returned function gives it back (idempotent). */
   reserve(template: string, index: number): () => void {
     let set = this.#byTemplate.get(template);
-    if (!set) this.#byTemplate.set(template, (set = new Set()));
+    if (!set) this.#byTemplate.set(template, set = new Set());
     set.add(index);
     let released = false;
     return () => {

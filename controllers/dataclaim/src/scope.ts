@@ -6,7 +6,7 @@ import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import { linkKeysOfTemplate, templateKey, templateRefOf } from './association.ts';
-import { guard, type Guard } from './guards.ts';
+import { type Guard, guard } from './guards.ts';
 import { DATA_BY_CLAIM_INDEX, DATA_BY_TEMPLATE_INDEX, DATA_BY_TEMPLATE_REFERENCE_INDEX } from './mappers.ts';
 
 /** The informers, with the indexes controller.ts adds. */

@@ -5,7 +5,7 @@ import type { Metal3Data, Metal3DataClaim, Metal3DataClaimStatus } from '@metal3
 import { claim, data, template } from './testing.ts';
 import { lostBinding, statusPatch, writeStatus } from './status-write.ts';
 
-const test = suite('writeStatus: the claim\'s one status write; binding it is locked by the claim\'s resourceVersion');
+const test = suite("writeStatus: the claim's one status write; binding it is locked by the claim's resourceVersion");
 
 const conflict = () => apiError(409, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409 }, { verb: 'patch', path: '/x' });
 
@@ -93,7 +93,10 @@ test('a claim deleted meanwhile: ClaimGone; one gone from the server (404): Clai
   const s = server(c);
   s.set({ ...c, metadata: { ...c.metadata, resourceVersion: '3', deletionTimestamp: '2026-01-01T00:00:00Z' } });
   assert.equal((await writeStatus(s.api, c, boundTo(data(t, c, 0)))).binding, { kind: 'ClaimGone' });
-  const gone = { mergePatchStatus: () => Promise.reject(apiError(404, undefined, { verb: 'patch', path: '/x' })), get: () => Promise.reject(new Error('unused')) };
+  const gone = {
+    mergePatchStatus: () => Promise.reject(apiError(404, undefined, { verb: 'patch', path: '/x' })),
+    get: () => Promise.reject(new Error('unused')),
+  };
   assert.equal((await writeStatus(gone, c, boundTo(data(t, c, 0)))).binding, { kind: 'ClaimGone' });
 });
 
@@ -104,7 +107,7 @@ test('statusPatch: only what changed, null deletes; lostBinding: a third name, o
   assert.equal(statusPatch({ renderedData: ref }, {}), { renderedData: null });
   assert.equal(statusPatch(undefined, { errorMessage: 'y' }), { errorMessage: 'y' });
   const c = claim('c', { renderedData: 'tmpl-4' });
-  assert.is(lostBinding(c, c, 'tmpl-5'), undefined, 'the name we replace is not another writer\'s');
+  assert.is(lostBinding(c, c, 'tmpl-5'), undefined, "the name we replace is not another writer's");
   assert.equal(lostBinding(c, claim('c', { renderedData: 'tmpl-6' }), 'tmpl-5'), { kind: 'BoundElsewhere', name: 'tmpl-6' });
   assert.equal(lostBinding(c, claim('c', { uid: 'other' }), 'tmpl-5'), { kind: 'ClaimGone' });
 });

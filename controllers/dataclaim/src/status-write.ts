@@ -12,11 +12,16 @@ import { retryOnConflict } from '@metal3-ts/shared/controller/retry-on-conflict'
 import type { Binding } from './scope.ts';
 
 /** The merge patch taking `current` to `desired` (null deletes), or undefined when they agree. */
-export function statusPatch(current: Readonly<Metal3DataClaimStatus> | undefined, desired: Readonly<Metal3DataClaimStatus>): MergePatch<Metal3DataClaimStatus> | undefined {
+export function statusPatch(
+  current: Readonly<Metal3DataClaimStatus> | undefined,
+  desired: Readonly<Metal3DataClaimStatus>,
+): MergePatch<Metal3DataClaimStatus> | undefined {
   const patch: { renderedData?: { name: string; namespace: string } | null; errorMessage?: string | null } = {};
   const was = current?.renderedData;
   const want = desired.renderedData;
-  if (was?.name !== want?.name || was?.namespace !== want?.namespace) patch.renderedData = want ? { name: want.name ?? '', namespace: want.namespace ?? '' } : null;
+  if (was?.name !== want?.name || was?.namespace !== want?.namespace) {
+    patch.renderedData = want ? { name: want.name ?? '', namespace: want.namespace ?? '' } : null;
+  }
   if ((current?.errorMessage || undefined) !== (desired.errorMessage || undefined)) patch.errorMessage = desired.errorMessage || null;
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
@@ -58,8 +63,9 @@ export async function writeStatus(
       if (lost) return { binding: lost };
     }
     if (!patch) return { binding: { kind: 'Bound', claim: current } };
-    const body: MergePatch<Metal3DataClaim> =
-      binds !== undefined ? { metadata: { resourceVersion: current.metadata.resourceVersion ?? '' }, status: patch } : { status: patch };
+    const body: MergePatch<Metal3DataClaim> = binds !== undefined
+      ? { metadata: { resourceVersion: current.metadata.resourceVersion ?? '' }, status: patch }
+      : { status: patch };
     const written = await api.mergePatchStatus(name, body);
     return { binding: { kind: 'Bound', claim: written }, replaced: current.status ?? {} };
   };

@@ -5,7 +5,7 @@ import { template } from './testing.ts';
 
 const test = suite('template ledger: status.indexes and status.dataNames');
 
-test('DT-14: one merge patch writes each claim\'s index and Metal3Data name; null drops an entry (DT-15)', () => {
+test("DT-14: one merge patch writes each claim's index and Metal3Data name; null drops an entry (DT-15)", () => {
   const entries = new Map([
     ['machine-1', { index: 0, dataName: 'nodepool-1-0' }],
     ['machine-2', null],

@@ -1,19 +1,22 @@
 // Fixtures for this package's unit tests: templates, claims (as the Metal3Machine controller makes
 // them, DC-1) and Metal3Data (as DT-13 makes them).
-import { newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
-  newMetal3DataClaim,
-  newMetal3DataTemplate,
   type Metal3Data,
   type Metal3DataClaim,
   type Metal3DataTemplate,
+  newMetal3DataClaim,
+  newMetal3DataTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { newMetal3DataFor } from './metal3data.ts';
 import { METAL3_MACHINE_FINALIZER } from './names.ts';
 
 export const NS = 'ns';
 
-export function template(name: string, options: { templateReference?: string; clusterName?: string; status?: Metal3DataTemplate['status']; annotations?: Record<string, string> } = {}): Metal3DataTemplate {
+export function template(
+  name: string,
+  options: { templateReference?: string; clusterName?: string; status?: Metal3DataTemplate['status']; annotations?: Record<string, string> } = {},
+): Metal3DataTemplate {
   return newMetal3DataTemplate({
     metadata: { name, namespace: NS, uid: `uid-${name}`, ...(options.annotations ? { annotations: options.annotations } : {}) },
     spec: { clusterName: options.clusterName ?? 'cluster', ...(options.templateReference ? { templateReference: options.templateReference } : {}) },
@@ -47,12 +50,25 @@ export function claim(name: string, options: ClaimOptions = {}): Metal3DataClaim
       ...(options.annotations ? { annotations: options.annotations } : {}),
       ...(options.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
       ...(machine !== null
-        ? { ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: machine, uid: `uid-m3m-${machine}`, controller: true }] }
+        ? {
+          ownerReferences: [{
+            apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+            kind: 'Metal3Machine',
+            name: machine,
+            uid: `uid-m3m-${machine}`,
+            controller: true,
+          }],
+        }
         : {}),
     },
     spec: { template: { name: options.template ?? 'tmpl', ...(options.templateNamespace ? { namespace: options.templateNamespace } : {}) } },
     ...(options.renderedData || options.errorMessage
-      ? { status: { ...(options.renderedData ? { renderedData: { name: options.renderedData, namespace: NS } } : {}), ...(options.errorMessage ? { errorMessage: options.errorMessage } : {}) } }
+      ? {
+        status: {
+          ...(options.renderedData ? { renderedData: { name: options.renderedData, namespace: NS } } : {}),
+          ...(options.errorMessage ? { errorMessage: options.errorMessage } : {}),
+        },
+      }
       : {}),
   });
 }

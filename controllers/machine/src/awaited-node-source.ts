@@ -11,10 +11,10 @@
 import type { Client } from '@metal3-ts/generated';
 import type { EventSource } from '@metal3-ts/shared/controller/source';
 import type { Logger } from '@metal3-ts/shared/log/logger';
-import { requestFromKey, type Request } from '@metal3-ts/shared/reconcile/reconcile';
+import { type Request, requestFromKey } from '@metal3-ts/shared/reconcile/reconcile';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
 import { NodeWatches, type NodeWatchesOptions } from '@metal3-ts/shared/workload/node-watch';
-import { AwaitedNodes, type AwaitedNode } from './awaited-nodes.ts';
+import { type AwaitedNode, AwaitedNodes } from './awaited-nodes.ts';
 
 /** What the reconcile tells about the machines waiting for a Node. */
 export interface AwaitedNodeRegistry {

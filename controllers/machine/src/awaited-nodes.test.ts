@@ -1,14 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newNode, type Node } from '@metal3-ts/generated/core/v1';
-import { AwaitedNodes, awaitedKeys, nodeKeys } from './awaited-nodes.ts';
+import { awaitedKeys, AwaitedNodes, nodeKeys } from './awaited-nodes.ts';
 
 const test = suite('Metal3Machine awaited Nodes');
 const A = { namespace: 'ns', name: 'a' };
 const B = { namespace: 'ns', name: 'b' };
 /** A Node as a kubelet registers it: its hostname label is its name unless told otherwise. */
 const node = (name: string, providerID?: string, uuid?: string, hostname = name): Node =>
-  newNode({ metadata: { name, labels: { 'kubernetes.io/hostname': hostname, ...(uuid ? { 'metal3.io/uuid': uuid } : {}) } }, spec: providerID ? { providerID } : {} });
+  newNode({
+    metadata: { name, labels: { 'kubernetes.io/hostname': hostname, ...(uuid ? { 'metal3.io/uuid': uuid } : {}) } },
+    spec: providerID ? { providerID } : {},
+  });
 const m1 = { providerIDs: ['metal3://ns/host-1/m1', 'metal3://u-1'], hostUid: 'u-1', hostnames: ['m1'] };
 const m2 = { providerIDs: ['metal3://ns/host-2/m2', 'metal3://u-2'], hostUid: 'u-2', hostnames: ['m2', 'host-2'] };
 
@@ -38,7 +41,7 @@ for (const [what, { cluster, node: n }, woken] of rows) {
   });
 }
 
-test('await replaces a machine\'s previous identities; forget says when a cluster has nobody left waiting', () => {
+test("await replaces a machine's previous identities; forget says when a cluster has nobody left waiting", () => {
   const waiters = new AwaitedNodes();
   waiters.await('ns/m1', A, m1);
   waiters.await('ns/m2', A, m2);

@@ -4,7 +4,7 @@
 // `kubernetes.io/hostname` label is one of its hostnames (E, P-12). Those are the Node's identities; a Node event is looked up by them, so
 // only the machines it can concern are woken, whatever the size of the workload cluster.
 import type { Node } from '@metal3-ts/generated/core/v1';
-import { clusterKeyString, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { type ClusterKey, clusterKeyString } from '@metal3-ts/shared/workload/errors';
 import { NODE_HOSTNAME_LABEL, NODE_UUID_LABEL } from './names.ts';
 
 /** What a Node this machine can use may carry. */
@@ -48,10 +48,10 @@ export class AwaitedNodes {
     this.#waiters.set(machine, waiter);
     const clusterKey = clusterKeyString(cluster);
     let byKey = this.#index.get(clusterKey);
-    if (!byKey) this.#index.set(clusterKey, (byKey = new Map()));
+    if (!byKey) this.#index.set(clusterKey, byKey = new Map());
     for (const key of waiter.keys) {
       let machines = byKey.get(key);
-      if (!machines) byKey.set(key, (machines = new Set()));
+      if (!machines) byKey.set(key, machines = new Set());
       machines.add(machine);
     }
   }

@@ -11,7 +11,7 @@ import {
   Metal3MachineTemplateResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
+import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { hostInventory } from '@metal3-ts/baremetal/inventory';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';

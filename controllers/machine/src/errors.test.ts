@@ -3,12 +3,18 @@ import * as assert from 'uvu/assert';
 import { ApiError, ConflictError, ForbiddenError, RequestTimeoutError } from '@metal3-ts/generated';
 import { StepError } from '@metal3-ts/shared/controller/step-error';
 import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
-import { messageOf, NodeProviderIDError, nodeFailureKind } from './errors.ts';
+import { messageOf, nodeFailureKind, NodeProviderIDError } from './errors.ts';
 
 const test = suite('Metal3Machine errors');
 const cluster = { namespace: 'ns', name: 'c' };
-const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'nodes "n1" is forbidden' }, { verb: 'PATCH', path: '/api/v1/nodes/n1' });
-const refusedList = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'cannot list nodes' }, { verb: 'GET', path: '/api/v1/nodes' });
+const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'nodes "n1" is forbidden' }, {
+  verb: 'PATCH',
+  path: '/api/v1/nodes/n1',
+});
+const refusedList = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'cannot list nodes' }, {
+  verb: 'GET',
+  path: '/api/v1/nodes',
+});
 const connectionRefused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
 
 test('issue 16, P-11: the Node step tells a workload cluster on its way up (a wait) from one that needs a person (an error with a Warning) and from any other error', () => {
@@ -21,7 +27,11 @@ test('issue 16, P-11: the Node step tells a workload cluster on its way up (a wa
     ['a request deadline', new RequestTimeoutError({ method: 'GET', path: '/api/v1/nodes', verb: 'list', resource: 'nodes' }, 30_000), 'wait'],
     ['a 503', new ApiError(503, undefined, { verb: 'GET', path: '/api/v1/nodes' }), 'wait'],
     ['a connection refused after the probe', connectionRefused, 'wait'],
-    ['a Node patch that conflicts', new NodeProviderIDError('n1', 'ns/c', new ConflictError(409, undefined, { verb: 'PATCH', path: '/api/v1/nodes/n1' })), 'error'],
+    [
+      'a Node patch that conflicts',
+      new NodeProviderIDError('n1', 'ns/c', new ConflictError(409, undefined, { verb: 'PATCH', path: '/api/v1/nodes/n1' })),
+      'error',
+    ],
     ['a programming error', new TypeError('x is undefined'), 'error'],
   ];
   for (const [what, error, kind] of rows) assert.is(nodeFailureKind(error), kind, what);

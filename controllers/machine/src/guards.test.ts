@@ -5,8 +5,19 @@ import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastr
 import { guard, isBootstrapReady, isCloudProviderEnabled, isInfrastructureReady } from './guards.ts';
 
 const m3m = (extra: Partial<Metal3Machine['metadata']> = {}, status: Metal3Machine['status'] = {}): Metal3Machine =>
-  ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'ns', ...extra }, spec: {}, status }) as Metal3Machine;
-const machine = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', metadata: { name: 'm', namespace: 'ns', labels: { 'cluster.x-k8s.io/cluster-name': 'c' } }, spec: { clusterName: 'c' } } as unknown as Machine;
+  ({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Machine',
+    metadata: { name: 'm', namespace: 'ns', ...extra },
+    spec: {},
+    status,
+  }) as Metal3Machine;
+const machine = {
+  apiVersion: 'cluster.x-k8s.io/v1beta1',
+  kind: 'Machine',
+  metadata: { name: 'm', namespace: 'ns', labels: { 'cluster.x-k8s.io/cluster-name': 'c' } },
+  spec: { clusterName: 'c' },
+} as unknown as Machine;
 const cluster = (spec: Cluster['spec'] = {}, status: Cluster['status'] = { infrastructureReady: true }): Cluster =>
   ({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'c', namespace: 'ns' }, spec, status }) as Cluster;
 const m3c = { metadata: { name: 'c', namespace: 'ns' }, spec: {} } as unknown as Metal3Cluster;
@@ -20,8 +31,19 @@ test('M-9…M-17 order, E-12 changed: every guard decision', () => {
     ['deleting without our finalizer', { ...full, cached: m3m({ deletionTimestamp: DELETED, finalizers: ['other'] }) }, 'NotOurs'],
     ['Cluster paused (M-16)', { ...full, cluster: cluster({ paused: true }), cached: m3m() }, 'Paused'],
     ['annotation paused (M-16)', { ...full, cached: m3m({ annotations: { 'cluster.x-k8s.io/paused': '' } }) }, 'Paused'],
-    ['paused wins over deletion', { ...full, cluster: cluster({ paused: true }), cached: m3m({ deletionTimestamp: DELETED, finalizers: [FINALIZER] }) }, 'Paused'],
-    ['deletion needs no owner, Cluster or infrastructure (E-12 changed)', { machineRef: undefined, machine: undefined, clusterName: undefined, cluster: undefined, metal3Cluster: undefined, cached: m3m({ deletionTimestamp: DELETED, finalizers: [FINALIZER] }) }, 'Delete'],
+    [
+      'paused wins over deletion',
+      { ...full, cluster: cluster({ paused: true }), cached: m3m({ deletionTimestamp: DELETED, finalizers: [FINALIZER] }) },
+      'Paused',
+    ],
+    ['deletion needs no owner, Cluster or infrastructure (E-12 changed)', {
+      machineRef: undefined,
+      machine: undefined,
+      clusterName: undefined,
+      cluster: undefined,
+      metal3Cluster: undefined,
+      cached: m3m({ deletionTimestamp: DELETED, finalizers: [FINALIZER] }),
+    }, 'Delete'],
     ['no owner reference (M-9)', { ...full, machineRef: undefined, cached: m3m() }, 'WaitForOwnerRef'],
     ['owner Machine missing (M-9 changed)', { ...full, machine: undefined, cached: m3m() }, 'WaitForMachine'],
     ['no cluster label (M-11 changed)', { ...full, clusterName: undefined, cached: m3m() }, 'WaitForCluster'],

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostAddresses, MAX_ADDRESSES } from './host-addresses.ts';
 
-const host = (hardware?: object): BareMetalHost => ({ metadata: { name: 'h', namespace: 'ns' }, spec: { online: true }, status: hardware ? { hardware } : {} }) as unknown as BareMetalHost;
+const host = (hardware?: object): BareMetalHost =>
+  ({ metadata: { name: 'h', namespace: 'ns' }, spec: { online: true }, status: hardware ? { hardware } : {} }) as unknown as BareMetalHost;
 
 // The IP and DNS-name rules themselves are table-tested in shared/src/meta/dns.test.ts.
 test('M-31 (changed): what the filter refuses: not-an-ip-7, zones, prefixes, leading zeros, bad hostnames', () => {
@@ -16,21 +17,27 @@ test('M-31 (changed): what the filter refuses: not-an-ip-7, zones, prefixes, lea
 
 test('M-31: InternalIP per NIC with an address, then Hostname and InternalDNS; none without hardware', () => {
   assert.equal(hostAddresses(host()), { addresses: [], dropped: [] });
-  assert.equal(hostAddresses(host({ hostname: 'node-0', nics: [{ name: 'eth0', ip: '192.168.111.20' }, { name: 'eth1' }, { name: 'eth2', ip: 'fd00::20' }] })), {
-    addresses: [
-      { type: 'InternalIP', address: '192.168.111.20' },
-      { type: 'InternalIP', address: 'fd00::20' },
-      { type: 'Hostname', address: 'node-0' },
-      { type: 'InternalDNS', address: 'node-0' },
-    ],
-    dropped: [],
-  });
+  assert.equal(
+    hostAddresses(host({ hostname: 'node-0', nics: [{ name: 'eth0', ip: '192.168.111.20' }, { name: 'eth1' }, { name: 'eth2', ip: 'fd00::20' }] })),
+    {
+      addresses: [
+        { type: 'InternalIP', address: '192.168.111.20' },
+        { type: 'InternalIP', address: 'fd00::20' },
+        { type: 'Hostname', address: 'node-0' },
+        { type: 'InternalDNS', address: 'node-0' },
+      ],
+      dropped: [],
+    },
+  );
   assert.equal(hostAddresses(host({ nics: [{ name: 'eth0', ip: '10.0.0.1' }] })), { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], dropped: [] });
 });
 
 test('M-31 (changed): junk NIC addresses and an over-long hostname are dropped, each named (long values by their length)', () => {
   const { addresses, dropped } = hostAddresses(
-    host({ hostname: 'x'.repeat(5_000), nics: [{ name: 'eth0', ip: 'not-an-ip-7' }, { name: 'eth1', ip: '192.168.111.21' }, { name: 'eth2', ip: 'y'.repeat(300) }] }),
+    host({
+      hostname: 'x'.repeat(5_000),
+      nics: [{ name: 'eth0', ip: 'not-an-ip-7' }, { name: 'eth1', ip: '192.168.111.21' }, { name: 'eth2', ip: 'y'.repeat(300) }],
+    }),
   );
   assert.equal(addresses, [{ type: 'InternalIP', address: '192.168.111.21' }]);
   assert.equal(dropped, [

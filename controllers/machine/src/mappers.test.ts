@@ -3,8 +3,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject, OwnerReference } from '@metal3-ts/generated';
-import { newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Cluster, newMetal3Data, newMetal3DataClaim, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Machine, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import {
+  type Metal3Machine,
+  newMetal3Cluster,
+  newMetal3Data,
+  newMetal3DataClaim,
+  newMetal3Machine,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ObjectStore } from '@metal3-ts/shared/cache/object-store';
 import type { IndexFn } from '@metal3-ts/shared/cache/types';
@@ -35,7 +41,10 @@ function store<T extends KubeObject>(objects: T[], indexes: Record<string, Index
 
 function machine(name: string, infra: { apiVersion?: string; kind?: string; name?: string }, options: { cluster?: string; namespace?: string } = {}): Machine {
   const labels = options.cluster === undefined ? {} : { labels: { 'cluster.x-k8s.io/cluster-name': options.cluster } };
-  return newMachine({ metadata: { name, namespace: options.namespace ?? 'ns', ...labels }, spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: infra } });
+  return newMachine({
+    metadata: { name, namespace: options.namespace ?? 'ns', ...labels },
+    spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: infra },
+  });
 }
 
 function m3m(name: string, meta: Partial<Metal3Machine['metadata']> = {}): Metal3Machine {
@@ -47,7 +56,9 @@ const req = (name: string, namespace = 'ns') => ({ namespace, name });
 
 test('M-2: a Machine maps to the Metal3Machine its infrastructureRef names, at any version', () => {
   assert.equal(machineToMetal3Machine(machine('m', { apiVersion: INFRA, kind: 'Metal3Machine', name: 'm3m' })), [req('m3m')]);
-  assert.equal(machineToMetal3Machine(machine('m', { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'm3m' })), [req('m3m')]);
+  assert.equal(machineToMetal3Machine(machine('m', { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'm3m' })), [
+    req('m3m'),
+  ]);
   assert.equal(machineToMetal3Machine(machine('m', { apiVersion: INFRA, kind: 'Metal3Machine', name: 'm3m' }, { namespace: 'other' })), [req('m3m', 'other')]);
 });
 
@@ -107,7 +118,14 @@ test('M-4: a Metal3Cluster maps through its owner Cluster (kind Cluster, group c
   assert.equal(map(m3c([ref('c3', 'cluster.x-k8s.io/v1beta1', 'Cluster')])), [], 'a Cluster without Machines');
 });
 
-const owners = [ref('a'), ref('b', 'infrastructure.cluster.x-k8s.io/v1alpha5'), ref('c', UNPARSABLE), ref('d', INFRA, 'Metal3Data'), ref('e', 'example.com/v1'), ref('f', 'cluster.x-k8s.io/v1beta1', 'Machine')];
+const owners = [
+  ref('a'),
+  ref('b', 'infrastructure.cluster.x-k8s.io/v1alpha5'),
+  ref('c', UNPARSABLE),
+  ref('d', INFRA, 'Metal3Data'),
+  ref('e', 'example.com/v1'),
+  ref('f', 'cluster.x-k8s.io/v1beta1', 'Machine'),
+];
 
 test('M-5: a Metal3DataClaim maps to every Metal3Machine owner (version ignored); unparsable apiVersions skipped', () => {
   const claim = newMetal3DataClaim({ metadata: { name: 'claim', namespace: 'ns', ownerReferences: owners }, spec: { template: { name: 'tmpl' } } });
@@ -116,7 +134,10 @@ test('M-5: a Metal3DataClaim maps to every Metal3Machine owner (version ignored)
 });
 
 test('M-6: a Metal3Data maps by the same rule on its own ownerReferences', () => {
-  const data = newMetal3Data({ metadata: { name: 'tmpl-0', namespace: 'other', ownerReferences: owners }, spec: { claim: { name: 'claim' }, template: { name: 'tmpl' } } });
+  const data = newMetal3Data({
+    metadata: { name: 'tmpl-0', namespace: 'other', ownerReferences: owners },
+    spec: { claim: { name: 'claim' }, template: { name: 'tmpl' } },
+  });
   assert.equal(ownerMetal3Machines(data), [req('a', 'other'), req('b', 'other')]);
 });
 
@@ -140,7 +161,9 @@ const hostUpdated = (old: BareMetalHost, object: BareMetalHost) => hostToMetal3M
 test('M-7: a host consumed by a Metal3Machine maps to it (the consumerRef namespace, any version)', () => {
   const map = hostAdded;
   assert.equal(map(testHost('h', { consumer: machineRef('m3m') })), [req('m3m')]);
-  assert.equal(map(testHost('h', { consumer: { ...machineRef('m3m', 'other'), apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2' } })), [req('m3m', 'other')]);
+  assert.equal(map(testHost('h', { consumer: { ...machineRef('m3m', 'other'), apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2' } })), [
+    req('m3m', 'other'),
+  ]);
 });
 
 test('M-7: a consumerRef of another kind or group, or with an unparsable apiVersion, maps to nothing and wakes no one', () => {
@@ -188,7 +211,11 @@ test('M-7 (beyond upstream): an update wakes the waiting machines only if the ho
   const unpaused = hostUpdated(testHost('h', { annotations: { 'baremetalhost.metal3.io/paused': '' } }), free);
   assert.equal(byName(unpaused), ['waiting-1', 'waiting-2'], 'it was unpaused');
   const reserved = (state: string) => testHost('h', { state, labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'cp-x' } });
-  assert.equal(byName(hostUpdated(reserved('externally provisioned'), reserved('available'))), ['waiting-1', 'waiting-2'], 'a reserved host changing state (H-10)');
+  assert.equal(
+    byName(hostUpdated(reserved('externally provisioned'), reserved('available'))),
+    ['waiting-1', 'waiting-2'],
+    'a reserved host changing state (H-10)',
+  );
   assert.equal(hostUpdated(free, testHost('h', { state: 'provisioning' })), [], 'it stopped being selectable');
   assert.equal(hostToMetal3Machines(awaiting())({ type: 'delete', object: free }), [], 'a deleted free host wakes no one');
   assert.equal(hostToMetal3Machines(awaiting())({ type: 'delete', object: claimed }), [req('waiting-1')]);

@@ -102,7 +102,10 @@ export function hostToMetal3Machines(awaiting: Store<Metal3Machine>): EventHandl
     return ref?.name && ref.namespace && namesMetal3Machine(ref) ? [{ namespace: ref.namespace, name: ref.name }] : [];
   };
   const waiting = (host: Readonly<BareMetalHost>): Request[] =>
-    awaiting.byIndex(METAL3MACHINE_AWAITING_HOST_INDEX, host.metadata.namespace ?? '').map((m3m) => ({ namespace: m3m.metadata.namespace ?? '', name: m3m.metadata.name ?? '' }));
+    awaiting.byIndex(METAL3MACHINE_AWAITING_HOST_INDEX, host.metadata.namespace ?? '').map((m3m) => ({
+      namespace: m3m.metadata.namespace ?? '',
+      name: m3m.metadata.name ?? '',
+    }));
   return (event) => {
     const consumers = event.type === 'update' ? [...consumerOf(event.old), ...consumerOf(event.object)] : consumerOf(event.object);
     const wakesWaiting = event.type !== 'delete' && isSelectable(event.object);

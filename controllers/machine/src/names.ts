@@ -22,7 +22,6 @@ export const NODE_UUID_LABEL = 'metal3.io/uuid';
 /** P-12: the hostname fallback matches Nodes by this label. */
 export const NODE_HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
-
 /** Controller name in metrics and logs. */
 export const CONTROLLER_NAME = 'metal3machine';
 
@@ -79,7 +78,15 @@ export const V1Beta2Reason = {
 export const V1BETA1_READY_INPUTS = [ASSOCIATE_BMH, METAL3_DATA_READY, KUBERNETES_NODE_READY] as const;
 export const V1BETA2_READY_INPUTS = [ASSOCIATE_BARE_METAL_HOST, ASSOCIATE_METADATA, METAL3_DATA_READY] as const;
 /** M-42: the conditions the final patch claims (ours win on a conflict). */
-export const OWNED_CONDITIONS = [READY, ASSOCIATE_BMH, METAL3_DATA_READY, KUBERNETES_NODE_READY, ASSOCIATE_BARE_METAL_HOST, ASSOCIATE_METADATA, PAUSED] as const;
+export const OWNED_CONDITIONS = [
+  READY,
+  ASSOCIATE_BMH,
+  METAL3_DATA_READY,
+  KUBERNETES_NODE_READY,
+  ASSOCIATE_BARE_METAL_HOST,
+  ASSOCIATE_METADATA,
+  PAUSED,
+] as const;
 
 /** Cluster API machine status error tokens (§0.3). */
 export const FailureReason = {

@@ -2,8 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '@metal3-ts/generated';
-import { newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Cluster, type Machine, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { admits, type Predicate } from '@metal3-ts/shared/controller/predicates';
 import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
@@ -24,7 +24,10 @@ function edited<T extends KubeObject>(obj: T, edit: (o: T) => void): T {
 }
 
 const m3m = (meta: Partial<Metal3Machine['metadata']> = {}): Metal3Machine =>
-  newMetal3Machine({ metadata: { name: 'm3m', namespace: 'ns', resourceVersion: '1', ...meta }, spec: { image: { url: 'http://x/img', checksum: 'http://x/img.sum' } } });
+  newMetal3Machine({
+    metadata: { name: 'm3m', namespace: 'ns', resourceVersion: '1', ...meta },
+    spec: { image: { url: 'http://x/img', checksum: 'http://x/img.sum' } },
+  });
 
 test('§0.6: the watch-filter label is required when --watch-filter is set, on every source', () => {
   const labelled = { labels: { 'cluster.x-k8s.io/watch-filter': 'team-a' } };
@@ -51,8 +54,13 @@ test('E-20 (kept): the filter judges the source object: a paused or unlabelled h
   const filter = metal3MachineEventFilter('');
   const pause = { 'cluster.x-k8s.io/paused': '' };
   assert.not.ok(create(filter, testHost('h', { annotations: pause })));
-  assert.ok(create(filter, testHost('h', { annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } })), 'our host pause is not CAPI\'s');
-  assert.not.ok(create(filter, newMachine({ metadata: { name: 'm', namespace: 'ns', annotations: pause }, spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: {} } })));
+  assert.ok(create(filter, testHost('h', { annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } })), "our host pause is not CAPI's");
+  assert.not.ok(
+    create(
+      filter,
+      newMachine({ metadata: { name: 'm', namespace: 'ns', annotations: pause }, spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: {} } }),
+    ),
+  );
   assert.not.ok(create(filter, newCluster({ metadata: { name: 'c1', namespace: 'ns', annotations: pause }, spec: {} })));
   assert.not.ok(create(metal3MachineEventFilter('team-a'), testHost('h')), 'with --watch-filter the host needs the label too');
 });
@@ -73,7 +81,11 @@ test('M-3, M-12, M-14, M-15 (changed): Cluster creates, both spec.paused transit
   assert.not.ok(remove(p, cluster()));
   const ready = (how: 'field' | 'condition' | 'no'): Cluster => ({
     ...cluster(false),
-    status: how === 'field' ? { infrastructureReady: true } : how === 'condition' ? { conditions: [{ type: 'InfrastructureReady', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] } : { infrastructureReady: false },
+    status: how === 'field'
+      ? { infrastructureReady: true }
+      : how === 'condition'
+      ? { conditions: [{ type: 'InfrastructureReady', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] }
+      : { infrastructureReady: false },
   });
   assert.ok(update(p, ready('no'), ready('field')), 'M-12: status.infrastructureReady turned true');
   assert.ok(update(p, ready('no'), ready('condition')), 'M-12: the InfrastructureReady condition turned True');
@@ -148,7 +160,11 @@ test('M-7: host bookkeeping updates are dropped; creates and deletes pass', () =
 const machine = (): Machine =>
   newMachine({
     metadata: { name: 'm', namespace: 'ns', resourceVersion: '1', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
-    spec: { clusterName: 'c1', bootstrap: { configRef: { kind: 'KubeadmConfig', name: 'cfg' } }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m' } },
+    spec: {
+      clusterName: 'c1',
+      bootstrap: { configRef: { kind: 'KubeadmConfig', name: 'cfg' } },
+      infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m' },
+    },
     status: { conditions: [{ type: 'BootstrapReady', status: 'False', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
   });
 

@@ -12,15 +12,7 @@ import type { KubeObject } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import {
-  and,
-  clusterUnpaused,
-  hasWatchFilterLabel,
-  or,
-  pausingUpdate,
-  resourceNotPaused,
-  type Predicate,
-} from '@metal3-ts/shared/controller/predicates';
+import { and, clusterUnpaused, hasWatchFilterLabel, or, pausingUpdate, type Predicate, resourceNotPaused } from '@metal3-ts/shared/controller/predicates';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 
@@ -75,7 +67,10 @@ function withoutStatus(obj: Readonly<KubeObject>): unknown {
  * M-1: the primary watch ignores updates that change only the status (our own writes among them),
  * except a status reference turning to another namespace (issue 21): that is reported at once.
  */
-export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) => ({ object: withoutStatus(m3m), foreign: foreignReferences(m3m, REFERENCE_FIELDS.Metal3Machine) }));
+export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) => ({
+  object: withoutStatus(m3m),
+  foreign: foreignReferences(m3m, REFERENCE_FIELDS.Metal3Machine),
+}));
 
 /**
  * M-7: what of a host the reconcile reads (association, provider ID, addresses, pause, deletion).
@@ -96,8 +91,7 @@ export const hostChanged: Predicate<BareMetalHost> = changedIn((host) => ({
 }));
 
 /** The v1beta1 condition `type`'s status, as CAPM3 reads Machine conditions (§0.7). */
-const conditionStatus = (machine: Readonly<Machine>, type: string): string | undefined =>
-  machine.status?.conditions?.find((c) => c.type === type)?.status;
+const conditionStatus = (machine: Readonly<Machine>, type: string): string | undefined => machine.status?.conditions?.find((c) => c.type === type)?.status;
 
 /**
  * M-2: what of a Machine the reconcile reads: bootstrap data and config (M-20, M-23), failure

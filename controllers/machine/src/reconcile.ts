@@ -13,8 +13,8 @@ import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.clust
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { machineContext, type MachineContext, type PhaseFn } from './context.ts';
+import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result, TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
+import { type MachineContext, machineContext, type PhaseFn } from './context.ts';
 import type { MachineReconcilerDeps } from './deps.ts';
 import { causeOf, isInvalidConfiguration } from './errors.ts';
 import { guard } from './guards.ts';
@@ -29,7 +29,7 @@ import { reconcileMetadata } from './phases/metadata.ts';
 import { reconcileNode } from './phases/node.ts';
 import { reconcilePause } from './phases/pause.ts';
 import { reconcileSpec } from './phases/spec.ts';
-import { newScope, readScope, type MachineScope } from './scope.ts';
+import { type MachineScope, newScope, readScope } from './scope.ts';
 import { deriveStatus } from './status.ts';
 
 interface Phase {
@@ -69,7 +69,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
       return {};
     }
     // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
-    if (reads.cluster?.metadata.deletionTimestamp) deps.awaitedNodes?.clusterDeleting({ namespace: request.namespace ?? '', name: reads.cluster.metadata.name ?? '' });
+    if (reads.cluster?.metadata.deletionTimestamp) {
+      deps.awaitedNodes?.clusterDeleting({ namespace: request.namespace ?? '', name: reads.cluster.metadata.name ?? '' });
+    }
     const decision = guard(reads);
     if (decision.kind === 'NotOurs') return {};
     const scope = newScope(reads, decision, now());
@@ -82,7 +84,9 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     scope.observed.failure = failure;
     const desired = deriveStatus({ m3m: scope.m3m, base, observed: scope.observed, now: scope.now });
     const invalid = causeOf(failure);
-    if (isInvalidConfiguration(invalid) && base.status?.failureMessage !== invalid.message) deps.events?.warning(desired, 'InvalidConfiguration', invalid.message);
+    if (isInvalidConfiguration(invalid) && base.status?.failureMessage !== invalid.message) {
+      deps.events?.warning(desired, 'InvalidConfiguration', invalid.message);
+    }
     try {
       await patch.patch(desired, { ownedConditions: OWNED_CONDITIONS });
     } catch (patchError) {

@@ -7,13 +7,23 @@ import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { foreignReferencesMessage } from './references.ts';
 
 const m3m = (spec: Metal3Machine['spec'], status: Metal3Machine['status'] = {}): Metal3Machine =>
-  ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'tenant-a' }, spec, status }) as Metal3Machine;
+  ({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Machine',
+    metadata: { name: 'm', namespace: 'tenant-a' },
+    spec,
+    status,
+  }) as Metal3Machine;
 const other = { name: 'x', namespace: 'tenant-b' };
 
 test('issue 21, M-23, M-35: every Metal3Machine reference into another namespace is named (user data, metadata, network data Secrets, data template, status copies)', () => {
   const rows: [string, Metal3Machine, string[]][] = [
     ['no references', m3m({}), []],
-    ['empty or own namespaces', m3m({ userData: { name: 'u' }, metaData: { name: 'm', namespace: '' }, dataTemplate: { name: 't', namespace: 'tenant-a' } }), []],
+    [
+      'empty or own namespaces',
+      m3m({ userData: { name: 'u' }, metaData: { name: 'm', namespace: '' }, dataTemplate: { name: 't', namespace: 'tenant-a' } }),
+      [],
+    ],
     ['spec.userData', m3m({ userData: other }), ['spec.userData.namespace']],
     ['spec.metaData', m3m({ metaData: other }), ['spec.metaData.namespace']],
     ['spec.networkData', m3m({ networkData: other }), ['spec.networkData.namespace']],

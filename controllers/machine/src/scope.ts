@@ -23,7 +23,7 @@ import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { hostAnnotationKey, hostAnnotationProblem as annotationProblem } from '@metal3-ts/baremetal/host-annotation';
 import type { Guard } from './guards.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
-import { referencesOf, type DataReferences } from './data-references.ts';
+import { type DataReferences, referencesOf } from './data-references.ts';
 import type { Observations } from './observations.ts';
 
 export interface MachineInformers {

@@ -27,7 +27,11 @@ import {
 import type { AssociateWait, NodeProblemStep, PauseState } from './observations.ts';
 
 const WAITS: Record<AssociateWait['kind'], { v1: string; v2: string; message: string }> = {
-  OwnerRef: { v1: V1Beta1Reason.WaitingForM3MachineOwnerRef, v2: V1Beta2Reason.WaitingForMetal3MachineOwnerRef, message: 'Waiting for Machine Controller to set OwnerRef on Metal3Machine' },
+  OwnerRef: {
+    v1: V1Beta1Reason.WaitingForM3MachineOwnerRef,
+    v2: V1Beta2Reason.WaitingForMetal3MachineOwnerRef,
+    message: 'Waiting for Machine Controller to set OwnerRef on Metal3Machine',
+  },
   Machine: { v1: V1Beta1Reason.WaitingForM3MachineOwnerRef, v2: V1Beta2Reason.WaitingForMetal3MachineOwnerRef, message: '' },
   Cluster: { v1: V1Beta1Reason.WaitingForClusterInfrastructure, v2: V1Beta2Reason.WaitingForClusterInfrastructureReady, message: '' },
   Infrastructure: {
@@ -35,8 +39,16 @@ const WAITS: Record<AssociateWait['kind'], { v1: string; v2: string; message: st
     v2: V1Beta2Reason.WaitingForClusterInfrastructureReady,
     message: 'Waiting for Metal3Cluster Controller to create cluster infrastructure',
   },
-  Metal3Cluster: { v1: V1Beta1Reason.WaitingforMetal3Cluster, v2: V1Beta2Reason.WaitingforMetal3Cluster, message: 'Waiting for Metal3Cluster Controller to create the Metal3Cluster' },
-  Bootstrap: { v1: V1Beta1Reason.WaitingForBootstrapReady, v2: V1Beta2Reason.WaitingForBootstrapData, message: 'Waiting for bootstrap data to be ready before proceeding' },
+  Metal3Cluster: {
+    v1: V1Beta1Reason.WaitingforMetal3Cluster,
+    v2: V1Beta2Reason.WaitingforMetal3Cluster,
+    message: 'Waiting for Metal3Cluster Controller to create the Metal3Cluster',
+  },
+  Bootstrap: {
+    v1: V1Beta1Reason.WaitingForBootstrapReady,
+    v2: V1Beta2Reason.WaitingForBootstrapData,
+    message: 'Waiting for bootstrap data to be ready before proceeding',
+  },
   Host: { v1: V1Beta1Reason.AssociateBMHFailed, v2: V1Beta2Reason.AssociateBareMetalHostFailed, message: '' },
 };
 

@@ -14,7 +14,14 @@ import { deriveStatus } from './status.ts';
 
 const test = suite('Metal3Machine deriveStatus');
 const NOW = new Date('2026-11-25T10:00:00.123Z');
-const fresh = (): Metal3Machine => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm', namespace: 'ns' }, spec: {}, status: {} }) as Metal3Machine;
+const fresh = (): Metal3Machine =>
+  ({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Machine',
+    metadata: { name: 'm', namespace: 'ns' },
+    spec: {},
+    status: {},
+  }) as Metal3Machine;
 const derive = (observed: Observations, m3m = fresh()) => deriveStatus({ m3m, base: m3m, observed, now: NOW });
 const v1 = (m: Metal3Machine, type: string) => {
   const c = getCondition(m, type);
@@ -24,18 +31,49 @@ const v2 = (m: Metal3Machine, type: string) => {
   const c = getV1Beta2Condition(m, type);
   return c ? `${c.status}/${c.reason}/${c.message ?? ''}` : '-';
 };
-const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'nodes "n1" is forbidden' }, { verb: 'PATCH', path: '/api/v1/nodes/n1' });
+const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'nodes "n1" is forbidden' }, {
+  verb: 'PATCH',
+  path: '/api/v1/nodes/n1',
+});
 const step = (s: MachineStep, cause: unknown) => new StepError('Metal3Machine ns/m', s, cause);
 
 test('AssociateBMH / AssociateBareMetalHost (§0.3, M-9, M-12, M-13, M-20, M-21, M-27, H-10, H-11): every association finding in both dialects', () => {
   const rows: [Observations['association'], string, string][] = [
-    [{ kind: 'OwnerRef' }, 'False/WaitingForM3MachineOwnerRef/Info/', 'False/WaitingForMetal3MachineOwnerRef/Waiting for Machine Controller to set OwnerRef on Metal3Machine'],
-    [{ kind: 'Machine', message: 'Waiting for the owner Machine m' }, 'False/WaitingForM3MachineOwnerRef/Info/Waiting for the owner Machine m', 'False/WaitingForMetal3MachineOwnerRef/Waiting for the owner Machine m'],
-    [{ kind: 'Cluster', message: 'Cluster c not found' }, 'False/WaitingForClusterInfrastructure/Info/Cluster c not found', 'False/WaitingForClusterInfrastructureReady/Cluster c not found'],
-    [{ kind: 'Infrastructure' }, 'False/WaitingForClusterInfrastructure/Info/Waiting for Metal3Cluster Controller to create cluster infrastructure', 'False/WaitingForClusterInfrastructureReady/Waiting for Metal3Cluster Controller to create cluster infrastructure'],
-    [{ kind: 'Metal3Cluster' }, 'False/WaitingforMetal3Cluster/Info/Waiting for Metal3Cluster Controller to create the Metal3Cluster', 'False/WaitingforMetal3Cluster/Waiting for Metal3Cluster Controller to create the Metal3Cluster'],
-    [{ kind: 'Bootstrap' }, 'False/WaitingForBootstrapReady/Info/Waiting for bootstrap data to be ready before proceeding', 'False/WaitingForBootstrapData/Waiting for bootstrap data to be ready before proceeding'],
-    [{ kind: 'Host', message: 'No available host found: x' }, 'False/AssociateBMHFailed/Info/No available host found: x', 'False/AssociateBareMetalHostFailed/No available host found: x'],
+    [
+      { kind: 'OwnerRef' },
+      'False/WaitingForM3MachineOwnerRef/Info/',
+      'False/WaitingForMetal3MachineOwnerRef/Waiting for Machine Controller to set OwnerRef on Metal3Machine',
+    ],
+    [
+      { kind: 'Machine', message: 'Waiting for the owner Machine m' },
+      'False/WaitingForM3MachineOwnerRef/Info/Waiting for the owner Machine m',
+      'False/WaitingForMetal3MachineOwnerRef/Waiting for the owner Machine m',
+    ],
+    [
+      { kind: 'Cluster', message: 'Cluster c not found' },
+      'False/WaitingForClusterInfrastructure/Info/Cluster c not found',
+      'False/WaitingForClusterInfrastructureReady/Cluster c not found',
+    ],
+    [
+      { kind: 'Infrastructure' },
+      'False/WaitingForClusterInfrastructure/Info/Waiting for Metal3Cluster Controller to create cluster infrastructure',
+      'False/WaitingForClusterInfrastructureReady/Waiting for Metal3Cluster Controller to create cluster infrastructure',
+    ],
+    [
+      { kind: 'Metal3Cluster' },
+      'False/WaitingforMetal3Cluster/Info/Waiting for Metal3Cluster Controller to create the Metal3Cluster',
+      'False/WaitingforMetal3Cluster/Waiting for Metal3Cluster Controller to create the Metal3Cluster',
+    ],
+    [
+      { kind: 'Bootstrap' },
+      'False/WaitingForBootstrapReady/Info/Waiting for bootstrap data to be ready before proceeding',
+      'False/WaitingForBootstrapData/Waiting for bootstrap data to be ready before proceeding',
+    ],
+    [
+      { kind: 'Host', message: 'No available host found: x' },
+      'False/AssociateBMHFailed/Info/No available host found: x',
+      'False/AssociateBareMetalHostFailed/No available host found: x',
+    ],
     [{ kind: 'Failed', message: 'boom' }, 'False/AssociateBMHFailed/Error/boom', 'False/AssociateBareMetalHostFailed/boom'],
     [{ kind: 'Associated' }, 'True///', 'True/AssociateBareMetalHostSuccess/'],
   ];
@@ -50,8 +88,16 @@ test('Paused (M-14…M-16, E-4 changed): Paused, NotPaused (False, not True) and
   const rows: [Observations['pause'], string, string][] = [
     ['Paused', 'True/Paused/', 'False/Metal3MachinePaused/Info/'],
     ['NotPaused', 'False/NotPaused/', '-'],
-    [{ failed: 'set', message: 'conflict' }, 'False/BareMetalHostPauseAnnotationSetFailed/Failed to set pause annotation on associated BareMetalHost. Error: conflict', 'False/PauseAnnotationSetFailedReason/Info/conflict'],
-    [{ failed: 'remove', message: 'gone' }, 'False/BareMetalHostPauseAnnotationRemoveFailed/Failed to remove pause annotation on associated BareMetalHost. Error: gone', 'False/PauseAnnotationRemoveFailed/Info/gone'],
+    [
+      { failed: 'set', message: 'conflict' },
+      'False/BareMetalHostPauseAnnotationSetFailed/Failed to set pause annotation on associated BareMetalHost. Error: conflict',
+      'False/PauseAnnotationSetFailedReason/Info/conflict',
+    ],
+    [
+      { failed: 'remove', message: 'gone' },
+      'False/BareMetalHostPauseAnnotationRemoveFailed/Failed to remove pause annotation on associated BareMetalHost. Error: gone',
+      'False/PauseAnnotationRemoveFailed/Info/gone',
+    ],
   ];
   for (const [pause, two, one] of rows) {
     const m = derive({ pause });
@@ -63,9 +109,17 @@ test('Paused (M-14…M-16, E-4 changed): Paused, NotPaused (False, not True) and
 
 test('AssociateMetal3MachineMetaData (v1beta2) and KubernetesNodeReady (v1beta1) (M-28, X-1…X-3, E-5 changed): every Node finding', () => {
   const rows: [Observations['node'], string, string][] = [
-    [{ kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'x' }, 'False/AssociateM3MetaDataFailed/Warning/x', 'False/AssociateMetal3MachineMetaDataFailed/x'],
+    [
+      { kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'x' },
+      'False/AssociateM3MetaDataFailed/Warning/x',
+      'False/AssociateMetal3MachineMetaDataFailed/x',
+    ],
     [{ kind: 'Problem', step: 'Deleting', message: '' }, 'False/Deleting/Info/', 'False/Deleting/'],
-    [{ kind: 'Problem', step: 'DisassociateM3MetaDataFailed', message: 'x' }, 'False/DisassociateM3MetaDataFailed/Warning/x', 'False/DisassociateM3MetaDataFailed/x'],
+    [
+      { kind: 'Problem', step: 'DisassociateM3MetaDataFailed', message: 'x' },
+      'False/DisassociateM3MetaDataFailed/Warning/x',
+      'False/DisassociateM3MetaDataFailed/x',
+    ],
     [{ kind: 'Problem', step: 'DeletionFailed', message: 'x' }, 'False/DeletionFailed/Warning/x', 'False/DeletionFailed/x'],
     [{ kind: 'Ready' }, 'True///', 'True/AssociateMetal3MachineMetaDataSuccess/'],
     [{ kind: 'Waiting', message: 'w' }, '-', 'True/AssociateMetal3MachineMetaDataSuccess/'],
@@ -80,13 +134,20 @@ test('AssociateMetal3MachineMetaData (v1beta2) and KubernetesNodeReady (v1beta1)
 test('KubernetesNodeReady: an unusable workload cluster turned into a plain wait leaves no Warning behind; with no problem shown, a wait writes nothing', () => {
   const shown = fresh();
   markFalse(shown, 'KubernetesNodeReady', 'AssociateM3MetaDataFailed', 'Warning', 'get secrets refused: 403 Forbidden: …');
-  assert.is(v1(derive({ node: { kind: 'Waiting', message: 'Workload cluster not usable yet: Secret not found' } }, shown), 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: Secret not found');
+  assert.is(
+    v1(derive({ node: { kind: 'Waiting', message: 'Workload cluster not usable yet: Secret not found' } }, shown), 'KubernetesNodeReady'),
+    'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: Secret not found',
+  );
   assert.is(v1(derive({ node: { kind: 'Waiting', message: 'w' } }), 'KubernetesNodeReady'), '-');
 });
 
 test('Metal3DataReady (M-36, M-19, P-9): waiting, ready, and set externally only when not already True', () => {
   const rows: [Observations['data'], string, string][] = [
-    [{ kind: 'Waiting', message: 'Waiting for Metal3Data to become ready' }, 'False/WaitingForMetal3Data/Info/Waiting for Metal3Data to become ready', 'False/WaitingForMetal3Data/Waiting for Metal3Data to become ready'],
+    [
+      { kind: 'Waiting', message: 'Waiting for Metal3Data to become ready' },
+      'False/WaitingForMetal3Data/Info/Waiting for Metal3Data to become ready',
+      'False/WaitingForMetal3Data/Waiting for Metal3Data to become ready',
+    ],
     [{ kind: 'Ready' }, 'True///', 'True/Metal3DataSecretsReady/'],
     [{ kind: 'External' }, 'True///', 'True/SecretsSetExternally/'],
   ];
@@ -101,11 +162,24 @@ test('Metal3DataReady (M-36, M-19, P-9): waiting, ready, and set externally only
 });
 
 test('Ready summaries (M-42, E-5 changed) in both dialects; status.ready, addresses and spec.providerID from the findings; lastUpdated only on change', () => {
-  const failing = derive({ association: { kind: 'Associated' }, metadataAssociated: true, data: { kind: 'External' }, node: { kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'transient' } });
+  const failing = derive({
+    association: { kind: 'Associated' },
+    metadataAssociated: true,
+    data: { kind: 'External' },
+    node: { kind: 'Problem', step: 'AssociateM3MetaDataFailed', message: 'transient' },
+  });
   assert.is(v1(failing, 'Ready'), 'False/AssociateM3MetaDataFailed/Warning/transient');
   assert.is(v2(failing, 'Ready').split('/').slice(0, 2).join('/'), 'False/NotReady');
   const addresses = [{ type: 'InternalIP' as const, address: '192.168.111.20' }];
-  const ready = derive({ association: { kind: 'Associated' }, metadataAssociated: true, data: { kind: 'External' }, node: { kind: 'Ready' }, ready: true, providerID: 'metal3://ns/h/m', addresses }, failing);
+  const ready = derive({
+    association: { kind: 'Associated' },
+    metadataAssociated: true,
+    data: { kind: 'External' },
+    node: { kind: 'Ready' },
+    ready: true,
+    providerID: 'metal3://ns/h/m',
+    addresses,
+  }, failing);
   assert.is(v1(ready, 'Ready'), 'True///');
   assert.is(v2(ready, 'Ready'), 'True/Ready/');
   assert.is(ready.status?.ready, true);
@@ -122,12 +196,22 @@ test('a failure shows on the condition of its step (M-21, M-28, X-2, X-3); a ref
     [step('spec', new InvalidConfigurationError('foreign')), 'AssociateBMH', 'False/AssociateBMHFailed/Error/foreign', 'InvalidConfiguration/foreign'],
     [step('host', new HostTakenError('taken')), 'AssociateBMH', 'False/AssociateBMHFailed/Error/taken', ''],
     [step('host', new ConflictError(409, undefined, { verb: 'PATCH', path: '/x' })), 'AssociateBMH', '-', ''],
-    [step('metadata', new InvalidConfigurationError('spec.dataTemplate.name must be set')), 'KubernetesNodeReady', 'False/AssociateM3MetaDataFailed/Warning/spec.dataTemplate.name must be set', 'InvalidConfiguration/spec.dataTemplate.name must be set'],
+    [
+      step('metadata', new InvalidConfigurationError('spec.dataTemplate.name must be set')),
+      'KubernetesNodeReady',
+      'False/AssociateM3MetaDataFailed/Warning/spec.dataTemplate.name must be set',
+      'InvalidConfiguration/spec.dataTemplate.name must be set',
+    ],
     [step('dissociate', new Error('d')), 'KubernetesNodeReady', 'False/DisassociateM3MetaDataFailed/Warning/d', ''],
     [step('release', new Error('r')), 'KubernetesNodeReady', 'False/DeletionFailed/Warning/r', ''],
     [step('finalizer', forbidden), 'AssociateBMH', 'False/AssociateBMHFailed/Error/patch nodes refused: 403 Forbidden: nodes "n1" is forbidden', ''],
     [step('strays', new Error('transient')), 'AssociateBMH', '-', ''],
-    [step('node', new InvalidKubeconfigSecretError({ namespace: 'ns', name: 'c' }, 'junk')), 'KubernetesNodeReady', 'False/AssociateM3MetaDataFailed/Warning/', ''],
+    [
+      step('node', new InvalidKubeconfigSecretError({ namespace: 'ns', name: 'c' }, 'junk')),
+      'KubernetesNodeReady',
+      'False/AssociateM3MetaDataFailed/Warning/',
+      '',
+    ],
   ];
   for (const [failure, type, shown, fields] of rows) {
     const m = derive({ failure });
@@ -139,12 +223,18 @@ test('a failure shows on the condition of its step (M-21, M-28, X-2, X-3); a ref
 
 test('the Node step: a Forbidden Node patch shows on KubernetesNodeReady (Warning) naming the Node and the verb; a workload cluster not reachable is a wait (Info)', () => {
   const refused = derive({ failure: step('node', new NodeProviderIDError('n1', 'ns/c', forbidden)) });
-  assert.is(v1(refused, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Warning/Node n1 of workload cluster ns/c: setting spec.providerID failed: patch nodes refused: 403 Forbidden: nodes "n1" is forbidden');
+  assert.is(
+    v1(refused, 'KubernetesNodeReady'),
+    'False/AssociateM3MetaDataFailed/Warning/Node n1 of workload cluster ns/c: setting spec.providerID failed: patch nodes refused: 403 Forbidden: nodes "n1" is forbidden',
+  );
   assert.is(v2(refused, 'AssociateMetal3MachineMetaData').split('/')[1], 'AssociateMetal3MachineMetaDataFailed');
   const shown = fresh();
   markFalse(shown, 'KubernetesNodeReady', 'AssociateM3MetaDataFailed', 'Warning', 'old');
   const waiting = derive({ failure: step('node', new ClusterNotReachableError({ namespace: 'ns', name: 'c' }, new Error('ECONNREFUSED'))) }, shown);
-  assert.is(v1(waiting, 'KubernetesNodeReady'), 'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: workload cluster ns/c is not reachable: ECONNREFUSED');
+  assert.is(
+    v1(waiting, 'KubernetesNodeReady'),
+    'False/AssociateM3MetaDataFailed/Info/Workload cluster not usable yet: workload cluster ns/c is not reachable: ECONNREFUSED',
+  );
 });
 
 test('the data references (M-23, M-35, M-36, X-2): as the phases left them, a missing one removed; untouched without a finding', () => {

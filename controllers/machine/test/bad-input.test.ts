@@ -12,10 +12,10 @@ import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal
 import {
   Metal3ClusterResource,
   Metal3DataClaimResource,
+  type Metal3Machine,
   Metal3MachineResource,
   newMetal3Cluster,
   newMetal3Machine,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
@@ -84,17 +84,35 @@ async function staysQuiet(reconcilesBefore: number): Promise<void> {
 async function proceeds(name: string, what: string): Promise<Metal3Machine> {
   try {
     // The annotation and the status are two writes (main resource, then status): wait for both.
-    return await metal3MachineWhen(scene.client, scene.ns, name, what, (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && v1(m, 'AssociateBMH') === 'True//', EVENT_MS);
+    return await metal3MachineWhen(
+      scene.client,
+      scene.ns,
+      name,
+      what,
+      (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && v1(m, 'AssociateBMH') === 'True//',
+      EVENT_MS,
+    );
   } catch (error) {
     const m = await scene.client.api(Metal3MachineResource, scene.ns).get(name);
     const cluster = await scene.client.api(ClusterResource, scene.ns).get(m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '').catch(() => undefined);
     // Diagnosis: does any event at all get it going? Touch its Metal3Machine.
     await scene.client.api(Metal3MachineResource, scene.ns).mergePatch(name, { metadata: { labels: { 'test.metal3-ts.dev/nudge': 'yes' } } });
-    const nudged = await metal3MachineWhen(scene.client, scene.ns, name, `${name} with a host after a nudge`, (x) => !!x.metadata.annotations?.[HOST_ANNOTATION], 5_000).then(() => true, () => false);
+    const nudged = await metal3MachineWhen(
+      scene.client,
+      scene.ns,
+      name,
+      `${name} with a host after a nudge`,
+      (x) => !!x.metadata.annotations?.[HOST_ANNOTATION],
+      5_000,
+    ).then(() => true, () => false);
     throw new Error(
       `${name} never got a host: AssociateBMH ${v1(m, 'AssociateBMH')} "${v1Message(m, 'AssociateBMH')}", ` +
         `Cluster infrastructureReady=${String(cluster?.status?.infrastructureReady)}; ` +
-        `${nudged ? 'it proceeded at once after an unrelated edit of the Metal3Machine: the wait was never woken' : 'not even an edit of the Metal3Machine got it going'} ` +
+        `${
+          nudged
+            ? 'it proceeded at once after an unrelated edit of the Metal3Machine: the wait was never woken'
+            : 'not even an edit of the Metal3Machine got it going'
+        } ` +
         `(${String(error).split('\n')[0]})`,
     );
   }
@@ -108,8 +126,17 @@ async function deleteAndWaitGone(name: string): Promise<void> {
 test('M-9: a Metal3Machine without an owner Machine waits for one, without finalizer or retries', async () => {
   const reconcilesBefore = scene.controller.reconciles();
   const errorsBefore = scene.controller.errors();
-  await scene.client.api(Metal3MachineResource, scene.ns).create(newMetal3Machine({ metadata: { name: 'orphan', labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, spec: { image: IMAGE } }));
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'orphan', 'orphan waiting for its owner', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForM3MachineOwnerRef/Info', EVENT_MS);
+  await scene.client.api(Metal3MachineResource, scene.ns).create(
+    newMetal3Machine({ metadata: { name: 'orphan', labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, spec: { image: IMAGE } }),
+  );
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'orphan',
+    'orphan waiting for its owner',
+    (m) => v1(m, 'AssociateBMH') === 'False/WaitingForM3MachineOwnerRef/Info',
+    EVENT_MS,
+  );
   assert.is(v1Message(m3m, 'AssociateBMH'), '', 'M-9: the v1beta1 condition has no message');
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForMetal3MachineOwnerRef');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Machine Controller to set OwnerRef on Metal3Machine');
@@ -140,7 +167,10 @@ test('M-23, issue 21: spec.userData in another namespace is invalid configuratio
   assert.ok(m3m.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER));
   await invalidConfigurationEvent('bad-ud', message);
   await staysQuiet(reconcilesBefore);
-  assert.ok(scene.controller.errors() - errorsBefore <= 1, `a terminal failure is reported once, not retried (errors +${scene.controller.errors() - errorsBefore})`);
+  assert.ok(
+    scene.controller.errors() - errorsBefore <= 1,
+    `a terminal failure is reported once, not retried (errors +${scene.controller.errors() - errorsBefore})`,
+  );
   assert.is((await consumers(scene.client, scene.ns)).get('bad-ud'), undefined, 'no host claimed');
   // seed 002: Cluster API sees the failure on the Machine.
   const machine = await eventually('the Machine failed', async () => {
@@ -179,17 +209,20 @@ test('M-40: a host annotation with more than one "/" is invalid configuration; d
   await deleteAndWaitGone('bad-ann');
 });
 
-for (const [id, field, value] of [
-  ['M-35 step 1', 'metaData', { name: 'md', namespace: 'elsewhere' }],
-  ['M-35 step 1', 'networkData', { name: 'nd', namespace: 'elsewhere' }],
-  ['M-35 step 5', 'dataTemplate', { name: 'tmpl', namespace: 'elsewhere' }],
-] as const) {
+for (
+  const [id, field, value] of [
+    ['M-35 step 1', 'metaData', { name: 'md', namespace: 'elsewhere' }],
+    ['M-35 step 1', 'networkData', { name: 'nd', namespace: 'elsewhere' }],
+    ['M-35 step 5', 'dataTemplate', { name: 'tmpl', namespace: 'elsewhere' }],
+  ] as const
+) {
   test(`${id} (changed, issue 21): spec.${field} in another namespace is invalid configuration before any host is claimed; no claim; deletion works`, async () => {
     const name = `bad-${field.toLowerCase()}`;
     const reconcilesBefore = scene.controller.reconciles();
     await createMachine(scene.client, scene.ns, name, { spec: { image: IMAGE, [field]: value } });
     const m3m = await metal3MachineWhen(scene.client, scene.ns, name, `${name} failed`, failed, EVENT_MS);
-    const message = `spec.${field}.namespace ("elsewhere"): must be empty or the Metal3Machine namespace "${scene.ns}"; cross-namespace references are not allowed`;
+    const message =
+      `spec.${field}.namespace ("elsewhere"): must be empty or the Metal3Machine namespace "${scene.ns}"; cross-namespace references are not allowed`;
     assert.is(m3m.status?.failureMessage, message);
     assert.is(v1(m3m, 'AssociateBMH'), 'False/AssociateBMHFailed/Error');
     assert.ok(v1Message(m3m, 'AssociateBMH').includes(message));
@@ -212,12 +245,24 @@ for (const [id, field, value] of [
 test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal3Cluster); creating it lets the machine proceed', async () => {
   // The Cluster is infrastructure-ready by hand (as after a Metal3Cluster deletion): the guard's next step is M-13.
   const clusters = scene.client.api(ClusterResource, scene.ns);
-  await clusters.create(newCluster({ metadata: { name: 'nom3c' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'nom3c' } } }));
+  await clusters.create(
+    newCluster({
+      metadata: { name: 'nom3c' },
+      spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'nom3c' } },
+    }),
+  );
   await eventually('the Cluster simulator took nom3c', async () => ((await clusters.get('nom3c')).metadata.finalizers?.length ? true : undefined), EVENT_MS);
   await clusters.mergePatchStatus('nom3c', { status: { infrastructureReady: true } });
   const errorsBefore = scene.controller.errors();
   await createMachine(scene.client, scene.ns, 'nm-0', { cluster: 'nom3c' });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'nm-0', 'nm-0 waiting for the Metal3Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingforMetal3Cluster/Info', EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'nm-0',
+    'nm-0 waiting for the Metal3Cluster',
+    (m) => v1(m, 'AssociateBMH') === 'False/WaitingforMetal3Cluster/Info',
+    EVENT_MS,
+  );
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingforMetal3Cluster');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Metal3Cluster Controller to create the Metal3Cluster');
   assert.is(m3m.status?.failureReason, undefined);
@@ -245,11 +290,28 @@ test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal
 // the Metal3Cluster's own status change comes before Cluster API copies the readiness to the Cluster.
 test('M-12: Cluster infrastructure not ready is a wait; the machine proceeds as soon as it is ready', async () => {
   const m3cs = scene.client.api(Metal3ClusterResource, scene.ns);
-  await m3cs.create(newMetal3Cluster({ metadata: { name: 'noinfra' }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true } }));
-  await scene.client.api(ClusterResource, scene.ns).create(newCluster({ metadata: { name: 'noinfra' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'noinfra' } } }));
+  await m3cs.create(
+    newMetal3Cluster({
+      metadata: { name: 'noinfra' },
+      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true },
+    }),
+  );
+  await scene.client.api(ClusterResource, scene.ns).create(
+    newCluster({
+      metadata: { name: 'noinfra' },
+      spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'noinfra' } },
+    }),
+  );
   const errorsBefore = scene.controller.errors();
   await createMachine(scene.client, scene.ns, 'ni-0', { cluster: 'noinfra' });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'ni-0', 'ni-0 waiting for the Cluster infrastructure', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'ni-0',
+    'ni-0 waiting for the Cluster infrastructure',
+    (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info',
+    EVENT_MS,
+  );
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForClusterInfrastructureReady');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Metal3Cluster Controller to create cluster infrastructure');
   assert.is(m3m.status?.failureReason, undefined);
@@ -258,18 +320,26 @@ test('M-12: Cluster infrastructure not ready is a wait; the machine proceeds as 
   await sleep(1_000);
 
   await m3cs.mergePatchStatus('noinfra', { status: { ready: true } });
-  await eventually('the Cluster infrastructure ready', async () => ((await scene.client.api(ClusterResource, scene.ns).get('noinfra')).status?.infrastructureReady ? true : undefined), EVENT_MS);
+  await eventually(
+    'the Cluster infrastructure ready',
+    async () => ((await scene.client.api(ClusterResource, scene.ns).get('noinfra')).status?.infrastructureReady ? true : undefined),
+    EVENT_MS,
+  );
   const done = await proceeds('ni-0', 'ni-0 with a host once the Cluster infrastructure is ready');
   assert.is(v1(done, 'AssociateBMH'), 'True//');
   assert.is(scene.controller.errors(), errorsBefore);
 });
 
-test('M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait naming the Cluster, not an error loop; the Cluster\'s creation wakes the machine', async () => {
+test("M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait naming the Cluster, not an error loop; the Cluster's creation wakes the machine", async () => {
   // No Cluster, so the Machine simulator does not adopt the Metal3Machine: the owner reference is set here.
   const machine = await scene.client.api(MachineResource, scene.ns).create(
     newMachine({
       metadata: { name: 'late-0', labels: { [CLUSTER_NAME_LABEL]: 'late' } },
-      spec: { clusterName: 'late', bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: 'late-0' } },
+      spec: {
+        clusterName: 'late',
+        bootstrap: { dataSecretName: BOOTSTRAP_SECRET },
+        infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: 'late-0' },
+      },
     }),
   );
   const errorsBefore = scene.controller.errors();
@@ -283,7 +353,14 @@ test('M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait nami
       spec: { image: IMAGE },
     }),
   );
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'late-0', 'late-0 waiting for its Cluster', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info', EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'late-0',
+    'late-0 waiting for its Cluster',
+    (m) => v1(m, 'AssociateBMH') === 'False/WaitingForClusterInfrastructure/Info',
+    EVENT_MS,
+  );
   assert.ok(v1Message(m3m, 'AssociateBMH').includes('late'), `the condition names the Cluster: ${v1Message(m3m, 'AssociateBMH')}`);
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForClusterInfrastructureReady');
   assert.ok(v2Message(m3m, 'AssociateBareMetalHost').includes('late'));
@@ -293,7 +370,14 @@ test('M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait nami
   assert.is(scene.controller.errors(), errorsBefore, 'no error loop');
 
   await createClusterScene(scene.client, scene.ns, { name: 'late' });
-  const woken = await metal3MachineWhen(scene.client, scene.ns, 'late-0', 'late-0 past the wait for its Cluster', (m) => !v1Message(m, 'AssociateBMH').includes('Cluster late not found'), EVENT_MS);
+  const woken = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'late-0',
+    'late-0 past the wait for its Cluster',
+    (m) => !v1Message(m, 'AssociateBMH').includes('Cluster late not found'),
+    EVENT_MS,
+  );
   assert.is(woken.status?.failureReason, undefined);
   assert.is(scene.controller.errors(), errorsBefore);
 });

@@ -33,7 +33,14 @@ async function run(runtime: Runtime, host: string, machine: string, afterReady?:
   const metricsAt = await p.address('metrics');
 
   await createMachine(scene.client, scene.ns, machine);
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, machine, `${runtime}: ${machine} ready with a provider ID`, (m) => m.status?.ready === true && !!m.spec?.providerID, 30_000);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    machine,
+    `${runtime}: ${machine} ready with a provider ID`,
+    (m) => m.status?.ready === true && !!m.spec?.providerID,
+    30_000,
+  );
   assert.is(m3m.spec?.providerID, `metal3://${scene.ns}/${host}/${machine}`);
   assert.is(m3m.metadata.annotations?.['metal3.io/BareMetalHost'], `${scene.ns}/${host}`);
   assert.ok(m3m.metadata.finalizers?.includes('metal3machine.infrastructure.cluster.x-k8s.io'));
@@ -47,12 +54,20 @@ async function run(runtime: Runtime, host: string, machine: string, afterReady?:
   const metrics = await httpGet(metricsAt, '/metrics');
   assert.is(metrics.status, 200);
   const reconciles = reconcileTotal(metrics.body);
-  assert.ok(reconciles > 0, `controller_runtime_reconcile_total{controller="metal3machine"} counted (got:\n${metrics.body.split('\n').filter((l) => l.includes('reconcile_total')).join('\n')})`);
+  assert.ok(
+    reconciles > 0,
+    `controller_runtime_reconcile_total{controller="metal3machine"} counted (got:\n${
+      metrics.body.split('\n').filter((l) => l.includes('reconcile_total')).join('\n')
+    })`,
+  );
 
   const lease = await scene.client.api(LeaseResource, scene.ns).get(LEASE);
   const holder = lease.spec?.holderIdentity ?? '';
   assert.ok(holder, 'the Lease is held under the Role of deploy/rbac.yaml');
-  assert.ok(p.lines.some((l) => l.msg === 'starting manager' && String(l['leaderElection']) === `${scene.ns}/${LEASE}`), `leader election on (log tail:\n${p.tail()})`);
+  assert.ok(
+    p.lines.some((l) => l.msg === 'starting manager' && String(l['leaderElection']) === `${scene.ns}/${LEASE}`),
+    `leader election on (log tail:\n${p.tail()})`,
+  );
 
   await afterReady?.();
 
@@ -63,7 +78,11 @@ async function run(runtime: Runtime, host: string, machine: string, afterReady?:
   const after = await scene.client.api(LeaseResource, scene.ns).get(LEASE);
   assert.is(after.spec?.holderIdentity ?? '', '', `SIGTERM released the Lease (was held by ${holder})`);
   assert.ok((await httpGet(probes, '/readyz').catch(() => undefined)) === undefined, 'the probe server is closed');
-  summary.push(`${runtime} ready in ${(readyMs / 1000).toFixed(1)} s, ${machine} ready ${(readyAfterMs / 1000).toFixed(1)} s after start, ${reconciles} reconciles, exit 0`);
+  summary.push(
+    `${runtime} ready in ${(readyMs / 1000).toFixed(1)} s, ${machine} ready ${
+      (readyAfterMs / 1000).toFixed(1)
+    } s after start, ${reconciles} reconciles, exit 0`,
+  );
 }
 
 test('bundle under Node 24: leader election under deploy/rbac.yaml, a sample Metal3Machine gets its host and becomes ready, exit 0 on SIGTERM with the Lease released', async () => {
@@ -77,11 +96,21 @@ test('the same bundle under Deno 2: a second machine becomes ready on the second
     await gone(scene.client, Metal3MachineResource, scene.ns, 'm-node', 30_000);
     await gone(scene.client, Metal3MachineResource, scene.ns, 'm-deno', 30_000);
     for (const host of ['host-node', 'host-deno']) {
-      const h = await hostWhen(scene.client, scene.ns, host, `${host} released and available`, (x) => !x.spec?.consumerRef && x.status?.provisioning?.state === 'available', 30_000);
+      const h = await hostWhen(
+        scene.client,
+        scene.ns,
+        host,
+        `${host} released and available`,
+        (x) => !x.spec?.consumerRef && x.status?.provisioning?.state === 'available',
+        30_000,
+      );
       assert.is(h.metadata.ownerReferences, undefined, `${host}: no owner reference left`);
     }
   });
-  assert.equal(await eventually('no Metal3Machine', async () => ((await scene.client.api(Metal3MachineResource, scene.ns).list()).items.length === 0 ? [] : undefined)), []);
+  assert.equal(
+    await eventually('no Metal3Machine', async () => ((await scene.client.api(Metal3MachineResource, scene.ns).list()).items.length === 0 ? [] : undefined)),
+    [],
+  );
 });
 
 test.run();

@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ControllerProcess } from '@metal3-ts/test/harness/controller-process';
 import { HOST_ANNOTATION } from '../src/names.ts';
@@ -121,7 +121,8 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
       const ok = names.every((name) => {
         const held = hosts.filter((h) => consumerOf(h) === name);
         const m = m3ms.find((x) => x.metadata.name === name);
-        return held.length === 1 && stateOf(held[0]!) === 'provisioned' && m?.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/${held[0]!.metadata.name}`;
+        return held.length === 1 && stateOf(held[0]!) === 'provisioned' &&
+          m?.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/${held[0]!.metadata.name}`;
       });
       return ok && m3ms.length === names.length ? true : undefined;
     }, CONVERGE_MS);
@@ -129,7 +130,9 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
 
     // Deletion, killed after a random delay.
     const deleteKill = Math.floor(random() * DELETE_KILL_MAX_MS);
-    await Promise.all(names.flatMap((name) => [scene.client.api(Metal3MachineResource, scene.ns).delete(name), scene.client.api(MachineResource, scene.ns).delete(name)]));
+    await Promise.all(
+      names.flatMap((name) => [scene.client.api(Metal3MachineResource, scene.ns).delete(name), scene.client.api(MachineResource, scene.ns).delete(name)]),
+    );
     await sleep(deleteKill);
     await crash(current);
     {
@@ -145,7 +148,11 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
       if (m3ms.length > 0) return undefined;
       const machines = (await scene.client.api(MachineResource, scene.ns).list()).items;
       if (machines.length > 0) return undefined;
-      return hosts.every((h) => !h.spec?.consumerRef && !h.metadata.ownerReferences?.some((o) => o.kind === 'Metal3Machine') && stateOf(h) === 'available' && !h.spec?.image) ? true : undefined;
+      return hosts.every((h) =>
+          !h.spec?.consumerRef && !h.metadata.ownerReferences?.some((o) => o.kind === 'Metal3Machine') && stateOf(h) === 'available' && !h.spec?.image
+        )
+        ? true
+        : undefined;
     }, CONVERGE_MS);
     convergeMs.push(performance.now() - t);
     assert.equal(violations, [], `${tag}: invariants broken`);
@@ -160,7 +167,9 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
   const wall = (performance.now() - began) / 1000;
   const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   console.log(
-    `crash: ${ROUNDS} rounds (${ROUNDS * 2} kills, seed ${SEED}) in ${wall.toFixed(1)} s; process start to ready avg ${(avg(startMs) / 1000).toFixed(2)} s, max ${(Math.max(...startMs) / 1000).toFixed(2)} s; ` +
+    `crash: ${ROUNDS} rounds (${ROUNDS * 2} kills, seed ${SEED}) in ${wall.toFixed(1)} s; process start to ready avg ${
+      (avg(startMs) / 1000).toFixed(2)
+    } s, max ${(Math.max(...startMs) / 1000).toFixed(2)} s; ` +
       `convergence after restart avg ${(avg(convergeMs) / 1000).toFixed(2)} s, max ${(Math.max(...convergeMs) / 1000).toFixed(2)} s; ` +
       `killed during association at: ${show(associateStages)}; during deletion at: ${show(deleteStages)}; errors logged: ${problems.length}`,
   );

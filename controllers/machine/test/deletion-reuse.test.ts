@@ -6,7 +6,7 @@
 // checked in deletion.test.ts. Every test selects hosts by its own `group` label.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClusterResource, MachineResource, MachineSetResource, newMachineSet, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ClusterResource, type Machine, MachineResource, MachineSetResource, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL } from '../src/names.ts';
@@ -51,11 +51,21 @@ test('X-10, N-3, N-6, H-7, H-10, M-24 (seed 001): a control-plane machine cloned
 test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leaves its host labelled md-md-1 when its template has nodeReuse; nodeReuse false or no cloned-from-name ⇒ no label', async () => {
   const machineSet = await scene.client.api(MachineSetResource, scene.ns).create(
     newMachineSet({
-      metadata: { name: 'ms-1', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }] },
+      metadata: {
+        name: 'ms-1',
+        labels: { [CLUSTER_NAME_LABEL]: CLUSTER },
+        ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }],
+      },
       spec: { clusterName: CLUSTER, selector: { matchLabels: { set: 'ms-1' } } },
     }),
   );
-  const owners: Machine['metadata']['ownerReferences'] = [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'ms-1', uid: machineSet.metadata.uid ?? '', controller: true }];
+  const owners: Machine['metadata']['ownerReferences'] = [{
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineSet',
+    name: 'ms-1',
+    uid: machineSet.metadata.uid ?? '',
+    controller: true,
+  }];
   const rows = [
     { name: 'w-reuse', template: 'md-tmpl', label: 'md-md-1' },
     { name: 'w-plain', template: 'plain-tmpl', label: undefined },
@@ -64,7 +74,11 @@ test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leave
   await availableHosts(scene, 'md', ['md-h0', 'md-h1', 'md-h2']);
   await Promise.all(
     rows.map((row) =>
-      createMachine(scene.client, scene.ns, row.name, { spec: { image: IMAGE, ...selector('md') }, machineOwners: owners, ...(row.template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: row.template } } : {}) }),
+      createMachine(scene.client, scene.ns, row.name, {
+        spec: { image: IMAGE, ...selector('md') },
+        machineOwners: owners,
+        ...(row.template ? { annotations: { [CLONED_FROM_NAME_ANNOTATION]: row.template } } : {}),
+      })
     ),
   );
   const hostOf = new Map<string, string>();

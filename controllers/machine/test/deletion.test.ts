@@ -17,11 +17,11 @@ import {
   Metal3ClusterResource,
   Metal3DataClaimResource,
   Metal3DataResource,
+  type Metal3Machine,
   Metal3MachineResource,
+  type Metal3MachineSpec,
   newMetal3Cluster,
   newMetal3Machine,
-  type Metal3Machine,
-  type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
@@ -66,7 +66,11 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
     { namespace: scene.ns, name: 'x6-meta', cleaning: 'metadata', online: false },
   ] as const;
   await Promise.all(rows.map((row) => availableHosts(scene, row.name, [`${row.name}-h`], { namespace: row.namespace })));
-  await Promise.all(rows.map((row) => createMachine(scene.client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })));
+  await Promise.all(
+    rows.map((row) =>
+      createMachine(scene.client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })
+    ),
+  );
   await Promise.all(rows.map((row) => provisionedHost(scene, row.name, row.namespace)));
   for (const row of rows) {
     const host = await hostApi(scene, row.namespace).get(`${row.name}-h`);
@@ -118,7 +122,11 @@ test('X-2, DC-4, E-25 (changed), X-12 (changed): the Metal3DataClaim loses our f
 test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the user-data Secret named like the config is neither emptied of finalizers nor deleted', async () => {
   await availableHosts(scene, 'x12', ['x12-h']);
   await scene.client.api(SecretResource, scene.ns).create(
-    newSecret({ metadata: { name: 'kc-x12', finalizers: ['example.com/keep'], labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: '#cloud-config\n', format: 'cloud-config' } }),
+    newSecret({
+      metadata: { name: 'kc-x12', finalizers: ['example.com/keep'], labels: { [CLUSTER_NAME_LABEL]: CLUSTER } },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { value: '#cloud-config\n', format: 'cloud-config' },
+    }),
   );
   const configRef = { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'kc-x12' };
   await createMachine(scene.client, scene.ns, 'x12-0', { spec: { image: IMAGE, ...selector('x12') }, bootstrap: { configRef } });
@@ -126,12 +134,19 @@ test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the u
   const machine = await when(scene.client, MachineResource, scene.ns, 'x12-0', 'the Machine x12-0 adopted', (m) => !!m.metadata.finalizers?.length, EVENT_MS);
   const conditions = (machine.status?.conditions ?? []).filter((c) => c.type !== 'BootstrapReady');
   await scene.client.api(MachineResource, scene.ns).mergePatchStatus('x12-0', {
-    status: { bootstrapReady: true, conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+    status: {
+      bootstrapReady: true,
+      conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+    },
   });
   const hostName = await provisionedHost(scene, 'x12-0');
   const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('x12-0');
   assert.equal(m3m.status?.userData, { name: 'kc-x12', namespace: scene.ns }, 'E-8');
-  assert.is((await scene.client.api(MachineResource, scene.ns).get('x12-0')).spec?.bootstrap.dataSecretName, undefined, 'the case where upstream deletes the Secret');
+  assert.is(
+    (await scene.client.api(MachineResource, scene.ns).get('x12-0')).spec?.bootstrap.dataSecretName,
+    undefined,
+    'the case where upstream deletes the Secret',
+  );
 
   await deleteMachine(scene, 'x12-0');
   const host = await releasedHost(scene, hostName);
@@ -147,10 +162,21 @@ test('X-3 (changed, crash safety): a host whose consumerRef names the machine, w
   // A machine that crashed between claiming its host and recording it: paused here so the controller
   // does not finish the association meanwhile, with our finalizer as the claim would have added it.
   const m3m = await scene.client.api(Metal3MachineResource, scene.ns).create(
-    newMetal3Machine({ metadata: { name: 'cs-0', labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' }, finalizers: [METAL3_MACHINE_FINALIZER] }, spec: { image: IMAGE, ...selector('cs') } }),
+    newMetal3Machine({
+      metadata: {
+        name: 'cs-0',
+        labels: { [CLUSTER_NAME_LABEL]: CLUSTER },
+        annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' },
+        finalizers: [METAL3_MACHINE_FINALIZER],
+      },
+      spec: { image: IMAGE, ...selector('cs') },
+    }),
   );
   await hostApi(scene).mergePatch('cs-h', {
-    metadata: { labels: { [CLUSTER_NAME_LABEL]: CLUSTER }, ownerReferences: [{ apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', uid: m3m.metadata.uid ?? '', controller: true }] },
+    metadata: {
+      labels: { [CLUSTER_NAME_LABEL]: CLUSTER },
+      ownerReferences: [{ apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', uid: m3m.metadata.uid ?? '', controller: true }],
+    },
     spec: { consumerRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name: 'cs-0', namespace: scene.ns }, image: IMAGE, online: true },
   });
   await hostWhen(scene.client, scene.ns, 'cs-h', 'cs-h provisioned', (h) => h.status?.provisioning?.state === 'provisioned', 30_000);
@@ -211,7 +237,14 @@ test("E-19 (changed), X-3.4: deleting a machine whose annotated host is consumed
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('e19-a', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
   await gone(scene.client, Metal3MachineResource, scene.ns, 'e19-a', EVENT_MS);
 
-  const host = await hostWhen(scene.client, scene.ns, hostName, `${hostName} without the stale owner reference`, (h) => !(h.metadata.ownerReferences ?? []).some((r) => r.name === 'e19-a'), EVENT_MS);
+  const host = await hostWhen(
+    scene.client,
+    scene.ns,
+    hostName,
+    `${hostName} without the stale owner reference`,
+    (h) => !(h.metadata.ownerReferences ?? []).some((r) => r.name === 'e19-a'),
+    EVENT_MS,
+  );
   assertTheirs(host, 'e19-b', theirs);
 });
 
@@ -245,7 +278,11 @@ async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSp
   );
   return scene.client.api(Metal3MachineResource, scene.ns).create(
     newMetal3Machine({
-      metadata: { name, labels, ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name, uid: machine.metadata.uid ?? '', controller: true }] },
+      metadata: {
+        name,
+        labels,
+        ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name, uid: machine.metadata.uid ?? '', controller: true }],
+      },
       spec,
     }),
   );
@@ -254,10 +291,20 @@ async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSp
 test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster are gone still deprovisions and releases its host, then loses its finalizer', async () => {
   await scene.world.stop();
   const deps = simulatorDeps(scene.env.admin);
-  scene.world = await startSimulators(deps, bmoSimulator(deps, { speed: 'bmoTestMode', timings: { inspectionMs: 0, provisioningMs: 200, deprovisioningMs: 1_500 } }));
+  scene.world = await startSimulators(
+    deps,
+    bmoSimulator(deps, { speed: 'bmoTestMode', timings: { inspectionMs: 0, provisioningMs: 200, deprovisioningMs: 1_500 } }),
+  );
 
-  await scene.client.api(Metal3ClusterResource, scene.ns).create(newMetal3Cluster({ metadata: { name: 'e12', labels: { [CLUSTER_NAME_LABEL]: 'e12' } }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true } }));
-  await scene.client.api(ClusterResource, scene.ns).create(newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }));
+  await scene.client.api(Metal3ClusterResource, scene.ns).create(
+    newMetal3Cluster({
+      metadata: { name: 'e12', labels: { [CLUSTER_NAME_LABEL]: 'e12' } },
+      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true },
+    }),
+  );
+  await scene.client.api(ClusterResource, scene.ns).create(
+    newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }),
+  );
   await scene.client.api(ClusterResource, scene.ns).mergePatchStatus('e12', { status: { infrastructureReady: true } });
   await availableHosts(scene, 'e12', ['e12-h']);
   await ownedMachine('e12-0', 'e12', { image: IMAGE, ...selector('e12') });
@@ -289,7 +336,14 @@ test('X-1, X-7, X-8: while BMO deprovisions the host the finalizer stays and the
 
   const start = performance.now();
   await scene.client.api(Metal3MachineResource, scene.ns).delete('x8-0');
-  const deprovisioning = await hostWhen(scene.client, scene.ns, 'x8-h', 'x8-h deprovisioning', (h) => h.status?.provisioning?.state === 'deprovisioning', EVENT_MS);
+  const deprovisioning = await hostWhen(
+    scene.client,
+    scene.ns,
+    'x8-h',
+    'x8-h deprovisioning',
+    (h) => h.status?.provisioning?.state === 'deprovisioning',
+    EVENT_MS,
+  );
   assert.is(deprovisioning.spec?.image, undefined, 'X-5, X-7: the deployment is removed first');
   assert.is(deprovisioning.spec?.online, false, 'X-6: fast track unset');
   assert.is(deprovisioning.spec?.consumerRef?.name, 'x8-0', 'X-8: still claimed while deprovisioning');

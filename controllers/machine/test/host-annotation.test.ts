@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
@@ -19,9 +19,9 @@ import {
   createAvailableHosts,
   createHosts,
   createMachine,
+  EVENT_MS,
   eventsFor,
   eventually,
-  EVENT_MS,
   gone,
   HOLD_FINALIZER,
   hostWhen,
@@ -41,7 +41,10 @@ const scene = machineTestScene(test, { prefix: 'machine-host-annotation' });
 
 const consumerOf = (host: string) => hostConsumer(scene.client, scene.ns, host);
 const machine = (name: string, group: string, annotation: string) =>
-  createMachine(scene.client, scene.ns, name, { spec: { image: IMAGE, hostSelector: { matchLabels: { group } } }, annotations: { [HOST_ANNOTATION]: annotation } });
+  createMachine(scene.client, scene.ns, name, {
+    spec: { image: IMAGE, hostSelector: { matchLabels: { group } } },
+    annotations: { [HOST_ANNOTATION]: annotation },
+  });
 
 /** The machine once it waits for a host with the usual "No available host found" wait (H-11), record gone. */
 async function waitingWithoutRecord(name: string): Promise<Metal3Machine> {
@@ -85,7 +88,7 @@ test('M-40 (changed), H-11: a selector matching nothing and an annotation naming
   assert.is(scene.controller.errors(), 0, 'a wait, no error loop');
 });
 
-test('M-40 (changed), H-6: an annotation naming a host in error, paused, unhealthy, being deleted or reserved for another machine\'s node reuse claims nothing', async () => {
+test("M-40 (changed), H-6: an annotation naming a host in error, paused, unhealthy, being deleted or reserved for another machine's node reuse claims nothing", async () => {
   const group = { group: 'flt' };
   await createHosts(scene.client, scene.ns, ['flt-errored'], { labels: group, annotations: { [FAIL_ANNOTATION]: 'power' } });
   await createAvailableHosts(scene.client, scene.ns, {
@@ -97,8 +100,22 @@ test('M-40 (changed), H-6: an annotation naming a host in error, paused, unhealt
   await createAvailableHosts(scene.client, scene.ns, { 'flt-deleting': group });
   await hosts.mergePatch('flt-deleting', { metadata: { finalizers: [...((await hosts.get('flt-deleting')).metadata.finalizers ?? []), HOLD_FINALIZER] } });
   await hosts.delete('flt-deleting');
-  await hostWhen(scene.client, scene.ns, 'flt-deleting', 'flt-deleting held in deletion', (h) => !!h.metadata.deletionTimestamp && (h.metadata.finalizers ?? []).join() === HOLD_FINALIZER, 30_000);
-  await hostWhen(scene.client, scene.ns, 'flt-errored', 'flt-errored available with an error', (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage, 30_000);
+  await hostWhen(
+    scene.client,
+    scene.ns,
+    'flt-deleting',
+    'flt-deleting held in deletion',
+    (h) => !!h.metadata.deletionTimestamp && (h.metadata.finalizers ?? []).join() === HOLD_FINALIZER,
+    30_000,
+  );
+  await hostWhen(
+    scene.client,
+    scene.ns,
+    'flt-errored',
+    'flt-errored available with an error',
+    (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage,
+    30_000,
+  );
   await hosts.mergePatch('flt-paused', { metadata: { annotations: { 'baremetalhost.metal3.io/paused': 'user' } } });
   await hosts.mergePatch('flt-unhealthy', { metadata: { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } } });
 
@@ -143,12 +160,22 @@ test('M-40, M-41, H-4: a host already consumed by this machine (clusterctl move,
   const versions: (string | undefined)[] = [];
   const { metal3Machine } = await machine('pivot', 'pivot-nothing', `${scene.ns}/pivot-host`);
   const watching = (async () => {
-    const events = scene.client.api(Metal3MachineResource, scene.ns).watch({ resourceVersion: metal3Machine.metadata.resourceVersion ?? '', fieldSelector: 'metadata.name=pivot', signal: abort.signal });
+    const events = scene.client.api(Metal3MachineResource, scene.ns).watch({
+      resourceVersion: metal3Machine.metadata.resourceVersion ?? '',
+      fieldSelector: 'metadata.name=pivot',
+      signal: abort.signal,
+    });
     for await (const event of events) if (event.type !== 'BOOKMARK') versions.push((event.object as Metal3Machine).metadata.annotations?.[HOST_ANNOTATION]);
   })().catch(() => undefined);
   const adopted = await metal3MachineWhen(scene.client, scene.ns, 'pivot', 'pivot associated', (m) => v1(m, 'AssociateBMH') === 'True//', EVENT_MS);
   assert.is(v2(adopted, 'AssociateBareMetalHost'), 'True/AssociateBareMetalHostSuccess');
-  const host = await hostWhen(scene.client, scene.ns, 'pivot-host', 'pivot-host owned by pivot', (h) => (h.metadata.ownerReferences ?? []).some((o) => o.name === 'pivot' && o.controller));
+  const host = await hostWhen(
+    scene.client,
+    scene.ns,
+    'pivot-host',
+    'pivot-host owned by pivot',
+    (h) => (h.metadata.ownerReferences ?? []).some((o) => o.name === 'pivot' && o.controller),
+  );
   assert.is(host.spec?.consumerRef?.name, 'pivot');
   await eventually('the watch saw the machine', () => (versions.length > 0 ? true : undefined));
   abort.abort();
@@ -165,7 +192,14 @@ test('M-19, M-40 (changed): the annotation of a running machine edited to name a
   await machineWithNode(scene.client, scene.ns, 'run', PROVISION_MS);
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('run', { metadata: { annotations: { [HOST_ANNOTATION]: `${scene.ns}/run-free` } } });
   await ignoredEvent('run', new RegExp(`BareMetalHost ${scene.ns}/run-free is not the host this machine holds \\(${scene.ns}/run-held\\)`));
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'run', 'run recording its host again', (m) => m.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/run-held`, EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'run',
+    'run recording its host again',
+    (m) => m.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/run-held`,
+    EVENT_MS,
+  );
   assert.is(m3m.status?.ready, true);
   assert.is(await consumerOf('run-free'), undefined, 'not claimed');
   const held = await scene.client.api(BareMetalHostResource, scene.ns).get('run-held');

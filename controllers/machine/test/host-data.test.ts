@@ -30,7 +30,14 @@ const scene = machineTestScene(test, {
 test('M-31 (changed): a 5 000-character hostname and junk NIC addresses are dropped and reported once; the machine still becomes ready with only the valid addresses', async () => {
   assert.is(scene.host('junk-host').status?.hardware?.hostname, LONG_HOSTNAME, 'precondition: the host reports it (schema-valid for BareMetalHost)');
   await createMachine(scene.client, scene.ns, 'm-junk', { spec: { image: IMAGE, hostSelector: { matchLabels: { group: 'junk' } } } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'm-junk', 'm-junk ready with a provider ID', (m) => m.status?.ready === true && !!m.spec?.providerID, PROVISION_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'm-junk',
+    'm-junk ready with a provider ID',
+    (m) => m.status?.ready === true && !!m.spec?.providerID,
+    PROVISION_MS,
+  );
   assert.equal(m3m.status?.addresses, [
     { type: 'InternalIP', address: '192.168.111.77' },
     { type: 'InternalIP', address: 'fd00::77' },
@@ -39,7 +46,15 @@ test('M-31 (changed): a 5 000-character hostname and junk NIC addresses are drop
   const ready = await metal3MachineWhen(scene.client, scene.ns, 'm-junk', 'm-junk Ready', (m) => v1(m, 'Ready') === 'True//', PROVISION_MS);
   assert.is(v1(ready, 'AssociateBMH'), 'True//');
   assert.is(v1(ready, 'KubernetesNodeReady'), 'True//');
-  const machine = await when(scene.client, MachineResource, scene.ns, 'm-junk', 'the Machine with the addresses', (m) => (m.status?.addresses ?? []).length > 0, PROVISION_MS);
+  const machine = await when(
+    scene.client,
+    MachineResource,
+    scene.ns,
+    'm-junk',
+    'the Machine with the addresses',
+    (m) => (m.status?.addresses ?? []).length > 0,
+    PROVISION_MS,
+  );
   assert.equal(machine.status?.addresses?.map((a) => a.address), ['192.168.111.77', 'fd00::77'], 'Cluster API got only the valid ones');
 
   const events = await eventually('a HostAddressesDropped event', async () => {
@@ -51,7 +66,9 @@ test('M-31 (changed): a 5 000-character hostname and junk NIC addresses are drop
   assert.is(events[0]?.count ?? 1, 1, 'told once, though every pass since the claim read the host again');
   const message = events[0]?.message ?? '';
   assert.ok(message.startsWith(`Not copied from the inspection data of BareMetalHost ${scene.ns}/junk-host: `), message);
-  for (const part of ['hostname of 5000 characters', 'NIC "eth0" address "not-an-ip-7"', 'NIC "eth2" address "999.1.1.1"']) assert.ok(message.includes(part), `names ${part}: ${message}`);
+  for (const part of ['hostname of 5000 characters', 'NIC "eth0" address "not-an-ip-7"', 'NIC "eth2" address "999.1.1.1"']) {
+    assert.ok(message.includes(part), `names ${part}: ${message}`);
+  }
   assert.not.ok(message.includes(LONG_HOSTNAME), 'the long value itself is not repeated');
   const logged = scene.controller.problems().filter((line) => line.includes('Not copied from the inspection data'));
   assert.is(logged.length, 1, `one log line: ${logged.join('\n')}`);

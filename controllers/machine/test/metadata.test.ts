@@ -9,13 +9,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
+  type Metal3DataClaim,
   Metal3DataClaimResource,
   Metal3DataResource,
-  Metal3MachineResource,
-  type Metal3DataClaim,
   type Metal3Machine,
+  Metal3MachineResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
 import {
   BOOTSTRAP_SECRET,
@@ -54,7 +54,14 @@ function hostOf(m3m: Metal3Machine): Promise<BareMetalHost> {
 test('M-35 step 5, DC-1: a data template reference gets its namespace defaulted and a Metal3DataClaim named like the machine', async () => {
   await createMachine(scene.client, scene.ns, 'dt-0', { spec: { image: IMAGE, dataTemplate: { name: 'tmpl' } }, labels: { 'example.com/role': 'worker' } });
   const claim = await when(scene.client, Metal3DataClaimResource, scene.ns, 'dt-0', 'the claim dt-0', () => true, EVENT_MS);
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 with a host and a defaulted template namespace', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && m.spec?.dataTemplate?.namespace === scene.ns, EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'dt-0',
+    'dt-0 with a host and a defaulted template namespace',
+    (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && m.spec?.dataTemplate?.namespace === scene.ns,
+    EVENT_MS,
+  );
 
   assert.equal(m3m.spec?.dataTemplate, { name: 'tmpl', namespace: scene.ns }, 'M-35 step 5: namespace defaulted and persisted');
   assert.is(claim.metadata.namespace, scene.ns);
@@ -71,7 +78,14 @@ test('M-35 step 5, DC-1: a data template reference gets its namespace defaulted 
 
 test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the Metal3Data is ready; each step of the data flow wakes the machine', async () => {
   // Step 1: the claim has no renderedData yet.
-  let m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 waiting for its Metal3Data', (m) => v1(m, 'Metal3DataReady') === 'False/WaitingForMetal3Data/Info', EVENT_MS);
+  let m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'dt-0',
+    'dt-0 waiting for its Metal3Data',
+    (m) => v1(m, 'Metal3DataReady') === 'False/WaitingForMetal3Data/Info',
+    EVENT_MS,
+  );
   assert.is(v2(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data');
   assert.is(v1Message(m3m, 'Metal3DataReady'), 'Waiting for Metal3DataTemplate to be available');
   assert.is(v2Message(m3m, 'Metal3DataReady'), 'Waiting for Metal3DataTemplate to be available');
@@ -80,7 +94,11 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
   assert.is(m3m.status?.renderedData, undefined);
   assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns }, 'M-23: user data resolved before the data is ready');
   let host = await hostOf(m3m);
-  assert.equal(host.spec?.consumerRef, { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', namespace: scene.ns }, 'the host is claimed');
+  assert.equal(
+    host.spec?.consumerRef,
+    { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'dt-0', namespace: scene.ns },
+    'the host is claimed',
+  );
   assert.is(host.spec?.image, undefined, 'M-36: no deployment while the data is not ready');
   assert.is(host.spec?.customDeploy, undefined);
   assert.is(host.spec?.userData, undefined);
@@ -89,15 +107,31 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
   assert.is(host.spec?.online, true, 'power is kept while waiting');
 
   // The template controller allocates index 0 (DC-2, DT-14): the claim names its Metal3Data.
-  const claim: Metal3DataClaim = await scene.client.api(Metal3DataClaimResource, scene.ns).mergePatchStatus('dt-0', { status: { renderedData: { name: 'tmpl-0' } } });
+  const claim: Metal3DataClaim = await scene.client.api(Metal3DataClaimResource, scene.ns).mergePatchStatus('dt-0', {
+    status: { renderedData: { name: 'tmpl-0' } },
+  });
   // M-5: the claim's status change wakes the machine (EVENT_MS is far below the safety-net requeue).
-  m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 took the renderedData from the claim', (m) => m.status?.renderedData?.name === 'tmpl-0' && v1Message(m, 'Metal3DataReady') === 'Metal3Data is not found, requeuing', EVENT_MS);
+  m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'dt-0',
+    'dt-0 took the renderedData from the claim',
+    (m) => m.status?.renderedData?.name === 'tmpl-0' && v1Message(m, 'Metal3DataReady') === 'Metal3Data is not found, requeuing',
+    EVENT_MS,
+  );
   assert.equal(m3m.status?.renderedData, { name: 'tmpl-0', namespace: scene.ns }, 'M-36 step 1: renderedData with the machine namespace');
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info');
 
   // ...and creates the Metal3Data (DT-13), not yet rendered: its creation wakes the machine (M-6).
   const data = await createMetal3Data(scene.client, claim, m3m);
-  m3m = await metal3MachineWhen(scene.client, scene.ns, 'dt-0', 'dt-0 waiting for the Metal3Data to become ready', (m) => v1Message(m, 'Metal3DataReady') === 'Waiting for Metal3Data to become ready', EVENT_MS);
+  m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'dt-0',
+    'dt-0 waiting for the Metal3Data to become ready',
+    (m) => v1Message(m, 'Metal3DataReady') === 'Waiting for Metal3Data to become ready',
+    EVENT_MS,
+  );
   assert.is(v1(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data/Info', 'M-36 step 3');
   assert.is(v2(m3m, 'Metal3DataReady'), 'False/WaitingForMetal3Data');
   assert.is(m3m.status?.metaData, undefined);
@@ -124,8 +158,17 @@ test('M-36 steps 1-4, M-5, M-6: the host is claimed but not deployed until the M
 });
 
 test('M-35 steps 1-2, M-25: metaData and networkData Secrets named in the spec go to the status and to the host', async () => {
-  await createMachine(scene.client, scene.ns, 'sd-0', { spec: { image: IMAGE, metaData: { name: 'sd-0-md' }, networkData: { name: 'sd-0-nd', namespace: scene.ns } } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'sd-0', 'sd-0 with its Secrets in the status', (m) => !!m.status?.metaData && !!m.status.networkData && !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
+  await createMachine(scene.client, scene.ns, 'sd-0', {
+    spec: { image: IMAGE, metaData: { name: 'sd-0-md' }, networkData: { name: 'sd-0-nd', namespace: scene.ns } },
+  });
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'sd-0',
+    'sd-0 with its Secrets in the status',
+    (m) => !!m.status?.metaData && !!m.status.networkData && !!m.metadata.annotations?.[HOST_ANNOTATION],
+    EVENT_MS,
+  );
   assert.equal(m3m.status?.metaData, { name: 'sd-0-md' }, 'M-35 step 1: status.metaData = spec.metaData');
   assert.equal(m3m.status?.networkData, { name: 'sd-0-nd', namespace: scene.ns }, 'M-35 step 2');
   assert.is(m3m.status?.renderedData, undefined);
@@ -138,8 +181,17 @@ test('M-35 steps 1-2, M-25: metaData and networkData Secrets named in the spec g
 });
 
 test('M-23, E-8: the Machine dataSecretName wins over spec.userData', async () => {
-  await createMachine(scene.client, scene.ns, 'ud-0', { spec: { image: IMAGE, userData: { name: 'my-user-data', namespace: scene.ns }, automatedCleaningMode: 'metadata' } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'ud-0', 'ud-0 with user data and a host', (m) => !!m.status?.userData && !!m.metadata.annotations?.[HOST_ANNOTATION], EVENT_MS);
+  await createMachine(scene.client, scene.ns, 'ud-0', {
+    spec: { image: IMAGE, userData: { name: 'my-user-data', namespace: scene.ns }, automatedCleaningMode: 'metadata' },
+  });
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'ud-0',
+    'ud-0 with user data and a host',
+    (m) => !!m.status?.userData && !!m.metadata.annotations?.[HOST_ANNOTATION],
+    EVENT_MS,
+  );
   assert.equal(m3m.status?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
   const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
   assert.equal(host.spec?.userData, { name: BOOTSTRAP_SECRET, namespace: scene.ns });
@@ -148,7 +200,14 @@ test('M-23, E-8: the Machine dataSecretName wins over spec.userData', async () =
 test('M-20: a bootstrap configRef that is not ready blocks association: no host is claimed', async () => {
   const configRef = { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'kc-1' };
   await createMachine(scene.client, scene.ns, 'cr-0', { spec: { image: IMAGE, userData: { name: 'my-user-data' } }, bootstrap: { configRef } });
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'cr-0', 'cr-0 waiting for bootstrap data', (m) => v1(m, 'AssociateBMH') === 'False/WaitingForBootstrapReady/Info', EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'cr-0',
+    'cr-0 waiting for bootstrap data',
+    (m) => v1(m, 'AssociateBMH') === 'False/WaitingForBootstrapReady/Info',
+    EVENT_MS,
+  );
   assert.is(v2(m3m, 'AssociateBareMetalHost'), 'False/WaitingForBootstrapData');
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for bootstrap data to be ready before proceeding');
   assert.ok(m3m.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER), 'M-18 runs before the bootstrap guard');
@@ -168,10 +227,20 @@ test('M-23, E-8: with only a bootstrap configRef, the user data Secret is named 
   assert.is(machine.spec?.bootstrap.dataSecretName, undefined);
   const conditions = (machine.status?.conditions ?? []).filter((c) => c.type !== 'BootstrapReady');
   await machines.mergePatchStatus('cr-0', {
-    status: { bootstrapReady: true, conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+    status: {
+      bootstrapReady: true,
+      conditions: [...conditions, { type: 'BootstrapReady', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+    },
   });
   // The annotation and the status are two writes (main resource, then status): wait for both.
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'cr-0', 'cr-0 with a host', (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && !!m.status?.userData, EVENT_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'cr-0',
+    'cr-0 with a host',
+    (m) => !!m.metadata.annotations?.[HOST_ANNOTATION] && !!m.status?.userData,
+    EVENT_MS,
+  );
   assert.equal(m3m.status?.userData, { name: 'kc-1', namespace: scene.ns }, 'E-8: the configRef name, not spec.userData');
   assert.is(v1(m3m, 'AssociateBMH'), 'True//');
   const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);

@@ -9,7 +9,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@metal3-ts/generated';
-import { newNode, NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import { newNode, type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { KUBERNETES_NODE_READY } from '../src/names.ts';
 import { CLUSTER, createMachine, eventsFor, eventually, IMAGE, machineTestScene, metal3MachineWhen, PROVISION_MS, workloadNodeApi } from './support.ts';
@@ -20,7 +20,8 @@ const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const PROBE_NODE = 'policy-probe';
 
 /** The workload cluster's client, as the tests' ClusterCache (admin kubeconfig Secret) reaches it. */
-const workloadClient = (): Promise<Client> => eventually('the workload cluster reachable', () => scene.workloadCache.get({ namespace: scene.ns, name: CLUSTER }), PROVISION_MS);
+const workloadClient = (): Promise<Client> =>
+  eventually('the workload cluster reachable', () => scene.workloadCache.get({ namespace: scene.ns, name: CLUSTER }), PROVISION_MS);
 
 const create = (client: Client, plural: string, body: object) =>
   client.transport.request({ method: 'POST', path: `${ADMISSION}/${plural}`, body, verb: 'create', resource: plural });
@@ -88,8 +89,10 @@ test('issue 16: a Forbidden Node patch reaches controller_runtime_reconcile_erro
   assert.is(condition?.severity, 'Warning');
   assert.ok(condition?.message?.includes(`workload cluster ${ns}/${CLUSTER}`), condition?.message);
   assert.is(node.spec?.providerID ?? '', '', 'the Node was not patched');
-  await eventually('controller_runtime_reconcile_errors_total{controller="metal3machine"} counted the refusal', () =>
-    scene.controller.reconcileErrorsTotal() > errorsBefore ? true : undefined);
+  await eventually(
+    'controller_runtime_reconcile_errors_total{controller="metal3machine"} counted the refusal',
+    () => scene.controller.reconcileErrorsTotal() > errorsBefore ? true : undefined,
+  );
   const events = await eventually('a Warning event WorkloadClusterUnusable naming the Node', async () => {
     const found = (await eventsFor(client, ns, 'm-0', 'WorkloadClusterUnusable')).filter((e) => e.message?.includes(`Node ${name} `));
     return found.length > 0 ? found : undefined;
@@ -97,8 +100,20 @@ test('issue 16: a Forbidden Node patch reaches controller_runtime_reconcile_erro
   assert.is(events[0]?.type, 'Warning');
 
   const workload = await workloadClient();
-  await workload.transport.request({ method: 'DELETE', path: `${ADMISSION}/validatingadmissionpolicybindings/${POLICY}`, verb: 'delete', resource: 'validatingadmissionpolicybindings' });
-  const ready = await metal3MachineWhen(client, ns, 'm-0', 'ready once the policy is lifted', (m) => m.status?.ready === true && getCondition(m, KUBERNETES_NODE_READY)?.status === 'True', 60_000);
+  await workload.transport.request({
+    method: 'DELETE',
+    path: `${ADMISSION}/validatingadmissionpolicybindings/${POLICY}`,
+    verb: 'delete',
+    resource: 'validatingadmissionpolicybindings',
+  });
+  const ready = await metal3MachineWhen(
+    client,
+    ns,
+    'm-0',
+    'ready once the policy is lifted',
+    (m) => m.status?.ready === true && getCondition(m, KUBERNETES_NODE_READY)?.status === 'True',
+    60_000,
+  );
   assert.is((await nodes.get(name)).spec?.providerID, ready.spec?.providerID);
 });
 

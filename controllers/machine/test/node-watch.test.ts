@@ -40,13 +40,19 @@ const nodeRequests = (verb: string) => scene.controller.counter.count({ resource
 for (const slot of SLOTS) {
   test(`${slot}: the Node registering after the controller looked wakes the machine within seconds, with its poll a minute away`, async () => {
     const lists = nodeRequests('list');
-    await createMachine(scene.client, scene.ns, slot, { spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT_LABEL]: slot } } }});
+    await createMachine(scene.client, scene.ns, slot, { spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT_LABEL]: slot } } } });
     await hostWhen(scene.client, scene.ns, slot, `${slot} provisioned`, (h) => h.status?.provisioning?.state === 'provisioned', PROVISION_MS);
     await eventually(`the controller looked for the Node of ${slot}`, () => (nodeRequests('list') > lists ? true : undefined), EVENT_MS);
     await settled(scene.controller, 0, 1_000);
     // P-10: ready at once with the default ID; P-12: the Node named like the host's hostname is awaited.
     const providerID = `metal3://${scene.ns}/${slot}/${slot}`;
-    const waiting = await metal3MachineWhen(scene.client, scene.ns, slot, `${slot} ready with the default ID`, (m) => m.status?.ready === true && m.spec?.providerID === providerID);
+    const waiting = await metal3MachineWhen(
+      scene.client,
+      scene.ns,
+      slot,
+      `${slot} ready with the default ID`,
+      (m) => m.status?.ready === true && m.spec?.providerID === providerID,
+    );
     const hostname = waiting.status?.addresses?.find((a) => a.type === 'Hostname')?.address ?? '';
     assert.ok(hostname, 'the host reports a hostname');
     const nodes = await workloadNodeApi(scene.workloadCache, scene.ns, PROVISION_MS);
@@ -55,7 +61,11 @@ for (const slot of SLOTS) {
 
     await nodes.create(newNode({ metadata: { name: hostname, labels: { 'kubernetes.io/hostname': hostname } } }));
     const registered = performance.now();
-    await eventually(`the Node ${hostname} given ${providerID}`, async () => ((await nodes.get(hostname)).spec?.providerID === providerID ? true : undefined), EVENT_MS);
+    await eventually(
+      `the Node ${hostname} given ${providerID}`,
+      async () => ((await nodes.get(hostname)).spec?.providerID === providerID ? true : undefined),
+      EVENT_MS,
+    );
     const seconds = (performance.now() - registered) / 1000;
     assert.ok(seconds < 10, `the Node got its ID ${seconds.toFixed(1)} s after it registered (the next poll was 60 s away)`);
     assert.ok(nodeRequests('watch') >= 1, 'the workload Nodes were watched');

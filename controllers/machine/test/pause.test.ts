@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION as PAUSED_ANNOTATION, STATUS_ANNOTATION } from '@metal3-ts/baremetal/names';
 import { HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../src/names.ts';
@@ -89,7 +89,14 @@ test('M-14, seed 002: pausing the Cluster pauses the host (metal3.io/capm3 + the
 
   const start = performance.now();
   await setClusterPaused(true);
-  const host = await hostWhen(scene.client, scene.ns, 'pause-a', 'pause-a paused by us', (h) => h.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined, PAUSE_MS);
+  const host = await hostWhen(
+    scene.client,
+    scene.ns,
+    'pause-a',
+    'pause-a paused by us',
+    (h) => h.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined,
+    PAUSE_MS,
+  );
   const elapsed = performance.now() - start;
   assert.ok(elapsed < PAUSE_MS, `the Cluster update event paused the host in ${Math.round(elapsed)} ms (no poll: the safety net is 120 s)`);
 
@@ -127,7 +134,11 @@ test('M-15, E-4 (changed), E-41: un-pausing removes only our pause annotation (t
     assert.ok(performance.now() - start < PAUSE_MS, 'woken by the Cluster update');
     const m3m = await metal3MachineWhen(scene.client, scene.ns, 'pm-0', 'pm-0 not paused', (m) => v2(m, 'Paused') === 'False/NotPaused', PAUSE_MS);
     assert.is(getV1Beta2Condition(m3m, 'Paused')?.status, 'False', 'E-4 (changed): False, not upstream True');
-    await eventually('the un-pausing write on the watch', () => (recorder.versions.some((h) => h.metadata.annotations?.[PAUSED_ANNOTATION] === undefined) ? true : undefined), PAUSE_MS);
+    await eventually(
+      'the un-pausing write on the watch',
+      () => (recorder.versions.some((h) => h.metadata.annotations?.[PAUSED_ANNOTATION] === undefined) ? true : undefined),
+      PAUSE_MS,
+    );
   } finally {
     await recorder.stop();
   }
@@ -143,7 +154,14 @@ test('M-15, E-4 (changed), E-41: un-pausing removes only our pause annotation (t
 
 test("M-14, M-15: a user's pause (any other value) is neither overwritten nor removed; the machine still reports Paused and then NotPaused", async () => {
   // BMO drops the status copy of a host that has a status once it is no longer paused (E-41 note above).
-  await hostWhen(scene.client, scene.ns, 'pause-a', 'the status copy dropped by BMO', (h) => h.metadata.annotations?.[STATUS_ANNOTATION] === undefined, PAUSE_MS);
+  await hostWhen(
+    scene.client,
+    scene.ns,
+    'pause-a',
+    'the status copy dropped by BMO',
+    (h) => h.metadata.annotations?.[STATUS_ANNOTATION] === undefined,
+    PAUSE_MS,
+  );
   await hosts().mergePatch('pause-a', { metadata: { annotations: { [PAUSED_ANNOTATION]: 'user-maintenance' } } });
   await settled(scene.controller, scene.controller.reconciles() - 1, 500);
   const hostWrites = scene.controller.writes('baremetalhosts');
@@ -167,7 +185,10 @@ test("M-14, M-15: a user's pause (any other value) is neither overwritten nor re
 });
 
 test('M-16: a Metal3Machine created with cluster.x-k8s.io/paused is not reconciled (no finalizer, no host claimed); removing the annotation lets it claim its host at once', async () => {
-  await createMachine(scene.client, scene.ns, 'pm-1', { spec: { image: IMAGE, hostSelector: { matchLabels: { group: 'b' } } }, annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' } });
+  await createMachine(scene.client, scene.ns, 'pm-1', {
+    spec: { image: IMAGE, hostSelector: { matchLabels: { group: 'b' } } },
+    annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' },
+  });
   await sleep(1_500);
   let m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('pm-1');
   assert.is(m3m.metadata.finalizers, undefined, 'M-16 before M-18: no finalizer');
@@ -178,11 +199,25 @@ test('M-16: a Metal3Machine created with cluster.x-k8s.io/paused is not reconcil
 
   const start = performance.now();
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('pm-1', { metadata: { annotations: { [CAPI_PAUSED_ANNOTATION]: null } } });
-  m3m = await metal3MachineWhen(scene.client, scene.ns, 'pm-1', 'pm-1 with a host', (m) => m.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/pause-b`, PAUSE_MS);
+  m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'pm-1',
+    'pm-1 with a host',
+    (m) => m.metadata.annotations?.[HOST_ANNOTATION] === `${scene.ns}/pause-b`,
+    PAUSE_MS,
+  );
   assert.ok(performance.now() - start < PAUSE_MS, 'woken by the annotation removal');
   assert.ok(m3m.metadata.finalizers?.includes(METAL3_MACHINE_FINALIZER));
   assert.is(v2(m3m, 'Paused'), 'False/NotPaused');
-  host = await hostWhen(scene.client, scene.ns, 'pause-b', 'pause-b provisioned for pm-1', (h) => h.spec?.consumerRef?.name === 'pm-1' && h.status?.provisioning?.state === 'provisioned', 30_000);
+  host = await hostWhen(
+    scene.client,
+    scene.ns,
+    'pause-b',
+    'pause-b provisioned for pm-1',
+    (h) => h.spec?.consumerRef?.name === 'pm-1' && h.status?.provisioning?.state === 'provisioned',
+    30_000,
+  );
   assert.is(host.metadata.annotations?.[PAUSED_ANNOTATION], undefined, 'the Cluster is not paused: the host is not paused either');
 });
 

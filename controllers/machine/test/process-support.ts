@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@metal3-ts/generated';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { userBoundTo } from '@metal3-ts/test/envtest/rbac';
-import { ControllerProcess, eventually, httpGet, sleep, type Runtime } from '@metal3-ts/test/harness/controller-process';
+import { ControllerProcess, eventually, httpGet, type Runtime, sleep } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../../scripts/bundle.ts';
-import { machineTestScene, RBAC_MANIFEST, type MachineTestScene, type SceneOptions } from './support.ts';
+import { type MachineTestScene, machineTestScene, RBAC_MANIFEST, type SceneOptions } from './support.ts';
 
 export interface Bundle {
   readonly path: string;
@@ -102,10 +102,14 @@ const live = new Set<ControllerProcess>();
 
 export function startController(bundlePath: string, options: StartOptions): ControllerProcess {
   const args = [
-    '--kubeconfig', options.kubeconfig,
-    '--namespace', options.namespace,
-    '--metrics-bind-address', '127.0.0.1:0',
-    '--health-probe-bind-address', '127.0.0.1:0',
+    '--kubeconfig',
+    options.kubeconfig,
+    '--namespace',
+    options.namespace,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
     ...(options.leaderElect ? ['--leader-elect', '--leader-elect-namespace', options.namespace] : []),
     ...(options.concurrency !== undefined ? ['--metal3machine-concurrency', String(options.concurrency)] : []),
     ...(options.extraArgs ?? []),
@@ -119,7 +123,11 @@ export function startController(bundlePath: string, options: StartOptions): Cont
 /** Waits for the probe address and /readyz 200; returns the probe address. */
 export async function waitReady(p: ControllerProcess, timeoutMs = 30_000): Promise<string> {
   const probes = await p.address('readyz');
-  await eventually(`${p.runtime} controller: /readyz 200 (log tail:\n${p.tail(10)})`, async () => ((await httpGet(probes, '/readyz')).status === 200 ? true : undefined), timeoutMs);
+  await eventually(
+    `${p.runtime} controller: /readyz 200 (log tail:\n${p.tail(10)})`,
+    async () => ((await httpGet(probes, '/readyz')).status === 200 ? true : undefined),
+    timeoutMs,
+  );
   return probes;
 }
 
@@ -166,8 +174,10 @@ export function prng(seed: number): () => number {
   };
 }
 
-export const listHosts = async (client: Client, namespace: string): Promise<BareMetalHost[]> => (await client.api(BareMetalHostResource, namespace).list()).items;
-export const listMetal3Machines = async (client: Client, namespace: string): Promise<Metal3Machine[]> => (await client.api(Metal3MachineResource, namespace).list()).items;
+export const listHosts = async (client: Client, namespace: string): Promise<BareMetalHost[]> =>
+  (await client.api(BareMetalHostResource, namespace).list()).items;
+export const listMetal3Machines = async (client: Client, namespace: string): Promise<Metal3Machine[]> =>
+  (await client.api(Metal3MachineResource, namespace).list()).items;
 
 export const stateOf = (h: Readonly<BareMetalHost>): string => h.status?.provisioning?.state ?? '';
 

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newNode, type Node } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from '@metal3-ts/test/sim/workload/index';
 import {
   CLUSTER,
@@ -75,7 +75,14 @@ const newID = (slot: Slot, m3m: string) => `metal3://${scene.ns}/host-${slot}/${
 const legacyID = (slot: Slot) => `metal3://${scene.host(`host-${slot}`).metadata.uid ?? ''}`;
 
 const readyWith = (name: string, providerID: string) =>
-  metal3MachineWhen(scene.client, scene.ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID, PROVISION_MS);
+  metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    name,
+    `${name} ready with ${providerID}`,
+    (m) => m.status?.ready === true && m.spec?.providerID === providerID,
+    PROVISION_MS,
+  );
 
 const machineWithNode = (name: string) => withNode(scene.client, scene.ns, name, PROVISION_MS);
 

@@ -10,8 +10,8 @@
 // machines of the earlier tests settled.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SecretResource, newNode, newSecret, type Node } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { newNode, newSecret, type Node, SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import {
   CLUSTER,
@@ -54,19 +54,29 @@ const REGISTRATION = "        kubeletExtraArgs:\n          node-labels: metal3.i
 /** support.ts's kubeadm join cloud-config with other kubelet arguments (v1beta3 map) and node name. */
 function joinConfig(kubeletArgs: readonly string[], nodeName = '{{ ds.meta_data.name }}'): string {
   assert.ok(JOIN_CLOUD_CONFIG.includes(REGISTRATION), 'the join cloud-config has the nodeRegistration this file rewrites');
-  const args = kubeletArgs.length > 0 ? `        kubeletExtraArgs:\n${kubeletArgs.map((arg) => `          ${arg}\n`).join('')}` : '        kubeletExtraArgs: {}\n';
+  const args = kubeletArgs.length > 0
+    ? `        kubeletExtraArgs:\n${kubeletArgs.map((arg) => `          ${arg}\n`).join('')}`
+    : '        kubeletExtraArgs: {}\n';
   return JOIN_CLOUD_CONFIG.replace(REGISTRATION, `${args}        name: '${nodeName}'\n`);
 }
 
 /** A bootstrap data Secret of its own for one machine (`dataSecretName`, no configRef). */
 async function bootstrapSecret(name: string, cloudConfig: string): Promise<string> {
   await scene.client.api(SecretResource, scene.ns).create(
-    newSecret({ metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER } }, type: 'cluster.x-k8s.io/secret', stringData: { value: cloudConfig, format: 'cloud-config' } }),
+    newSecret({
+      metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER } },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { value: cloudConfig, format: 'cloud-config' },
+    }),
   );
   return name;
 }
 
-async function machineFor(slot: Slot, name: string, options: { userData?: string; providerID?: string; annotations?: Record<string, string> } = {}): Promise<void> {
+async function machineFor(
+  slot: Slot,
+  name: string,
+  options: { userData?: string; providerID?: string; annotations?: Record<string, string> } = {},
+): Promise<void> {
   await createMachine(scene.client, scene.ns, name, {
     ...(options.annotations ? { annotations: options.annotations } : {}),
     spec: { image: IMAGE, hostSelector: { matchLabels: { [SLOT_LABEL]: slot } }, ...(options.providerID ? { providerID: options.providerID } : {}) },
@@ -86,7 +96,14 @@ const newID = (slot: Slot, m3m: string) => `metal3://${scene.ns}/host-${slot}/${
 const uid = (slot: Slot) => scene.host(`host-${slot}`).metadata.uid ?? '';
 
 const readyWith = (name: string, providerID: string, extra: (m: Metal3Machine) => boolean = () => true) =>
-  metal3MachineWhen(scene.client, scene.ns, name, `${name} ready with ${providerID}`, (m) => m.status?.ready === true && m.spec?.providerID === providerID && extra(m), PROVISION_MS);
+  metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    name,
+    `${name} ready with ${providerID}`,
+    (m) => m.status?.ready === true && m.spec?.providerID === providerID && extra(m),
+    PROVISION_MS,
+  );
 
 const machineWithNode = (name: string) => withNode(scene.client, scene.ns, name, PROVISION_MS);
 
@@ -95,7 +112,10 @@ const nodeReady = (m: Metal3Machine) => v1(m, 'KubernetesNodeReady') === 'True//
 // ---------------------------------------------------------------------------------------------
 
 test('P-8 legacy, seed 000 (pivot / legacy IDs): a labelled Node registered with metal3://<host uid> is adopted as is, without a Node patch', async () => {
-  const userData = await bootstrapSecret('bootstrap-legacy', joinConfig(['node-labels: metal3.io/uuid={{ ds.meta_data.uuid }}', 'provider-id: metal3://{{ ds.meta_data.uuid }}']));
+  const userData = await bootstrapSecret(
+    'bootstrap-legacy',
+    joinConfig(['node-labels: metal3.io/uuid={{ ds.meta_data.uuid }}', 'provider-id: metal3://{{ ds.meta_data.uuid }}']),
+  );
   const writes = nodeWrites();
   await machineFor('legacy', 'm-legacy', { userData });
   const legacy = `metal3://${uid('legacy')}`;
@@ -169,7 +189,11 @@ test('P-10, P-12, P-14 row 7, seed 000 step 4: no uuid label and no configRef â‡
   const machine = await machineWithNode('m-hostname');
   assert.is(machine.spec?.providerID, id);
   assert.is(machine.status?.nodeRef?.name, 'host-hostname');
-  await eventually('a ProviderIDSet event', async () => ((await eventsFor(scene.client, scene.ns, 'm-hostname', 'ProviderIDSet')).length > 0 ? true : undefined), PROVISION_MS);
+  await eventually(
+    'a ProviderIDSet event',
+    async () => ((await eventsFor(scene.client, scene.ns, 'm-hostname', 'ProviderIDSet')).length > 0 ? true : undefined),
+    PROVISION_MS,
+  );
   assert.is(scene.controller.errors(), 0);
 });
 
@@ -186,7 +210,14 @@ test('E-11 (changed), P-8: two Nodes labelled with the host uid are a conflict: 
   await machineFor('e11', 'm-e11'); // support.ts's bootstrap data: the kubelet labels its Node metal3.io/uuid=<host uid>
   await hostWhen(scene.client, scene.ns, 'host-e11', 'host-e11 provisioned', (h) => h.status?.provisioning?.state === 'provisioned', PROVISION_MS);
 
-  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'm-e11', 'm-e11 reporting the conflict', (m) => v1(m, 'KubernetesNodeReady') === 'False/AssociateM3MetaDataFailed/Warning', PROVISION_MS);
+  const m3m = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'm-e11',
+    'm-e11 reporting the conflict',
+    (m) => v1(m, 'KubernetesNodeReady') === 'False/AssociateM3MetaDataFailed/Warning',
+    PROVISION_MS,
+  );
   const message = getCondition(m3m, 'KubernetesNodeReady')?.message ?? '';
   assert.ok(message.includes('host-e11') && message.includes('intruder'), `the message names both Nodes: ${message}`);
   assert.ok(message.includes(`metal3.io/uuid=${uid('e11')}`), `and the label: ${message}`);

@@ -14,9 +14,20 @@ import * as assert from 'uvu/assert';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { httpGet, type ControllerProcess } from '@metal3-ts/test/harness/controller-process';
+import { type ControllerProcess, httpGet } from '@metal3-ts/test/harness/controller-process';
 import { HOST_ANNOTATION } from '../src/names.ts';
-import { doubleClaims, listHosts, listMetal3Machines, metricSum, processTestScene, rbacUser, reconcileTotal, startController, stateOf, waitReady } from './process-support.ts';
+import {
+  doubleClaims,
+  listHosts,
+  listMetal3Machines,
+  metricSum,
+  processTestScene,
+  rbacUser,
+  reconcileTotal,
+  startController,
+  stateOf,
+  waitReady,
+} from './process-support.ts';
 import { consumers, createHosts, createMachine, sleep } from './support.ts';
 
 const FIRST_HOSTS = 30;
@@ -63,7 +74,9 @@ async function sample(start: number, phase: string): Promise<Sample> {
   const claimed = hosts.filter((h) => h.spec?.consumerRef);
   for (const h of claimed) {
     const ref = h.spec!.consumerRef!;
-    if (ref.kind !== 'Metal3Machine' || ref.namespace !== scene.ns || !machineNames.includes(ref.name ?? '')) violated(`${phase}: ${h.metadata.name} consumed by ${JSON.stringify(ref)}`, atMs);
+    if (ref.kind !== 'Metal3Machine' || ref.namespace !== scene.ns || !machineNames.includes(ref.name ?? '')) {
+      violated(`${phase}: ${h.metadata.name} consumed by ${JSON.stringify(ref)}`, atMs);
+    }
   }
   return { atMs, hosts, claimed: claimed.length };
 }
@@ -76,7 +89,9 @@ const isWaitingForHost = (m: Readonly<Metal3Machine>): boolean => {
 
 test('exactly 30 of 50 machines get a host, never a double claim; the other 20 wait with a clear condition; all 50 provisioned within seconds of 20 more hosts', async () => {
   const kubeconfigs = [await rbacUser(scene.env, scene.ns, 'race-a'), await rbacUser(scene.env, scene.ns, 'race-b')];
-  for (const kubeconfig of kubeconfigs) processes.push(startController(scene.bundle.path, { kubeconfig, namespace: scene.ns, leaderElect: false, concurrency: 10 }));
+  for (const kubeconfig of kubeconfigs) {
+    processes.push(startController(scene.bundle.path, { kubeconfig, namespace: scene.ns, leaderElect: false, concurrency: 10 }));
+  }
   await Promise.all(processes.map((p) => waitReady(p)));
   const findings: string[] = [];
   const check = (ok: boolean, what: string) => {
@@ -110,7 +125,12 @@ test('exactly 30 of 50 machines get a host, never a double claim; the other 20 w
   const phase1Samples = samples;
   check(last.claimed === FIRST_HOSTS, `${last.claimed} hosts claimed, not exactly 30`);
   const holders = await consumers(scene.client, scene.ns);
-  check(holders.size === FIRST_HOSTS, `${holders.size} distinct Metal3Machines hold the 30 claimed hosts, not 30: ${[...holders].filter(([, h]) => h.length > 1).map(([m, h]) => `${m} holds ${h.join(', ')}`).join('; ')}`);
+  check(
+    holders.size === FIRST_HOSTS,
+    `${holders.size} distinct Metal3Machines hold the 30 claimed hosts, not 30: ${
+      [...holders].filter(([, h]) => h.length > 1).map(([m, h]) => `${m} holds ${h.join(', ')}`).join('; ')
+    }`,
+  );
 
   // The holders record their host; the others have none and say why they wait.
   const m3ms = await listMetal3Machines(scene.client, scene.ns);
@@ -124,7 +144,10 @@ test('exactly 30 of 50 machines get a host, never a double claim; the other 20 w
     }
     check(annotation === undefined, `${name}: holds no host but its annotation names ${annotation}`);
     const c = getCondition(m, 'AssociateBMH');
-    check(`${c?.status}/${c?.reason}/${c?.severity}` === 'False/AssociateBMHFailed/Info' && !!c?.message?.includes('No available host found'), `${name}: AssociateBMH ${JSON.stringify(c)}`);
+    check(
+      `${c?.status}/${c?.reason}/${c?.severity}` === 'False/AssociateBMHFailed/Info' && !!c?.message?.includes('No available host found'),
+      `${name}: AssociateBMH ${JSON.stringify(c)}`,
+    );
   }
   const waitingCount = m3ms.filter((m) => !holders.has(m.metadata.name ?? '')).length;
   check(waitingCount === MACHINES - FIRST_HOSTS, `${waitingCount} machines wait for a host, not 20`);
@@ -132,7 +155,9 @@ test('exactly 30 of 50 machines get a host, never a double claim; the other 20 w
     const hosts = await listHosts(scene.client, scene.ns);
     const names = what.match(/host-\d+/g) ?? [];
     const states = names.map((n) => `${n} ${stateOf(hosts.find((h) => h.metadata.name === n)!)}`).join(', ');
-    findings.push(`${what}: first seen ${seconds(v.firstMs)} s after the machines were created, last ${seconds(v.lastMs)} s (${v.samples} samples; now ${states})`);
+    findings.push(
+      `${what}: first seen ${seconds(v.firstMs)} s after the machines were created, last ${seconds(v.lastMs)} s (${v.samples} samples; now ${states})`,
+    );
   }
   violations.clear();
 
@@ -152,10 +177,22 @@ test('exactly 30 of 50 machines get a host, never a double claim; the other 20 w
     await sleep(SAMPLE_MS);
   }
   const provisioned = last.hosts.filter((h) => stateOf(h) === 'provisioned').length;
-  check(doneMs !== undefined && doneMs <= PROVISION_BUDGET_MS, `all 50 hosts claimed and provisioned after ${seconds(doneMs ?? last.atMs)} s (budget ${seconds(PROVISION_BUDGET_MS)} s; now ${last.claimed} claimed, ${provisioned} provisioned)`);
+  check(
+    doneMs !== undefined && doneMs <= PROVISION_BUDGET_MS,
+    `all 50 hosts claimed and provisioned after ${seconds(doneMs ?? last.atMs)} s (budget ${
+      seconds(PROVISION_BUDGET_MS)
+    } s; now ${last.claimed} claimed, ${provisioned} provisioned)`,
+  );
   const finalHolders = await consumers(scene.client, scene.ns);
-  check(finalHolders.size === MACHINES, `${finalHolders.size} distinct consumers of the 50 hosts, not 50 (without a host: ${machineNames.filter((n) => !finalHolders.has(n)).join(', ') || 'none'})`);
-  for (const [what, v] of violations) findings.push(`${what}: first seen ${seconds(v.firstMs)} s after the 20 hosts were created, last ${seconds(v.lastMs)} s (${v.samples} samples)`);
+  check(
+    finalHolders.size === MACHINES,
+    `${finalHolders.size} distinct consumers of the 50 hosts, not 50 (without a host: ${
+      machineNames.filter((n) => !finalHolders.has(n)).join(', ') || 'none'
+    })`,
+  );
+  for (const [what, v] of violations) {
+    findings.push(`${what}: first seen ${seconds(v.firstMs)} s after the 20 hosts were created, last ${seconds(v.lastMs)} s (${v.samples} samples)`);
+  }
 
   // Both processes took part, neither logged an error or died.
   const totals: number[] = [];
@@ -174,8 +211,12 @@ test('exactly 30 of 50 machines get a host, never a double claim; the other 20 w
   check(totals.every((t) => t > 0), `both processes reconciled: ${totals.join(', ')}`);
 
   console.log(
-    `race: ${MACHINES} pairs created in ${seconds(createdMs)} s; 30 hosts claimed of 50 machines ${seconds(claimedAtMs)} s after the first create, settled at ${seconds(settledAtMs)} s; ` +
-      `${samples} samples (${phase1Samples} before more hosts); 20 more hosts created in ${seconds(moreCreatedMs)} s, all 50 provisioned ${seconds(doneMs)} s after the first of them was created; ` +
+    `race: ${MACHINES} pairs created in ${seconds(createdMs)} s; 30 hosts claimed of 50 machines ${seconds(claimedAtMs)} s after the first create, settled at ${
+      seconds(settledAtMs)
+    } s; ` +
+      `${samples} samples (${phase1Samples} before more hosts); 20 more hosts created in ${seconds(moreCreatedMs)} s, all 50 provisioned ${
+        seconds(doneMs)
+      } s after the first of them was created; ` +
       `per process: ${totals.join(', ')} reconciles, requests ${requests.join(', ')}; findings: ${findings.length}`,
   );
   assert.equal(findings, [], `the race contract is broken:\n${findings.join('\n')}`);

@@ -30,7 +30,12 @@ export const hostApi = (scene: SceneRef, namespace = scene.ns) => scene.client.a
 export const selector = (group: string): Pick<Metal3MachineSpec, 'hostSelector'> => ({ hostSelector: { matchLabels: { group } } });
 
 /** Hosts labelled `group`, available. */
-export async function availableHosts(scene: SceneRef, group: string, names: readonly string[], options: { namespace?: string; spec?: Partial<BareMetalHostSpec> } = {}): Promise<void> {
+export async function availableHosts(
+  scene: SceneRef,
+  group: string,
+  names: readonly string[],
+  options: { namespace?: string; spec?: Partial<BareMetalHostSpec> } = {},
+): Promise<void> {
   await createAvailableHosts(scene.client, options.namespace ?? scene.ns, names, { labels: { group }, ...(options.spec ? { spec: options.spec } : {}) });
 }
 
@@ -57,10 +62,24 @@ export async function deleteMachine(scene: SceneRef, name: string, namespace = s
 
 /** The host once released by a deletion: free again and back in `available`. */
 export const releasedHost = (scene: SceneRef, name: string, namespace = scene.ns) =>
-  hostWhen(scene.client, namespace, name, `${name} released and available`, (h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available', EVENT_MS);
+  hostWhen(
+    scene.client,
+    namespace,
+    name,
+    `${name} released and available`,
+    (h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available',
+    EVENT_MS,
+  );
 
 /** A control-plane Machine owned by KubeadmControlPlane `kcp` (N-3), its Metal3Machine cloned from `template`. */
-export function controlPlaneMachine(scene: SceneRef, name: string, kcp: string, group: string, template: string | undefined, extra: Partial<MachineOptions> = {}) {
+export function controlPlaneMachine(
+  scene: SceneRef,
+  name: string,
+  kcp: string,
+  group: string,
+  template: string | undefined,
+  extra: Partial<MachineOptions> = {},
+) {
   return createMachine(scene.client, scene.ns, name, {
     spec: { image: IMAGE, ...selector(group) },
     labels: CONTROL_PLANE,

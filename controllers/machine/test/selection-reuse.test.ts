@@ -19,6 +19,7 @@ import {
   createHosts,
   createMachine,
   HOLD_FINALIZER,
+  type HostList,
   hostWhen,
   IMAGE,
   machineTestScene,
@@ -26,7 +27,6 @@ import {
   settled,
   v1,
   v2,
-  type HostList,
 } from './support.ts';
 
 const test = suite('Metal3Machine host selection: node reuse and deleting hosts');
@@ -94,7 +94,13 @@ test('H-10, E-32, V-10: a reserved host not available yet makes the control-plan
   await availableHosts({ 'nrp-free': { group: 'nrp' } });
   // Externally provisioned: registered, no error, but not available.
   await createHosts(scene.client, scene.ns, ['nrp-reuse'], { labels: { group: 'nrp', [NODE_REUSE_LABEL]: 'cp-kcp-p' }, spec: { externallyProvisioned: true } });
-  await hostWhen(scene.client, scene.ns, 'nrp-reuse', 'nrp-reuse externally provisioned', (h) => h.status?.provisioning?.state === 'externally provisioned' && !h.status.errorMessage);
+  await hostWhen(
+    scene.client,
+    scene.ns,
+    'nrp-reuse',
+    'nrp-reuse externally provisioned',
+    (h) => h.status?.provisioning?.state === 'externally provisioned' && !h.status.errorMessage,
+  );
   await controlPlaneMachine('cp-p', 'kcp-p', 'nrp');
   const text = await waitingFor('cp-p');
   assert.ok(text.includes(`${scene.ns}/nrp-reuse`), `the message names the reserved host: ${text}`);
@@ -117,7 +123,13 @@ test('H-6: a host being deleted is never chosen, not even one reserved for the m
   await hostWhen(scene.client, scene.ns, 'nrd-deleting', 'nrd-deleting available', (h) => h.status?.provisioning?.state === 'available', 30_000);
   await scene.client.api(BareMetalHostResource, scene.ns).delete('nrd-deleting');
   // BMO runs the deletion to its end and lets go; our finalizer keeps the host, deletionTimestamp set.
-  const deleting = await hostWhen(scene.client, scene.ns, 'nrd-deleting', 'nrd-deleting released by BMO', (h) => !!h.metadata.deletionTimestamp && (h.metadata.finalizers ?? []).join() === HOLD_FINALIZER);
+  const deleting = await hostWhen(
+    scene.client,
+    scene.ns,
+    'nrd-deleting',
+    'nrd-deleting released by BMO',
+    (h) => !!h.metadata.deletionTimestamp && (h.metadata.finalizers ?? []).join() === HOLD_FINALIZER,
+  );
   assert.is(deleting.status?.errorMessage ?? '', '', 'no error: only the deletion excludes it');
 
   await controlPlaneMachine('cp-d', 'kcp-d', 'nrd');

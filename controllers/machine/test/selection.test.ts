@@ -20,6 +20,7 @@ import {
   createMachine,
   eventsFor,
   eventually,
+  type HostList,
   hostWhen,
   IMAGE,
   machineTestScene,
@@ -30,7 +31,6 @@ import {
   v1Message,
   v2,
   v2Message,
-  type HostList,
 } from './support.ts';
 
 // The random seam (H-12): the controller picks through `random`, which records how many candidates it
@@ -66,7 +66,13 @@ function machine(name: string, hostSelector: LabelSelector, extra: { failureDoma
 test('H-11, V-10 (matchLabels boguskey ⇒ none), M-7: a selector matching nothing waits (Info, no error); a matching host added later is taken at once', async () => {
   assert.is(scene.controller.errors(), 0);
   await machine('waiter', { matchLabels: { boguskey: 'value' } });
-  const waiting = await metal3MachineWhen(scene.client, scene.ns, 'waiter', 'waiter waiting for a host', (m) => getCondition(m, 'AssociateBMH')?.reason === 'AssociateBMHFailed');
+  const waiting = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'waiter',
+    'waiter waiting for a host',
+    (m) => getCondition(m, 'AssociateBMH')?.reason === 'AssociateBMHFailed',
+  );
   assert.is(v1(waiting, 'AssociateBMH'), 'False/AssociateBMHFailed/Info');
   assert.is(v2(waiting, 'AssociateBareMetalHost'), 'False/AssociateBareMetalHostFailed');
   assert.match(v1Message(waiting, 'AssociateBMH'), /waiting for an available BareMetalHost matching boguskey=value/);
@@ -115,16 +121,25 @@ test('H-3, seed 002: an invalid host selector (operator pancakes, gt with a non-
   assert.ok(!held.has('bad-op') && !held.has('bad-gt'), 'no host claimed');
 });
 
-test('V-10, H-5, H-6, H-8: a worker skips the host in error, the paused, the unhealthy and the other machine\'s host, and takes the available one', async () => {
+test("V-10, H-5, H-6, H-8: a worker skips the host in error, the paused, the unhealthy and the other machine's host, and takes the available one", async () => {
   strategy = () => 0; // the first candidate in name order: any skipped host would sort before the right one
   const group = { group: 'v10' };
   await createHosts(scene.client, scene.ns, ['v10-b-errored'], { labels: group, annotations: { 'sim.metal3-ts.dev/fail': 'power' } });
   await availableHosts({ 'v10-a-consumed': group, 'v10-c-paused': group, 'v10-d-unhealthy': group, 'v10-e-available': group });
   // BMO reaches `available`, then fails to power the host on: available with an errorMessage.
-  const errored = await hostWhen(scene.client, scene.ns, 'v10-b-errored', 'v10-b-errored available with an error', (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage, 30_000);
+  const errored = await hostWhen(
+    scene.client,
+    scene.ns,
+    'v10-b-errored',
+    'v10-b-errored available with an error',
+    (h) => h.status?.provisioning?.state === 'available' && !!h.status.errorMessage,
+    30_000,
+  );
   assert.match(errored.status?.errorMessage ?? '', /simulated power failure/);
   const hosts = scene.client.api(BareMetalHostResource, scene.ns);
-  await hosts.mergePatch('v10-a-consumed', { spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'someothermachine', namespace: scene.ns } } });
+  await hosts.mergePatch('v10-a-consumed', {
+    spec: { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'someothermachine', namespace: scene.ns } },
+  });
   await hosts.mergePatch('v10-c-paused', { metadata: { annotations: { 'baremetalhost.metal3.io/paused': 'user' } } });
   await hosts.mergePatch('v10-d-unhealthy', { metadata: { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } } });
 

@@ -18,12 +18,27 @@ const scene = machineTestScene(test, { prefix: 'machine-kubeconfig', world: { wo
 
 const marker = join(tmpdir(), `metal3-ts-exec-marker-${process.pid}`);
 const kubeconfig = (user: object, cluster: object = { server: 'https://127.0.0.1:1' }) =>
-  JSON.stringify({ apiVersion: 'v1', kind: 'Config', 'current-context': 'c', contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }], clusters: [{ name: 'c', cluster }], users: [{ name: 'u', user }] });
+  JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'c',
+    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    clusters: [{ name: 'c', cluster }],
+    users: [{ name: 'u', user }],
+  });
 
 const CASES = [
   { name: 'junk', value: 'clusters: [ {{ not yaml', says: 'not valid YAML' },
-  { name: 'exec', value: kubeconfig({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `touch ${marker}`] } }), says: 'exec credential plugin ("sh"), which is not supported' },
-  { name: 'file', value: kubeconfig({ token: 't' }, { server: 'https://127.0.0.1:1', 'certificate-authority': '/etc/passwd' }), says: 'refers to a file, which is not allowed here' },
+  {
+    name: 'exec',
+    value: kubeconfig({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'sh', args: ['-c', `touch ${marker}`] } }),
+    says: 'exec credential plugin ("sh"), which is not supported',
+  },
+  {
+    name: 'file',
+    value: kubeconfig({ token: 't' }, { server: 'https://127.0.0.1:1', 'certificate-authority': '/etc/passwd' }),
+    says: 'refers to a file, which is not allowed here',
+  },
 ];
 
 for (const c of CASES) {
@@ -31,7 +46,9 @@ for (const c of CASES) {
     const { client, ns } = scene;
     const cluster = `wl-${c.name}`;
     await createClusterScene(client, ns, { name: cluster });
-    await client.api(SecretResource, ns).create(newSecret({ metadata: { name: `${cluster}-kubeconfig` }, type: 'cluster.x-k8s.io/secret', stringData: { value: c.value } }));
+    await client.api(SecretResource, ns).create(
+      newSecret({ metadata: { name: `${cluster}-kubeconfig` }, type: 'cluster.x-k8s.io/secret', stringData: { value: c.value } }),
+    );
     await createMachine(client, ns, `m-${c.name}`, { cluster });
     const secret = `Secret ${ns}/${cluster}-kubeconfig`;
     const m3m = await metal3MachineWhen(client, ns, `m-${c.name}`, `KubernetesNodeReady False naming ${secret}`, (m) => {

@@ -5,7 +5,7 @@ import { machine, template } from './testing.ts';
 
 const test = suite('automatedCleaningMode propagation plan (T-6, N-2, E-35)');
 
-test('T-6: the template\'s mode is read from spec.template.spec.automatedCleaningMode', () => {
+test("T-6: the template's mode is read from spec.template.spec.automatedCleaningMode", () => {
   assert.equal(templateCleaningMode(template('t')), { kind: 'unset' });
   assert.equal(templateCleaningMode(template('t', { mode: 'metadata' })), { kind: 'valid', mode: 'metadata' });
   assert.equal(templateCleaningMode(template('t', { mode: 'disabled' })), { kind: 'valid', mode: 'disabled' });
@@ -36,7 +36,13 @@ test('E-35: only machines whose mode differs are planned; machines already in sy
   assert.is(plan.mode, 'disabled');
   assert.equal(plan.updates.map((m) => m.metadata.name), ['a', 'c'], 'unset and different, in name order');
   assert.is(plan.inSync, 2);
-  assert.equal(planCleaningMode(template('tmpl', { mode: 'disabled' }), [machines[2]!, machines[3]!]), { kind: 'propagate', mode: 'disabled', updates: [], inSync: 2, paused: 0 });
+  assert.equal(planCleaningMode(template('tmpl', { mode: 'disabled' }), [machines[2]!, machines[3]!]), {
+    kind: 'propagate',
+    mode: 'disabled',
+    updates: [],
+    inSync: 2,
+    paused: 0,
+  });
 });
 
 test('T-6: machines of another template, another groupkind or another namespace are never planned', () => {

@@ -44,18 +44,18 @@ export type CleaningModePlan =
   /** Nothing is written; the template's author has to fix the value. */
   | { readonly kind: 'invalid'; readonly message: string }
   | {
-      readonly kind: 'propagate';
-      readonly mode: CleaningMode;
-      /** Machines whose mode differs from the template's, in name order. */
-      readonly updates: readonly Readonly<Metal3Machine>[];
-      /** Machines of the template that already have the mode. */
-      readonly inSync: number;
-      /**
-       * Machines of the template carrying `cluster.x-k8s.io/paused` whose mode differs: not written
-       * now; unpausing one is a machine event that brings the template back to them.
-       */
-      readonly paused: number;
-    };
+    readonly kind: 'propagate';
+    readonly mode: CleaningMode;
+    /** Machines whose mode differs from the template's, in name order. */
+    readonly updates: readonly Readonly<Metal3Machine>[];
+    /** Machines of the template that already have the mode. */
+    readonly inSync: number;
+    /**
+     * Machines of the template carrying `cluster.x-k8s.io/paused` whose mode differs: not written
+     * now; unpausing one is a machine event that brings the template back to them.
+     */
+    readonly paused: number;
+  };
 
 /**
  * What to write so that every Metal3Machine cloned from `template` (both cloned-from annotations

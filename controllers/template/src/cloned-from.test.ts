@@ -8,7 +8,7 @@ const test = suite('cloned-from: which template a Metal3Machine belongs to, and 
 
 const cases: [string, Parameters<typeof machine>[1], string | undefined][] = [
   ['both annotations naming a Metal3MachineTemplate', {}, 'ns/tmpl'],
-  ['another namespace: the template is in the machine\'s namespace', { namespace: 'other' }, 'other/tmpl'],
+  ["another namespace: the template is in the machine's namespace", { namespace: 'other' }, 'other/tmpl'],
   ['groupkind of another kind (E-15: CAPM3 maps any non-empty groupkind)', { groupKind: 'KubeadmConfigTemplate.bootstrap.cluster.x-k8s.io' }, undefined],
   ['groupkind with the right kind but another group', { groupKind: 'Metal3MachineTemplate.example.com' }, undefined],
   ['groupkind in another letter case', { groupKind: 'metal3machinetemplate.infrastructure.cluster.x-k8s.io' }, undefined],

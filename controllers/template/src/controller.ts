@@ -8,10 +8,10 @@
 // writes nothing. See docs/compatibility.md.
 import type { Client } from '@metal3-ts/generated';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { controllerFor, type ControllerDeps } from '@metal3-ts/shared/controller/builder';
+import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { resourceNotPausedAndHasFilterLabel } from '@metal3-ts/shared/controller/predicates';
-import { CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate } from './cloned-from.ts';
+import { byClonedFromTemplate, CLONED_FROM_TEMPLATE_INDEX } from './cloned-from.ts';
 import { metal3MachineToTemplate, propagationInputsChanged } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
 import { templateReconciler } from './reconcile.ts';

@@ -9,16 +9,19 @@ import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { isTerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 import { FakeInformerSource } from '@metal3-ts/shared/testing/fake-informer';
 import { withReferenceAt } from '@metal3-ts/shared/testing/references';
-import { CLONED_FROM_TEMPLATE_INDEX, byClonedFromTemplate } from './cloned-from.ts';
+import { byClonedFromTemplate, CLONED_FROM_TEMPLATE_INDEX } from './cloned-from.ts';
 import { CleaningModeRejectedError, InvalidCleaningModeError, MachineUpdateError } from './errors.ts';
 import { reconcileTemplate } from './reconcile.ts';
-import { machine, scriptedClient, template, type ScriptedAnswer } from './testing.ts';
+import { machine, type ScriptedAnswer, scriptedClient, template } from './testing.ts';
 
 const test = suite('template reconcile with a scripted apiserver: guards, zero writes, bad input, write failures');
 
 const context = { signal: new AbortController().signal, reconcileId: 'r', log: silentLogger };
 
-function setup(objects: { templates: ReturnType<typeof template>[]; machines: ReturnType<typeof machine>[] }, script: (name: string) => ScriptedAnswer = () => 'ok') {
+function setup(
+  objects: { templates: ReturnType<typeof template>[]; machines: ReturnType<typeof machine>[] },
+  script: (name: string) => ScriptedAnswer = () => 'ok',
+) {
   const informers = new FakeInformerSource();
   const templates = informers.informerFor(Metal3MachineTemplateResource);
   const machines = informers.informerFor(Metal3MachineResource);
@@ -60,7 +63,11 @@ test('issue 21: every field of the shared Metal3MachineTemplate table naming ano
     const s = setup({ templates: [withReferenceAt(template('tmpl', { mode: 'disabled' }), path, 'tenant-b')], machines: [machine('a')] });
     assert.equal(await s.run(), {}, path);
     const [event] = await s.recorded();
-    assert.match(event ?? '', `Warning InvalidReference Metal3MachineTemplate/tmpl: ${path}.namespace ("tenant-b"): must be empty or the Metal3MachineTemplate namespace "ns"`, path);
+    assert.match(
+      event ?? '',
+      `Warning InvalidReference Metal3MachineTemplate/tmpl: ${path}.namespace ("tenant-b"): must be empty or the Metal3MachineTemplate namespace "ns"`,
+      path,
+    );
     assert.is(s.patches().length, 1, `${path}: the cleaning mode patch`);
   }
 });
@@ -78,7 +85,10 @@ test('E-35: zero requests when every machine of the template already has its mod
 });
 
 test('T-6: one merge patch of spec.automatedCleaningMode per machine that differs, and a Normal event on it', async () => {
-  const s = setup({ templates: [template('tmpl', { mode: 'disabled' })], machines: [machine('a'), machine('b', { mode: 'metadata' }), machine('c', { mode: 'disabled' })] });
+  const s = setup({
+    templates: [template('tmpl', { mode: 'disabled' })],
+    machines: [machine('a'), machine('b', { mode: 'metadata' }), machine('c', { mode: 'disabled' })],
+  });
   assert.equal(await s.run(), {});
   assert.equal(s.patches(), ['patch a {"spec":{"automatedCleaningMode":"disabled"}}', 'patch b {"spec":{"automatedCleaningMode":"disabled"}}']);
   assert.equal(await s.recorded(), [
@@ -99,8 +109,9 @@ test('bad input: an unknown mode is a terminal error with a Warning event naming
 });
 
 test('a machine deleted meanwhile (404) is skipped; a machine that rejects the value (422) gets a Warning on the template and a terminal error', async () => {
-  const s = setup({ templates: [template('tmpl', { mode: 'disabled' })], machines: [machine('a'), machine('gone'), machine('strict')] }, (name) =>
-    name === 'gone' ? 404 : name === 'strict' ? 422 : 'ok',
+  const s = setup(
+    { templates: [template('tmpl', { mode: 'disabled' })], machines: [machine('a'), machine('gone'), machine('strict')] },
+    (name) => name === 'gone' ? 404 : name === 'strict' ? 422 : 'ok',
   );
   const error = await rejection(s.run());
   assert.instance(error, CleaningModeRejectedError);
@@ -108,13 +119,19 @@ test('a machine deleted meanwhile (404) is skipped; a machine that rejects the v
   assert.equal((error as CleaningModeRejectedError).machines, ['strict']);
   assert.is(s.patches().length, 3, 'every machine was tried');
   const events = await s.recorded();
-  assert.ok(events.includes('Warning AutomatedCleaningModeRejected Metal3MachineTemplate/tmpl: Metal3Machine strict rejected automatedCleaningMode "disabled": scripted 422 for strict'), events.join('\n'));
+  assert.ok(
+    events.includes(
+      'Warning AutomatedCleaningModeRejected Metal3MachineTemplate/tmpl: Metal3Machine strict rejected automatedCleaningMode "disabled": scripted 422 for strict',
+    ),
+    events.join('\n'),
+  );
   assert.ok(events.some((e) => e.startsWith('Normal AutomatedCleaningModeUpdated Metal3Machine/a:')));
 });
 
 test('other write failures (500, 403) are retried: a non-terminal error naming the machines, after trying all of them', async () => {
-  const s = setup({ templates: [template('tmpl', { mode: 'metadata' })], machines: [machine('a'), machine('b'), machine('c'), machine('d')] }, (name) =>
-    name === 'b' ? 500 : name === 'c' ? 403 : name === 'd' ? 422 : 'ok',
+  const s = setup(
+    { templates: [template('tmpl', { mode: 'metadata' })], machines: [machine('a'), machine('b'), machine('c'), machine('d')] },
+    (name) => name === 'b' ? 500 : name === 'c' ? 403 : name === 'd' ? 422 : 'ok',
   );
   const error = await rejection(s.run());
   assert.instance(error, MachineUpdateError);

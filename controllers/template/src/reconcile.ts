@@ -43,7 +43,8 @@ export async function reconcileTemplate(deps: TemplateReconcilerDeps, request: R
   const foreign = foreignReferences(template, REFERENCE_FIELDS.Metal3MachineTemplate);
   if (foreign.length > 0) {
     const fields = foreign.map((f) => `${f.field} ("${f.namespace}")`).join(', ');
-    const message = `${fields}: must be empty or the Metal3MachineTemplate namespace "${namespace}"; cross-namespace references are not allowed (its Metal3Machines fail with InvalidConfiguration)`;
+    const message =
+      `${fields}: must be empty or the Metal3MachineTemplate namespace "${namespace}"; cross-namespace references are not allowed (its Metal3Machines fail with InvalidConfiguration)`;
     log.info('Metal3MachineTemplate names another namespace', { message });
     deps.events?.warning(template, REASONS.foreignReference, message);
   }

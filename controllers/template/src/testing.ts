@@ -2,16 +2,20 @@
 // Metal3Machine patches from a script (so the reconcile's error handling is testable without a server).
 import { apiError, Client, type HttpRequest, type Status, type Transport } from '@metal3-ts/generated';
 import {
-  newMetal3Machine,
-  newMetal3MachineTemplate,
   type Metal3Machine,
   type Metal3MachineTemplate,
+  newMetal3Machine,
+  newMetal3MachineTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, METAL3_MACHINE_TEMPLATE_GROUPKIND } from './names.ts';
 
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
 
-export function template(name: string, spec: { mode?: string; nodeReuse?: boolean; annotations?: Record<string, string> } = {}, namespace = 'ns'): Metal3MachineTemplate {
+export function template(
+  name: string,
+  spec: { mode?: string; nodeReuse?: boolean; annotations?: Record<string, string> } = {},
+  namespace = 'ns',
+): Metal3MachineTemplate {
   return newMetal3MachineTemplate({
     metadata: { name, namespace, ...(spec.annotations ? { annotations: spec.annotations } : {}) },
     spec: {
@@ -56,7 +60,9 @@ export function scriptedClient(script: (name: string) => ScriptedAnswer): { clie
     async request<T>(request: HttpRequest): Promise<T> {
       requests.push(request);
       // Events (from an EventRecorder on this client) are accepted as sent.
-      if (request.resource === 'events') return { ...(request.body as object), metadata: { ...(request.body as { metadata: object }).metadata, name: 'e' } } as T;
+      if (request.resource === 'events') {
+        return { ...(request.body as object), metadata: { ...(request.body as { metadata: object }).metadata, name: 'e' } } as T;
+      }
       const name = decodeURIComponent(request.path.split('?')[0]!.split('/').at(-1) ?? '');
       const answer = script(name);
       if (answer !== 'ok') {

@@ -17,7 +17,8 @@ bundleSuite({
   name: 'tmpl',
   flags: ['--watch-filter', 'some-other-instance'],
   titles: {
-    node: 'bundle under Node 24: ready under deploy/rbac.yaml, reconciles a sample template onto its cloned Metal3Machine (T-3: --watch-filter not applied), exits 0 on SIGTERM',
+    node:
+      'bundle under Node 24: ready under deploy/rbac.yaml, reconciles a sample template onto its cloned Metal3Machine (T-3: --watch-filter not applied), exits 0 on SIGTERM',
     deno: 'the same bundle under Deno 2: ready, reconciles the sample, exits 0 on SIGTERM',
   },
   // This test has only ever refused errors in the log.
@@ -26,8 +27,9 @@ bundleSuite({
     await createTemplate(admin, ns, 'sample', { mode: 'disabled' });
     await createMachine(admin, ns, 'sample-0', { from: 'sample', mode: 'metadata' });
     await modesBecome(admin, ns, { 'sample-0': 'disabled' }, 20_000);
-    const event = await eventually(`${runtime}: event`, async () =>
-      (await admin.api(EventResource, ns).list()).items.find((e) => e.reason === 'AutomatedCleaningModeUpdated'),
+    const event = await eventually(
+      `${runtime}: event`,
+      async () => (await admin.api(EventResource, ns).list()).items.find((e) => e.reason === 'AutomatedCleaningModeUpdated'),
     );
     assert.is(event.reportingComponent, 'metal3machinetemplate-controller');
     assert.is(event.involvedObject.name, 'sample-0');

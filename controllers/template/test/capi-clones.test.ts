@@ -6,10 +6,20 @@ import { MachineSetResource, newMachineSet } from '@metal3-ts/generated/cluster.
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
-import { machineSetSimulator, simulatorDeps, startSimulators, type RunningSimulators } from '@metal3-ts/test/sim/index';
+import { machineSetSimulator, type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
 import { bootstrapRef, createCluster, createKubeadmConfigTemplate, infraRef } from '@metal3-ts/test/sim/capi/rollout-testing';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from '../src/names.ts';
-import { createTemplate, eventually, loggedProblems, modes, modesBecome, type RunningController, setTemplateMode, settled, startTemplateController } from './support.ts';
+import {
+  createTemplate,
+  eventually,
+  loggedProblems,
+  modes,
+  modesBecome,
+  type RunningController,
+  setTemplateMode,
+  settled,
+  startTemplateController,
+} from './support.ts';
 
 const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller with Metal3Machines cloned by the MachineSet simulator');
 
@@ -32,7 +42,7 @@ const machineSet = (replicas: number) =>
     },
   });
 
-test('N-1/N-2/T-6: MachineSet clones get the template\'s new mode; a clone made after the change already agrees and is not written', async () => {
+test("N-1/N-2/T-6: MachineSet clones get the template's new mode; a clone made after the change already agrees and is not written", async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-capi');
   const deps = simulatorDeps(env().admin);
   simulators = await startSimulators(deps, machineSetSimulator(deps));
@@ -49,7 +59,7 @@ test('N-1/N-2/T-6: MachineSet clones get the template\'s new mode; a clone made 
   for (const m of clones) {
     assert.is(m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION], 'm3mt-workers');
     assert.is(m.metadata.annotations?.[CLONED_FROM_GROUPKIND_ANNOTATION], 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io');
-    assert.is(m.spec?.automatedCleaningMode, 'metadata', 'cloned with the template\'s spec');
+    assert.is(m.spec?.automatedCleaningMode, 'metadata', "cloned with the template's spec");
   }
   await settled(controller, 0);
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 0, 'fresh clones already agree');

@@ -5,14 +5,23 @@ import * as assert from 'uvu/assert';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
-import { createMachine, createTemplate, loggedProblems, modesBecome, type RunningController, setTemplateMode, settled, sleep, startTemplateController } from './support.ts';
+import {
+  createMachine,
+  createTemplate,
+  loggedProblems,
+  modesBecome,
+  type RunningController,
+  setTemplateMode,
+  settled,
+  sleep,
+  startTemplateController,
+} from './support.ts';
 
 const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller: paused templates and machines');
 
 const PAUSED = 'cluster.x-k8s.io/paused';
 
 let controller: RunningController | undefined;
-
 
 test('T-3/T-5: a paused template propagates nothing, not even when a machine event reconciles it; unpausing propagates at once', async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-paused');
@@ -38,7 +47,7 @@ test('T-3/T-5: a paused template propagates nothing, not even when a machine eve
   assert.ok(took < 5000, `propagated ${took.toFixed(0)} ms after the unpause (CAPM3 polls paused templates every 30 s)`);
 });
 
-test('T-3/E-20: a paused Metal3Machine keeps its mode while its siblings get the template\'s; unpausing it brings the mode', async () => {
+test("T-3/E-20: a paused Metal3Machine keeps its mode while its siblings get the template's; unpausing it brings the mode", async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-m-paused');
   controller = track(await startTemplateController(env(), ns));
   await createMachine(admin(), ns, 'paused', { from: 'workers', mode: 'metadata', annotations: { [PAUSED]: '' } });

@@ -6,12 +6,22 @@ import { EventResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
-import { createMachine, createTemplate, eventually, loggedProblems, modesBecome, type RunningController, setTemplateMode, settled, sleep, startTemplateController } from './support.ts';
+import {
+  createMachine,
+  createTemplate,
+  eventually,
+  loggedProblems,
+  modesBecome,
+  type RunningController,
+  setTemplateMode,
+  settled,
+  sleep,
+  startTemplateController,
+} from './support.ts';
 
 const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller: automatedCleaningMode propagation on the real apiserver');
 
 let controller: RunningController | undefined;
-
 
 async function setup(prefix: string): Promise<string> {
   const ns = await freshNamespace(env().admin.client, prefix);
@@ -66,7 +76,7 @@ test('T-1/T-6/N-2/E-15: the mode reaches only the Metal3Machines cloned from the
   assert.equal((await modesBecome(admin(), ns, {}))['other-group'], '-');
 });
 
-test('T-2: a Metal3Machine cloned after the template changed, or edited away from its mode, gets the template\'s mode', async () => {
+test("T-2: a Metal3Machine cloned after the template changed, or edited away from its mode, gets the template's mode", async () => {
   const ns = await setup('tmpl-later');
   await createTemplate(admin(), ns, 'workers', { mode: 'disabled' });
   await settled(controller!, 0);

@@ -5,21 +5,21 @@
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@metal3-ts/generated';
 import {
+  type Metal3Machine,
   Metal3MachineResource,
+  type Metal3MachineTemplate,
   Metal3MachineTemplateResource,
   newMetal3Machine,
   newMetal3MachineTemplate,
-  type Metal3Machine,
-  type Metal3MachineTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { eventually, startInProcess, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+import { eventually, type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
 import { templateController } from '../src/controller.ts';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, CONTROLLER_NAME, METAL3_MACHINE_TEMPLATE_GROUPKIND } from '../src/names.ts';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
-export { eventually, loggedProblems, settled, type RunningController } from '@metal3-ts/test/testing/controller-runner';
+export { eventually, loggedProblems, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Starts the controller under a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */

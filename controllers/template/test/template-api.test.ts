@@ -10,8 +10,7 @@ import { createMachine, createTemplate } from './support.ts';
 
 const { test, env, admin } = controllerSuite('Metal3MachineTemplate API: nodeReuse default and unknown automatedCleaningMode');
 
-
-test('N-1/N-6/X-10: nodeReuse is stored false by default; the released machine\'s template decides, looked up with a GET', async () => {
+test("N-1/N-6/X-10: nodeReuse is stored false by default; the released machine's template decides, looked up with a GET", async () => {
   const ns = await freshNamespace(env().admin.client, 'tmpl-reuse');
   const plain = await createTemplate(admin(), ns, 'plain');
   assert.is(plain.spec?.nodeReuse, false, 'CRD default');

@@ -11,7 +11,6 @@ const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate contr
 
 let controller: RunningController | undefined;
 
-
 const touchTemplate = (ns: string, name: string, value: string) =>
   admin().api(Metal3MachineTemplateResource, ns).mergePatch(name, { metadata: { labels: { touched: value } } });
 
@@ -48,7 +47,7 @@ test('E-35: a change reaches each differing machine with exactly one patch; the 
   await admin().api(Metal3MachineTemplateResource, ns).mergePatch('workers', { spec: { template: { spec: { automatedCleaningMode: 'disabled' } } } });
   await modesBecome(admin(), ns, { a: 'disabled', b: 'disabled', c: 'disabled', d: 'disabled', e: 'disabled' });
   await settled(controller, before);
-  assert.ok(controller.reconciles() - before >= 2, 'the machines\' own update events reconciled the template again');
+  assert.ok(controller.reconciles() - before >= 2, "the machines' own update events reconciled the template again");
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 5, 'one patch per machine, none repeated');
   assert.is(controller.counter.count({ verb: 'update' }), 0, 'no full Update (CAPM3 sends one per machine per reconcile)');
   assert.is(controller.counter.count({ verb: 'list' }), 0, 'no list: machines come from the informer index');

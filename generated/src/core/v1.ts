@@ -19,7 +19,12 @@ export interface Secret {
   immutable?: boolean;
 }
 
-export interface SecretList { apiVersion: 'v1'; kind: 'SecretList'; metadata: ListMeta; items: Secret[]; }
+export interface SecretList {
+  apiVersion: 'v1';
+  kind: 'SecretList';
+  metadata: ListMeta;
+  items: Secret[];
+}
 
 export interface ConfigMap {
   apiVersion: 'v1';
@@ -113,24 +118,54 @@ export interface Event {
 const core = { group: '', version: 'v1', scaleSubresource: false, categories: [] } as const;
 
 export const SecretResource: ResourceDescriptor<Secret> = defineResource<Secret>({
-  ...core, kind: 'Secret', listKind: 'SecretList', plural: 'secrets', singular: 'secret',
-  namespaced: true, statusSubresource: false, shortNames: [],
+  ...core,
+  kind: 'Secret',
+  listKind: 'SecretList',
+  plural: 'secrets',
+  singular: 'secret',
+  namespaced: true,
+  statusSubresource: false,
+  shortNames: [],
 });
 export const ConfigMapResource: ResourceDescriptor<ConfigMap> = defineResource<ConfigMap>({
-  ...core, kind: 'ConfigMap', listKind: 'ConfigMapList', plural: 'configmaps', singular: 'configmap',
-  namespaced: true, statusSubresource: false, shortNames: ['cm'],
+  ...core,
+  kind: 'ConfigMap',
+  listKind: 'ConfigMapList',
+  plural: 'configmaps',
+  singular: 'configmap',
+  namespaced: true,
+  statusSubresource: false,
+  shortNames: ['cm'],
 });
 export const NamespaceResource: ResourceDescriptor<Namespace> = defineResource<Namespace>({
-  ...core, kind: 'Namespace', listKind: 'NamespaceList', plural: 'namespaces', singular: 'namespace',
-  namespaced: false, statusSubresource: true, shortNames: ['ns'],
+  ...core,
+  kind: 'Namespace',
+  listKind: 'NamespaceList',
+  plural: 'namespaces',
+  singular: 'namespace',
+  namespaced: false,
+  statusSubresource: true,
+  shortNames: ['ns'],
 });
 export const NodeResource: ResourceDescriptor<Node> = defineResource<Node>({
-  ...core, kind: 'Node', listKind: 'NodeList', plural: 'nodes', singular: 'node',
-  namespaced: false, statusSubresource: true, shortNames: ['no'],
+  ...core,
+  kind: 'Node',
+  listKind: 'NodeList',
+  plural: 'nodes',
+  singular: 'node',
+  namespaced: false,
+  statusSubresource: true,
+  shortNames: ['no'],
 });
 export const EventResource: ResourceDescriptor<Event> = defineResource<Event>({
-  ...core, kind: 'Event', listKind: 'EventList', plural: 'events', singular: 'event',
-  namespaced: true, statusSubresource: false, shortNames: ['ev'],
+  ...core,
+  kind: 'Event',
+  listKind: 'EventList',
+  plural: 'events',
+  singular: 'event',
+  namespaced: true,
+  statusSubresource: false,
+  shortNames: ['ev'],
 });
 
 export const newSecret: (init: ResourceInit<Secret>) => Secret = factoryFor(SecretResource);

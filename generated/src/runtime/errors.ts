@@ -34,14 +34,26 @@ export class ApiError extends Error {
   }
 }
 
-export class NotFoundError extends ApiError { override name = 'NotFoundError'; }
-export class AlreadyExistsError extends ApiError { override name = 'AlreadyExistsError'; }
+export class NotFoundError extends ApiError {
+  override name = 'NotFoundError';
+}
+export class AlreadyExistsError extends ApiError {
+  override name = 'AlreadyExistsError';
+}
 /** Optimistic concurrency: the object changed since the resourceVersion the write was based on. */
-export class ConflictError extends ApiError { override name = 'ConflictError'; }
-export class ForbiddenError extends ApiError { override name = 'ForbiddenError'; }
-export class UnauthorizedError extends ApiError { override name = 'UnauthorizedError'; }
+export class ConflictError extends ApiError {
+  override name = 'ConflictError';
+}
+export class ForbiddenError extends ApiError {
+  override name = 'ForbiddenError';
+}
+export class UnauthorizedError extends ApiError {
+  override name = 'UnauthorizedError';
+}
 /** The requested resourceVersion is too old (HTTP 410 or a watch ERROR event with code 410): relist. */
-export class GoneError extends ApiError { override name = 'GoneError'; }
+export class GoneError extends ApiError {
+  override name = 'GoneError';
+}
 export class TooManyRequestsError extends ApiError {
   override name = 'TooManyRequestsError';
   /** Seconds the server asked the client to wait (Retry-After or status details). */
@@ -68,9 +80,7 @@ export function apiError(code: number, status: Status | undefined, context: Requ
     case 404:
       return new NotFoundError(code, status, context, fallback);
     case 409:
-      return reason === 'AlreadyExists'
-        ? new AlreadyExistsError(code, status, context, fallback)
-        : new ConflictError(code, status, context, fallback);
+      return reason === 'AlreadyExists' ? new AlreadyExistsError(code, status, context, fallback) : new ConflictError(code, status, context, fallback);
     case 410:
       return new GoneError(code, status, context, fallback);
     case 422:

@@ -1,7 +1,7 @@
 // Retry pacing for the watcher: exponential with jitter, capped, and forgiven after a healthy
 // stretch. A watcher never gives up (a stopped informer is a silently dead controller), so the cap
 // bounds how long recovery can lag behind an apiserver that comes back.
-import { jitter, type Clock } from '../clock/clock.ts';
+import { type Clock, jitter } from '../clock/clock.ts';
 
 export interface BackoffOptions {
   /** First delay. */

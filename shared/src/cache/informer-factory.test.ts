@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, Client, type Transport } from '@metal3-ts/generated';
-import { ConfigMapResource, NodeResource, SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { ConfigMapResource, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { Registry } from '../metrics/registry.ts';
 import { InformerFactory } from './informer-factory.ts';
 import { configMap } from './testing/fake-list-watch.ts';
@@ -75,7 +75,9 @@ test('the namespace option scopes namespaced kinds and leaves cluster-scoped kin
 
 test('issue 21.2: a watch that went silent drops the pooled connections too (they share its dead path)', async () => {
   const transport = new FakeTransport();
-  const factory = new InformerFactory(new Client(transport as unknown as Transport), { watcher: { inactivityTimeoutMs: 30, backoff: { initialMs: 1, maxMs: 4 } } });
+  const factory = new InformerFactory(new Client(transport as unknown as Transport), {
+    watcher: { inactivityTimeoutMs: 30, backoff: { initialMs: 1, maxMs: 4 } },
+  });
   factory.informerFor(ConfigMapResource);
   const aborter = new AbortController();
   const running = factory.start(aborter.signal);
@@ -93,10 +95,17 @@ test('a selected informer: shared per selector and transform name, asks for its 
   const selected = factory.selectedInformerFor(SecretResource, selection);
   assert.is(factory.selectedInformerFor(SecretResource, { ...selection }), selected, 'same selector and transform name: one informer');
   const other = setup().factory;
-  assert.is.not(other.informerFor(SecretResource) as unknown, other.selectedInformerFor(SecretResource, selection) as unknown, 'the unselected informer of the kind is another');
+  assert.is.not(
+    other.informerFor(SecretResource) as unknown,
+    other.selectedInformerFor(SecretResource, selection) as unknown,
+    'the unselected informer of the kind is another',
+  );
   const secrets = transport.source('secrets');
   secrets.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1' }, data: { k: 'dg==' } } as never);
-  const forbidden = new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, { verb: 'GET', path: '/api/v1/secrets' });
+  const forbidden = new ApiError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'secrets is forbidden' }, {
+    verb: 'GET',
+    path: '/api/v1/secrets',
+  });
   // Refused until the test gives the verb back.
   secrets.listFailures.push(...Array.from({ length: 100_000 }, () => forbidden));
   const aborter = new AbortController();

@@ -6,9 +6,9 @@
 // synced, and none unable to list or watch (a refused verb, a missing CRD, repeated failures), with
 // the verb and resource named; each failed list or watch is counted in
 // `informer_list_watch_errors_total{resource,verb,code}`.
-import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Client, gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
@@ -151,4 +151,3 @@ export class InformerFactory implements SelectedInformerSource {
     );
   }
 }
-

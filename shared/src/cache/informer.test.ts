@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '@metal3-ts/generated';
-import { ConfigMapResource, type ConfigMap } from '@metal3-ts/generated/core/v1';
+import { type ConfigMap, ConfigMapResource } from '@metal3-ts/generated/core/v1';
 import { byLabel } from './indexers.ts';
 import { SharedInformer } from './informer.ts';
 import { keepEverything } from './transform.ts';

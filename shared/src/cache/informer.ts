@@ -13,16 +13,16 @@
 // - A list or watch that keeps failing or is refused (list-watch-health.ts) is logged at error level
 //   with verb and resource on every failed attempt, and `problems()` names it until it works again.
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { realClock, type Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { resourceName } from '../meta/resource-name.ts';
 import { deepFreeze } from './freeze.ts';
 import { ObjectStore } from './object-store.ts';
 import { describeFailure, isProblem, ListWatchHealth, type ListWatchVerb, type VerbFailure } from './list-watch-health.ts';
 import { ReadYourWrites } from './read-your-writes.ts';
-import { stripManagedFields, type CacheTransform } from './transform.ts';
+import { type CacheTransform, stripManagedFields } from './transform.ts';
 import type { CacheEvent, IndexFn, Informer, ObjectKey, Store } from './types.ts';
-import { watcher, type ListWatchSource, type RestartReason, type WatcherEvent, type WatcherOptions } from './watcher.ts';
+import { type ListWatchSource, type RestartReason, watcher, type WatcherEvent, type WatcherOptions } from './watcher.ts';
 
 export interface SharedInformerOptions<T extends KubeObject = KubeObject> extends Omit<WatcherOptions, 'clock' | 'log' | 'onRestart' | 'onStep'> {
   /** Only objects of this namespace are cached (the source must be bound to it too). */
@@ -68,7 +68,7 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.#options = options;
     this.#log = (options.log ?? silentLogger).with({ informer: descriptor.plural, ...(descriptor.group ? { group: descriptor.group } : {}) });
     this.#objects = new ObjectStore<T>((index, object, error) =>
-      this.#log.error('index function threw; object left out of the index', { index, name: object.metadata.name, error: String(error) }),
+      this.#log.error('index function threw; object left out of the index', { index, name: object.metadata.name, error: String(error) })
     );
     this.#view = new ReadYourWrites<T>(this.#objects);
     this.#synced = new Promise((resolve) => (this.#markSynced = resolve));
@@ -151,7 +151,14 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
   #stepFailed(verb: ListWatchVerb, error: unknown, observe?: (verb: ListWatchVerb, code: number) => void): void {
     const failure = this.#health.failed(verb, error);
     observe?.(verb, failure.code);
-    if (isProblem(failure)) this.#log.error('informer cannot keep its cache current', { resource: this.#resource, verb, code: failure.code, reason: describeFailure(this.#resource, failure) });
+    if (isProblem(failure)) {
+      this.#log.error('informer cannot keep its cache current', {
+        resource: this.#resource,
+        verb,
+        code: failure.code,
+        reason: describeFailure(this.#resource, failure),
+      });
+    }
   }
 
   #stepWorked(verb: ListWatchVerb): void {

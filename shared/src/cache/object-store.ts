@@ -181,7 +181,7 @@ export class ObjectStore<T extends KubeObject> implements Store<T> {
 function file(map: Map<string, Set<string>>, values: readonly string[], key: string): void {
   for (const value of values) {
     let keys = map.get(value);
-    if (!keys) map.set(value, (keys = new Set()));
+    if (!keys) map.set(value, keys = new Set());
     keys.add(key);
   }
 }

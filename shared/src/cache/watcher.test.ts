@@ -4,7 +4,7 @@ import { ApiError, type KubeObject } from '@metal3-ts/generated';
 import { ManualClock } from '../clock/clock.ts';
 import { Backoff } from './backoff.ts';
 import { configMap, FakeListWatch, gone, serverError } from './testing/fake-list-watch.ts';
-import { watcher, type RestartReason, type WatcherEvent, type WatcherOptions } from './watcher.ts';
+import { type RestartReason, watcher, type WatcherEvent, type WatcherOptions } from './watcher.ts';
 
 const test = suite('watcher');
 
@@ -37,7 +37,14 @@ async function until(what: string, check: () => boolean, timeoutMs = 2000): Prom
 }
 
 const summary = (events: WatcherEvent<KubeObject>[]) =>
-  events.map((e) => (e.type === 'replace' ? `replace:${e.objects.map((o) => o.metadata.name).join(',')}` : e.type === 'bookmark' ? 'bookmark' : `${e.type}:${e.object.metadata.name}`));
+  events.map((
+    e,
+  ) => (e.type === 'replace'
+    ? `replace:${e.objects.map((o) => o.metadata.name).join(',')}`
+    : e.type === 'bookmark'
+    ? 'bookmark'
+    : `${e.type}:${e.object.metadata.name}`)
+  );
 
 test('lists page by page, then watches from the list revision with bookmarks and a randomised timeout', async () => {
   const source = new FakeListWatch<KubeObject>();
@@ -130,7 +137,12 @@ test('each step is reported: the list works, a refused watch fails at once, a wa
   const steps: string[] = [];
   const aborter = new AbortController();
   const done = (async () => {
-    for await (const _ of watcher(source, aborter.signal, { ...fast, onStep: (verb, error) => steps.push(`${verb}:${error === undefined ? 'ok' : (error as ApiError).code}`) })) {
+    for await (
+      const _ of watcher(source, aborter.signal, {
+        ...fast,
+        onStep: (verb, error) => steps.push(`${verb}:${error === undefined ? 'ok' : (error as ApiError).code}`),
+      })
+    ) {
       // only the steps matter here
     }
   })();

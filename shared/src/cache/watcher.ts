@@ -16,8 +16,8 @@
 // runtime/deadline.ts) ends a page that hangs, and destroys its connection, which a timer here could
 // not; a second timer would only cap that flag at its own value.
 import { ApiError, GoneError, type KubeList, type KubeObject, type ListOptions, type WatchEvent, type WatchOptions } from '@metal3-ts/generated';
-import { realClock, type Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import type { ListWatchVerb } from './list-watch-health.ts';
 

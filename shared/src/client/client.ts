@@ -3,11 +3,11 @@
 // rest_client_* metrics and an optional exact request counter behind it. Per-verb request deadlines
 // are the transport's too (defaultRequestDeadlines); a missed one fails as RequestTimeoutError, logged
 // by whoever retries it (informer, controller, leader election).
-import { Client, Transport, type Connection, type RequestDeadlines, type RetryPolicy, type TransportHooks } from '@metal3-ts/generated';
-import { realClock, type Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { Client, type Connection, type RequestDeadlines, type RetryPolicy, Transport, type TransportHooks } from '@metal3-ts/generated';
+import { type Clock, realClock } from '../clock/clock.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
-import { RestClientMetrics, type RequestCounter } from './metrics.ts';
+import { type RequestCounter, RestClientMetrics } from './metrics.ts';
 import { newRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
 export interface ClientOptions {
@@ -58,11 +58,14 @@ export function instrument(transport: Transport, options: Omit<ClientOptions, 'u
       log.debug('the apiserver asked to retry later (429), waiting', { verb: request.verb, resource: request.resource, attempt, delayMs });
     },
   };
-  if (limiter) hooks.before = (request) => throttle(limiter, clock, request.signal, (seconds) => {
-    metrics?.observeRateLimiterWait(request.method, host, seconds);
-    // client-go says the same at info level: long client-side waits explain slow reconciles.
-    if (seconds >= 1) log.debug('waited for client-side throttling', { verb: request.verb, resource: request.resource, seconds });
-  });
+  if (limiter) {
+    hooks.before = (request) =>
+      throttle(limiter, clock, request.signal, (seconds) => {
+        metrics?.observeRateLimiterWait(request.method, host, seconds);
+        // client-go says the same at info level: long client-side waits explain slow reconciles.
+        if (seconds >= 1) log.debug('waited for client-side throttling', { verb: request.verb, resource: request.resource, seconds });
+      });
+  }
   transport.hooks = hooks;
   return transport;
 }

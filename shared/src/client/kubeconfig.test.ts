@@ -107,34 +107,66 @@ test('file paths are read relative to the kubeconfig directory; tokenFile is kep
 test('errors name the missing context, cluster, user or field, and list what exists', () => {
   throwsKubeConfig(() => parseKubeConfig(config(), { context: 'nope' }), 'context "nope" not found', 'admin@one, robot@two');
   throwsKubeConfig(() => parseKubeConfig(config({ current: '' })), 'current-context is not set');
-  throwsKubeConfig(() => parseKubeConfig(config({ contexts: [{ name: 'x', context: { cluster: 'gone', user: 'admin' } }], current: 'x' })), 'cluster "gone"', 'clusters: one, two');
+  throwsKubeConfig(
+    () => parseKubeConfig(config({ contexts: [{ name: 'x', context: { cluster: 'gone', user: 'admin' } }], current: 'x' })),
+    'cluster "gone"',
+    'clusters: one, two',
+  );
   throwsKubeConfig(() => parseKubeConfig(config({ contexts: [{ name: 'x', context: { cluster: 'one', user: 'ghost' } }], current: 'x' })), 'user "ghost"');
   throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: {} }] })), 'cluster "one" has no server');
   throwsKubeConfig(() => parseKubeConfig(config({ users: [{ name: 'admin', user: { 'client-certificate-data': b64(CERT) } }] })), 'no client-key');
-  throwsKubeConfig(() => parseKubeConfig(config({ users: [{ name: 'admin', user: { 'client-key': 'missing.key', 'client-certificate-data': b64(CERT) } }] }), { baseDir: dir }), `client-key ${join(dir, 'missing.key')} cannot be read (ENOENT)`);
+  throwsKubeConfig(
+    () =>
+      parseKubeConfig(config({ users: [{ name: 'admin', user: { 'client-key': 'missing.key', 'client-certificate-data': b64(CERT) } }] }), { baseDir: dir }),
+    `client-key ${join(dir, 'missing.key')} cannot be read (ENOENT)`,
+  );
   throwsKubeConfig(() => loadKubeConfigFile(join(dir, 'absent')), 'cannot read the file');
   throwsKubeConfig(() => parseKubeConfig('- just\n- a list\n'), 'not a kubeconfig');
 });
 
 test('exec and auth-provider plugins are rejected with the way out; so are basic auth, impersonation, proxy-url', () => {
   const users = (user: object) => config({ users: [{ name: 'admin', user }] });
-  throwsKubeConfig(() => parseKubeConfig(users({ exec: { command: 'aws', args: ['eks', 'get-token'] } })), 'user "admin"', 'exec credential plugin ("aws")', 'Transport.fromKubeConfig');
+  throwsKubeConfig(
+    () => parseKubeConfig(users({ exec: { command: 'aws', args: ['eks', 'get-token'] } })),
+    'user "admin"',
+    'exec credential plugin ("aws")',
+    'Transport.fromKubeConfig',
+  );
   throwsKubeConfig(() => parseKubeConfig(users({ 'auth-provider': { name: 'oidc', config: {} } })), 'auth-provider ("oidc")', 'Transport.fromKubeConfig');
   throwsKubeConfig(() => parseKubeConfig(users({ username: 'u', password: 'p' })), 'basic auth');
   throwsKubeConfig(() => parseKubeConfig(users({ token: 't', as: 'someone' })), 'impersonation');
-  throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'proxy-url': 'http://proxy:3128' } }] })), 'proxy-url');
-  throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority-data': b64(CA), 'insecure-skip-tls-verify': true } }] })), 'insecure-skip-tls-verify');
+  throwsKubeConfig(
+    () => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'proxy-url': 'http://proxy:3128' } }] })),
+    'proxy-url',
+  );
+  throwsKubeConfig(
+    () =>
+      parseKubeConfig(
+        config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority-data': b64(CA), 'insecure-skip-tls-verify': true } }] }),
+      ),
+    'insecure-skip-tls-verify',
+  );
 });
 
 test('allowFiles: false refuses every file reference (kubeconfigs from Secrets)', () => {
   const noFiles = { allowFiles: false, source: 'secret ns/c-kubeconfig' };
-  throwsKubeConfig(() => parseKubeConfig(config({ users: [{ name: 'admin', user: { tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' } }] }), noFiles), 'user "admin": tokenFile refers to a file');
-  throwsKubeConfig(() => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority': '/etc/ca.crt' } }] }), noFiles), 'certificate-authority refers to a file');
+  throwsKubeConfig(
+    () => parseKubeConfig(config({ users: [{ name: 'admin', user: { tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' } }] }), noFiles),
+    'user "admin": tokenFile refers to a file',
+  );
+  throwsKubeConfig(
+    () => parseKubeConfig(config({ clusters: [{ name: 'one', cluster: { server: 'https://x', 'certificate-authority': '/etc/ca.crt' } }] }), noFiles),
+    'certificate-authority refers to a file',
+  );
   assert.is(parseKubeConfig(config(), noFiles).server, 'https://10.0.0.1:6443');
 });
 
 test('a YAML syntax error reports its line but never the text around it (it may hold a token)', () => {
-  const error = throwsKubeConfig(() => parseKubeConfig('users:\n- name: a\n  user: {token: "s3cr3t\n', { source: 'secret ns/c-kubeconfig' }), 'secret ns/c-kubeconfig', 'not valid YAML');
+  const error = throwsKubeConfig(
+    () => parseKubeConfig('users:\n- name: a\n  user: {token: "s3cr3t\n', { source: 'secret ns/c-kubeconfig' }),
+    'secret ns/c-kubeconfig',
+    'not valid YAML',
+  );
   assert.not.ok(error.message.includes('s3cr3t'));
 });
 

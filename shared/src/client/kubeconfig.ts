@@ -91,8 +91,11 @@ export function resolveKubeConfig(text: string, options: KubeConfigOptions = {})
   const context = named(doc, 'contexts', 'context', contextName) ?? fail(`context "${contextName}" not found${available(doc, 'contexts')}`);
   const clusterName = str(context['cluster']) ?? fail(`context "${contextName}" names no cluster`);
   const userName = str(context['user']) ?? '';
-  const cluster = named(doc, 'clusters', 'cluster', clusterName) ?? fail(`cluster "${clusterName}" (of context "${contextName}") not found${available(doc, 'clusters')}`);
-  const user = userName === '' ? {} : (named(doc, 'users', 'user', userName) ?? fail(`user "${userName}" (of context "${contextName}") not found${available(doc, 'users')}`));
+  const cluster = named(doc, 'clusters', 'cluster', clusterName) ??
+    fail(`cluster "${clusterName}" (of context "${contextName}") not found${available(doc, 'clusters')}`);
+  const user = userName === ''
+    ? {}
+    : (named(doc, 'users', 'user', userName) ?? fail(`user "${userName}" (of context "${contextName}") not found${available(doc, 'users')}`));
 
   const files = new FileReader(options.baseDir, fail, options.allowFiles ?? true);
   const connection = {

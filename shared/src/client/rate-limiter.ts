@@ -1,7 +1,7 @@
 // Client-side rate limiting, client-go's token bucket: `burst` requests may go at once, then one
 // every 1/qps seconds. Each caller reserves its slot when it arrives, so waiters leave in arrival
 // order (FIFO) and a crowd of reconciles cannot starve an early one.
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 
 export interface RateLimiter {
   readonly qps: number;

@@ -41,7 +41,7 @@ test('diff names added, changed and removed conditions by type', () => {
   assert.equal(diffConditions(before, structuredClone(before)), []);
 });
 
-test('another writer\'s different conditions survive our changes, and the result is sorted', () => {
+test("another writer's different conditions survive our changes, and the result is sorted", () => {
   const before = [c('Mine', 'False', 'waiting')];
   const after = [c('Mine', 'True', undefined, T1), c('Ready', 'True')];
   const server = [c('Mine', 'False', 'waiting'), c('Theirs', 'True')];
@@ -68,7 +68,7 @@ test('no conflict when the server already reached our state', () => {
   const after = [c('A', 'True', undefined, T1)];
   const server = [c('A', 'True', undefined, T0)];
   const merged = applyConditionChanges(server, diffConditions(before, after), v1beta1Dialect);
-  assert.is(merged[0]?.lastTransitionTime, T0, 'an unchanged status keeps the server\'s transition time');
+  assert.is(merged[0]?.lastTransitionTime, T0, "an unchanged status keeps the server's transition time");
 });
 
 test('adding a condition someone else added differently conflicts; removed-under-change conflicts', () => {

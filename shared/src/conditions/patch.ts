@@ -116,7 +116,9 @@ export function applyConditionChanges<C extends Typed>(
       continue;
     }
     // An unchanged status on the server keeps the server's transition time.
-    const merged = current !== undefined && current.status === change.after.status ? { ...change.after, lastTransitionTime: current.lastTransitionTime } : change.after;
+    const merged = current !== undefined && current.status === change.after.status
+      ? { ...change.after, lastTransitionTime: current.lastTransitionTime }
+      : change.after;
     if (at >= 0) result[at] = merged;
     else result.push(merged);
   }

@@ -1,7 +1,7 @@
 // Writing v1beta1 conditions (`status.conditions`) in memory. The deferred patch persists them.
 import type { Condition } from '@metal3-ts/generated';
 import { sortConditions } from './sort.ts';
-import { conditionTimestamp, type ConditionInput, type ConditionSeverity, type V1Beta1ConditionHolder } from './types.ts';
+import { type ConditionInput, type ConditionSeverity, conditionTimestamp, type V1Beta1ConditionHolder } from './types.ts';
 
 /**
  * Adds or updates a condition and keeps the list sorted (Ready first, then by type).
@@ -16,8 +16,7 @@ export function setCondition(obj: V1Beta1ConditionHolder, input: ConditionInput,
   const conditions = (status.conditions ??= []);
   const index = conditions.findIndex((c) => c.type === input.type);
   const existing = index >= 0 ? conditions[index] : undefined;
-  const lastTransitionTime =
-    existing === undefined ? (input.lastTransitionTime ?? now()) : sameState(existing, input) ? existing.lastTransitionTime : now();
+  const lastTransitionTime = existing === undefined ? (input.lastTransitionTime ?? now()) : sameState(existing, input) ? existing.lastTransitionTime : now();
   const condition: Condition = { type: input.type, status: input.status, lastTransitionTime };
   if (input.severity) condition.severity = input.severity;
   if (input.reason) condition.reason = input.reason;

@@ -31,7 +31,11 @@ const v1beta1Table: [string, Condition[], ConditionInput | undefined][] = [
   ['0.5 all existing in-scope True (missing ignored): Ready True without reason', [t('AssociateBMH'), t('Metal3DataReady')], { type: 'Ready', status: 'True' }],
   [
     '0.5 False/Error beats False/Warning and False/Info',
-    [f('AssociateBMH', 'Info', 'WaitingForBootstrapReady'), f('Metal3DataReady', 'Error', 'DataFailed', 'boom'), f('KubernetesNodeReady', 'Warning', 'DeletionFailed')],
+    [
+      f('AssociateBMH', 'Info', 'WaitingForBootstrapReady'),
+      f('Metal3DataReady', 'Error', 'DataFailed', 'boom'),
+      f('KubernetesNodeReady', 'Warning', 'DeletionFailed'),
+    ],
     { type: 'Ready', status: 'False', severity: 'Error', reason: 'DataFailed', message: 'boom' },
   ],
   [
@@ -81,7 +85,11 @@ const v1beta2Table: [string, MetaV1Condition[], { status: string; reason: string
   ['0.5 missing inputs count as Unknown: Ready Unknown/ReadyUnknown', [], { status: 'Unknown', reason: 'ReadyUnknown' }],
   [
     '0.5 all True: Ready True/Ready',
-    [mc('AssociateBareMetalHost', 'True', 'AssociateBareMetalHostSuccess'), mc('AssociateMetal3MachineMetaData', 'True', 'AssociateMetal3MachineMetaDataSuccess'), mc('Metal3DataReady', 'True', 'Metal3DataSecretsReady')],
+    [
+      mc('AssociateBareMetalHost', 'True', 'AssociateBareMetalHostSuccess'),
+      mc('AssociateMetal3MachineMetaData', 'True', 'AssociateMetal3MachineMetaDataSuccess'),
+      mc('Metal3DataReady', 'True', 'Metal3DataSecretsReady'),
+    ],
     { status: 'True', reason: 'Ready' },
   ],
   [
@@ -91,7 +99,11 @@ const v1beta2Table: [string, MetaV1Condition[], { status: string; reason: string
   ],
   [
     '0.5 Unknown without False: Ready Unknown/ReadyUnknown',
-    [mc('AssociateBareMetalHost', 'True', 'AssociateBareMetalHostSuccess'), mc('AssociateMetal3MachineMetaData', 'Unknown', 'Pending'), mc('Metal3DataReady', 'True', 'SecretsSetExternally')],
+    [
+      mc('AssociateBareMetalHost', 'True', 'AssociateBareMetalHostSuccess'),
+      mc('AssociateMetal3MachineMetaData', 'Unknown', 'Pending'),
+      mc('Metal3DataReady', 'True', 'SecretsSetExternally'),
+    ],
     { status: 'Unknown', reason: 'ReadyUnknown' },
   ],
 ];
@@ -110,7 +122,9 @@ test('v1beta2: the message lists non-True inputs, False first, missing ones as n
   );
   assert.is(
     ready.message,
-    ['* Metal3DataReady: WaitingForMetal3Data', '* AssociateBareMetalHost: host pending', '* AssociateMetal3MachineMetaData: Condition not yet reported'].join('\n'),
+    ['* Metal3DataReady: WaitingForMetal3Data', '* AssociateBareMetalHost: host pending', '* AssociateMetal3MachineMetaData: Condition not yet reported'].join(
+      '\n',
+    ),
   );
   assert.is(summarizeV1Beta2Conditions([mc('AssociateBareMetalHost', 'True', 'X')], ['AssociateBareMetalHost']).message, '');
 });

@@ -2,7 +2,7 @@
 // in-scope condition decides Ready.
 import type { Condition } from '@metal3-ts/generated';
 import { setCondition } from './set.ts';
-import { READY_CONDITION, type ConditionInput, type ConditionSeverity, type ConditionStatus, type V1Beta1ConditionHolder } from './types.ts';
+import { type ConditionInput, type ConditionSeverity, type ConditionStatus, READY_CONDITION, type V1Beta1ConditionHolder } from './types.ts';
 
 const TRUE_RANK = 5;
 

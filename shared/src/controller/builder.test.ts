@@ -3,15 +3,15 @@ import * as assert from 'uvu/assert';
 import type { KubeObject, ObjectMeta } from '@metal3-ts/generated';
 import {
   Metal3DataClaimResource,
+  type Metal3Machine,
   Metal3MachineResource,
   newMetal3DataClaim,
   newMetal3Machine,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { newLogger } from '../log/logger.ts';
 import { Registry } from '../metrics/registry.ts';
-import { requestKey, type ReconcileContext, type Request, type Result } from '../reconcile/reconcile.ts';
+import { type ReconcileContext, type Request, requestKey, type Result } from '../reconcile/reconcile.ts';
 import { FakeInformerSource } from '../testing/fake-informer.ts';
 import { ControllerBuildError, controllerFor } from './builder.ts';
 import type { Controller } from './controller.ts';
@@ -121,7 +121,7 @@ test('E-20: the event filter applies to every source, judged on the source objec
     b
       .owns(Metal3DataClaimResource)
       .watches(BareMetalHostResource, hostToMachine)
-      .withEventFilter(resourceNotPausedAndHasFilterLabel('blue')),
+      .withEventFilter(resourceNotPausedAndHasFilterLabel('blue'))
   );
   h.machines.create(machine('unlabelled'));
   h.machines.create(machine('m-paused', { ...blue, ...paused }));
@@ -229,7 +229,7 @@ test('watchesEvents: the handler sees whole events (an update with its old objec
     b.watchesEvents(BareMetalHostResource, (event) => {
       types.push(event.type === 'update' ? `update:${event.old.spec?.consumerRef?.name ?? '-'}>${event.object.spec?.consumerRef?.name ?? '-'}` : event.type);
       return event.type === 'update' && !event.old.spec?.consumerRef ? hostToMachine(event.object) : [];
-    }),
+    })
   );
   h.hosts.create(host('h1', undefined));
   h.hosts.update(host('h1', 'm1'));

@@ -16,7 +16,7 @@ import type { ReconcileFn, Reconciler, Request } from '../reconcile/reconcile.ts
 import { Controller, type ControllerOptions } from './controller.ts';
 import { enqueueFromMap, enqueueOwner, enqueueSelf, type EventHandler, type MapFn } from './handlers.ts';
 import type { Predicate } from './predicates.ts';
-import { informerSource, type EventSource } from './source.ts';
+import { type EventSource, informerSource } from './source.ts';
 
 /** What a builder needs; every controller's own Deps extends it and passes itself whole. */
 export interface ControllerDeps {
@@ -75,7 +75,7 @@ export class ControllerBuilder<T extends KubeObject> {
   owns<O extends KubeObject>(descriptor: ResourceDescriptor<O>, options: { predicates?: Predicate<O>[] } = {}): this {
     const owner = this.#descriptor;
     this.#watches.push((informers, filters) =>
-      informerSource(informers.informerFor(descriptor), enqueueOwner<O>(owner), [...filters, ...(options.predicates ?? [])]),
+      informerSource(informers.informerFor(descriptor), enqueueOwner<O>(owner), [...filters, ...(options.predicates ?? [])])
     );
     return this;
   }
@@ -84,7 +84,7 @@ export class ControllerBuilder<T extends KubeObject> {
   watches<O extends KubeObject>(descriptor: ResourceDescriptor<O>, map: MapFn<O>, options: { predicates?: Predicate<O>[] } = {}): this {
     if (typeof map !== 'function') this.#problems.push(`watches(${descriptor.kind}): the map function is missing`);
     this.#watches.push((informers, filters) =>
-      informerSource(informers.informerFor(descriptor), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])]),
+      informerSource(informers.informerFor(descriptor), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])])
     );
     return this;
   }

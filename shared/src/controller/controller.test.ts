@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ManualClock, realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, ManualClock, realClock } from '../clock/clock.ts';
 import { newLogger } from '../log/logger.ts';
-import { Registry, type Counter, type Gauge, type Histogram } from '../metrics/registry.ts';
-import { requestKey, TerminalError, type ReconcileContext, type ReconcileFn, type Request, type Result } from '../reconcile/reconcile.ts';
+import { type Counter, type Gauge, type Histogram, Registry } from '../metrics/registry.ts';
+import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result, TerminalError } from '../reconcile/reconcile.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { ReconcileTimeoutError } from './outcome.ts';
 
@@ -33,7 +33,11 @@ interface Call {
   readonly ctx: ReconcileContext;
 }
 
-function setup(reconcile: (request: Request, ctx: ReconcileContext, n: number) => Promise<Result> | Result, options: ControllerOptions = {}, clock: Clock = new ManualClock()) {
+function setup(
+  reconcile: (request: Request, ctx: ReconcileContext, n: number) => Promise<Result> | Result,
+  options: ControllerOptions = {},
+  clock: Clock = new ManualClock(),
+) {
   const registry = new Registry();
   const lines: Record<string, unknown>[] = [];
   const log = newLogger({ level: 'debug', sink: (l) => lines.push(JSON.parse(l) as Record<string, unknown>) });
@@ -182,10 +186,14 @@ test('requeueAfter on the real clock: back within a small slack after N ms', asy
 
 test('a terminal error is counted and logged but not retried; a wrapped one too', async () => {
   const clock = new ManualClock();
-  const t = setup((r) => {
-    if (r.name === 'bad') throw new TerminalError('spec.image.url is empty');
-    throw new Error('failed to patch Metal3Machine ns/wrapped', { cause: new TerminalError('invalid') });
-  }, {}, clock);
+  const t = setup(
+    (r) => {
+      if (r.name === 'bad') throw new TerminalError('spec.image.url is empty');
+      throw new Error('failed to patch Metal3Machine ns/wrapped', { cause: new TerminalError('invalid') });
+    },
+    {},
+    clock,
+  );
   t.controller.enqueue(req('bad'));
   t.controller.enqueue(req('wrapped'));
   await until(() => t.calls.length === 2, 'both reconciled');

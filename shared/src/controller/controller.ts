@@ -10,25 +10,18 @@
 // - a reconcile that failed because the apiserver refused a request (refusal.ts: Forbidden, Invalid, …)
 //   leaves a Warning event `RequestRefused` on the reconciled object naming verb and resource, when the
 //   controller was given an event recorder: the one place every controller's refused writes surface.
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 import type { KubeObject } from '@metal3-ts/generated';
 import type { EventRecorder } from '../events/recorder.ts';
 import type { Runnable } from '../manager/runnable.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { Registry } from '../metrics/registry.ts';
 import { workQueueMetrics } from '../queue/metrics.ts';
 import { RateLimitingQueue } from '../queue/rate-limiting-queue.ts';
 import type { RateLimiter } from '../queue/rate-limiter.ts';
-import {
-  requestFromKey,
-  requestKey,
-  type ReconcileContext,
-  type ReconcileFn,
-  type Reconciler,
-  type Request,
-} from '../reconcile/reconcile.ts';
-import { controllerMetrics, type ControllerMetrics } from './metrics.ts';
-import { outcomeOfResult, outcomeOfThrow, ReconcileTimeoutError, type ReconcileOutcome } from './outcome.ts';
+import { type ReconcileContext, type ReconcileFn, type Reconciler, type Request, requestFromKey, requestKey } from '../reconcile/reconcile.ts';
+import { type ControllerMetrics, controllerMetrics } from './metrics.ts';
+import { outcomeOfResult, outcomeOfThrow, type ReconcileOutcome, ReconcileTimeoutError } from './outcome.ts';
 import { describeRefusal, refusalOf } from './refusal.ts';
 import type { EventSource } from './source.ts';
 

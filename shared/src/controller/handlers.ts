@@ -4,7 +4,7 @@
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import type { CacheEvent } from '../cache/types.ts';
 import { apiGroupOf } from '../meta/owner-references.ts';
-import { requestKey, type Request } from '../reconcile/reconcile.ts';
+import { type Request, requestKey } from '../reconcile/reconcile.ts';
 
 export type EventHandler<T extends KubeObject> = (event: CacheEvent<T>) => readonly Request[];
 

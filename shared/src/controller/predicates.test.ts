@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject, ObjectMeta } from '@metal3-ts/generated';
-import { newCluster, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { CacheEvent } from '../cache/types.ts';
 import {
   admits,
@@ -11,10 +11,10 @@ import {
   hasWatchFilterLabel,
   not,
   or,
+  type Predicate,
   resourceNotExternallyManaged,
   resourceNotPaused,
   resourceNotPausedAndHasFilterLabel,
-  type Predicate,
 } from './predicates.ts';
 
 const test = suite('predicates');
@@ -54,7 +54,12 @@ table('generationChanged: updates pass only on a generation change; creates and 
     event: update(obj({ generation: 2, resourceVersion: '5' }), obj({ generation: 2, resourceVersion: '6' })),
     passes: false,
   },
-  { id: 'label change keeps generation', predicate: generationChanged, event: update(obj({ generation: 2 }), obj({ generation: 2, labels: { a: 'b' } })), passes: false },
+  {
+    id: 'label change keeps generation',
+    predicate: generationChanged,
+    event: update(obj({ generation: 2 }), obj({ generation: 2, labels: { a: 'b' } })),
+    passes: false,
+  },
 ]);
 
 table('0.6 resourceNotPaused: the paused annotation (any value, even empty) drops every event', [
@@ -80,14 +85,24 @@ const common = resourceNotPausedAndHasFilterLabel('blue');
 table('0.6/E-20 the common filter judges the event object, including mapped source objects', [
   { id: '0.6 labelled, not paused', predicate: common, event: add(obj(labelled('blue'))), passes: true },
   { id: '0.6 labelled and paused', predicate: common, event: add(obj({ ...labelled('blue'), ...paused })), passes: false },
-  { id: 'E-20 a BareMetalHost without the watch label', predicate: common, event: update({ ...obj(), kind: 'BareMetalHost' }, { ...obj(), kind: 'BareMetalHost' }), passes: false },
+  {
+    id: 'E-20 a BareMetalHost without the watch label',
+    predicate: common,
+    event: update({ ...obj(), kind: 'BareMetalHost' }, { ...obj(), kind: 'BareMetalHost' }),
+    passes: false,
+  },
   { id: 'E-20 a paused Cluster source', predicate: common, event: add({ ...obj({ ...labelled('blue'), ...paused }), kind: 'Cluster' }), passes: false },
   { id: '0.6 empty watch filter: pause only', predicate: resourceNotPausedAndHasFilterLabel(''), event: add(obj()), passes: true },
 ]);
 
 table('C-3 resourceNotExternallyManaged drops objects with the managed-by annotation', [
   { id: 'C-3 unmanaged', predicate: resourceNotExternallyManaged, event: add(obj()), passes: true },
-  { id: 'C-3 managed-by', predicate: resourceNotExternallyManaged, event: add(obj({ annotations: { 'cluster.x-k8s.io/managed-by': 'other' } })), passes: false },
+  {
+    id: 'C-3 managed-by',
+    predicate: resourceNotExternallyManaged,
+    event: add(obj({ annotations: { 'cluster.x-k8s.io/managed-by': 'other' } })),
+    passes: false,
+  },
 ]);
 
 const cluster = (paused?: boolean): Cluster => newCluster({ metadata: { namespace: 'ns', name: 'c' }, spec: paused === undefined ? {} : { paused } });
@@ -119,7 +134,12 @@ table('combinators: and, or, not; a missing method passes', [
   { id: 'not({}) drops', predicate: not({}), event: add(obj()), passes: false },
   { id: 'not(createOnly) on create', predicate: not(createOnly), event: add(obj()), passes: false },
   { id: 'not(createOnly) on delete', predicate: not(createOnly), event: del(obj()), passes: true },
-  { id: 'and(generationChanged, resourceNotPaused) on a paused spec change', predicate: and(generationChanged, resourceNotPaused), event: update(obj({ generation: 1 }), obj({ generation: 2, ...paused })), passes: false },
+  {
+    id: 'and(generationChanged, resourceNotPaused) on a paused spec change',
+    predicate: and(generationChanged, resourceNotPaused),
+    event: update(obj({ generation: 1 }), obj({ generation: 2, ...paused })),
+    passes: false,
+  },
 ]);
 
 test.run();

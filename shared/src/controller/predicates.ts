@@ -14,7 +14,6 @@ export interface Predicate<T extends KubeObject = KubeObject> {
   delete?(obj: Readonly<T>): boolean;
 }
 
-
 /** Whether `event` passes `predicate`. */
 export function admits<T extends KubeObject>(predicate: Predicate<T>, event: CacheEvent<T>): boolean {
   switch (event.type) {

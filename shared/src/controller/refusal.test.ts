@@ -23,10 +23,14 @@ for (const [method, path, verb, resource] of cases) {
   test(`requestOf ${method} ${path}`, () => assert.equal(requestOf(method, path), { verb, resource }));
 }
 
-const forbidden = new ForbiddenError(403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'User "u" cannot patch resource "metal3clusters/status"' }, {
-  verb: 'PATCH',
-  path: `${NS}/metal3clusters/c/status`,
-});
+const forbidden = new ForbiddenError(
+  403,
+  { kind: 'Status', code: 403, reason: 'Forbidden', message: 'User "u" cannot patch resource "metal3clusters/status"' },
+  {
+    verb: 'PATCH',
+    path: `${NS}/metal3clusters/c/status`,
+  },
+);
 
 test('refusals are found through StepError, cause and PatchError; transient failures are not refusals', async () => {
   const step = await runStep('Metal3Cluster ns/c', 'status', () => Promise.reject(new PatchError([forbidden], 'patch failed'))).catch((e: unknown) => e);
@@ -34,10 +38,29 @@ test('refusals are found through StepError, cause and PatchError; transient fail
   assert.is((step as StepError).step, 'status');
   assert.match((step as Error).message, /^Metal3Cluster ns\/c: status failed: /);
   const refusal = refusalOf(step);
-  assert.equal(refusal, { verb: 'patch', resource: 'metal3clusters/status.infrastructure.cluster.x-k8s.io', code: 403, reason: 'Forbidden', message: 'User "u" cannot patch resource "metal3clusters/status"' });
-  assert.is(describeRefusal(refusal!), 'patch metal3clusters/status.infrastructure.cluster.x-k8s.io refused: 403 Forbidden: User "u" cannot patch resource "metal3clusters/status"');
-  assert.is(refusalOf(new InvalidError(422, { kind: 'Status', code: 422, reason: 'Invalid', message: 'bad' }, { verb: 'PATCH', path: `${NS}/x/y` }))?.code, 422);
-  for (const transient of [new ConflictError(409, undefined, { verb: 'PATCH', path: '/x' }), new ApiError(503, undefined, { verb: 'GET', path: '/x' }), new Error('ECONNRESET'), 'a string']) {
+  assert.equal(refusal, {
+    verb: 'patch',
+    resource: 'metal3clusters/status.infrastructure.cluster.x-k8s.io',
+    code: 403,
+    reason: 'Forbidden',
+    message: 'User "u" cannot patch resource "metal3clusters/status"',
+  });
+  assert.is(
+    describeRefusal(refusal!),
+    'patch metal3clusters/status.infrastructure.cluster.x-k8s.io refused: 403 Forbidden: User "u" cannot patch resource "metal3clusters/status"',
+  );
+  assert.is(
+    refusalOf(new InvalidError(422, { kind: 'Status', code: 422, reason: 'Invalid', message: 'bad' }, { verb: 'PATCH', path: `${NS}/x/y` }))?.code,
+    422,
+  );
+  for (
+    const transient of [
+      new ConflictError(409, undefined, { verb: 'PATCH', path: '/x' }),
+      new ApiError(503, undefined, { verb: 'GET', path: '/x' }),
+      new Error('ECONNRESET'),
+      'a string',
+    ]
+  ) {
     assert.is(refusalOf(transient), undefined);
   }
 });

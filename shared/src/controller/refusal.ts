@@ -64,13 +64,18 @@ export function requestOf(method: string, path: string): { verb: string; resourc
   const [plural = '', name, sub] = rest;
   const resource = resourceName(plural, group, sub);
   const m = method.toUpperCase();
-  const verb =
-    m === 'POST' ? 'create'
-    : m === 'PUT' ? 'update'
-    : m === 'PATCH' ? 'patch'
-    : m === 'DELETE' ? (name ? 'delete' : 'deletecollection')
-    : /(^|&)watch=(true|1)/.test(query) ? 'watch'
-    : name ? 'get'
+  const verb = m === 'POST'
+    ? 'create'
+    : m === 'PUT'
+    ? 'update'
+    : m === 'PATCH'
+    ? 'patch'
+    : m === 'DELETE'
+    ? (name ? 'delete' : 'deletecollection')
+    : /(^|&)watch=(true|1)/.test(query)
+    ? 'watch'
+    : name
+    ? 'get'
     : 'list';
   return { verb, resource };
 }

@@ -43,12 +43,16 @@ export interface RetryOnConflictOptions<T> {
  * Runs `write(current)` starting from `initial`, re-reading after each refused precondition.
  * Returns what `write` returned, or undefined once the object is gone.
  */
-export async function retryOnConflict<T, R>(initial: T, write: (current: T, attempt: number) => Promise<R>, options: RetryOnConflictOptions<T>): Promise<R | undefined> {
+export async function retryOnConflict<T, R>(
+  initial: T,
+  write: (current: T, attempt: number) => Promise<R>,
+  options: RetryOnConflictOptions<T>,
+): Promise<R | undefined> {
   const attempts = options.attempts ?? 5;
   const retryable = options.retryable ?? isStale;
   const gone = (error: unknown): boolean => isNotFound(error) && options.notFoundThrows !== true;
   let current = initial;
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       return await write(current, attempt);
     } catch (error) {

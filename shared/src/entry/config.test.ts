@@ -73,13 +73,22 @@ test('issue 21.2: every server-side watch timeout ends below the inactivity time
 });
 
 test('leader election: id and timings from flags; namespace from flag, --namespace or POD_NAMESPACE', () => {
-  const a = parseArgs(['--leader-elect', '--leader-elect-namespace=ops', '--leader-elect-lease-duration=2s', '--leader-elect-renew-deadline=1500ms', '--leader-elect-retry-period=300ms'], none);
+  const a = parseArgs([
+    '--leader-elect',
+    '--leader-elect-namespace=ops',
+    '--leader-elect-lease-duration=2s',
+    '--leader-elect-renew-deadline=1500ms',
+    '--leader-elect-retry-period=300ms',
+  ], none);
   assert.equal(a.config.leaderElection, { id: DEFAULT_LEADER_ELECTION_ID, namespace: 'ops', leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 });
   assert.is(parseArgs(['--leader-elect', '--namespace', 'team'], none).config.leaderElection?.namespace, 'team');
   assert.is(parseArgs(['--leader-elect'], { ...none, env: { POD_NAMESPACE: 'pod-ns' } }).config.leaderElection?.namespace, 'pod-ns');
   assert.is(parseArgs(['--leader-elect', '--namespace=x'], { ...none, leaderElectionId: 'mine' }).config.leaderElection?.id, 'mine');
   assert.is(flagError(() => parseArgs(['--leader-elect'], none)).flag, '--leader-elect-namespace');
-  assert.match(flagError(() => parseArgs(['--leader-elect', '--namespace=x', '--leader-elect-renew-deadline=20s'], none)).message, /lease duration .* must be greater than the renew deadline/);
+  assert.match(
+    flagError(() => parseArgs(['--leader-elect', '--namespace=x', '--leader-elect-renew-deadline=20s'], none)).message,
+    /lease duration .* must be greater than the renew deadline/,
+  );
 });
 
 test('bind addresses are checked at parse time', () => {
@@ -87,7 +96,7 @@ test('bind addresses are checked at parse time', () => {
   assert.is(parseArgs(['--metrics-bind-address=0'], none).config.metricsBindAddress, '0');
 });
 
-test('the controller\'s own flags are parsed with the common ones, in any order', () => {
+test("the controller's own flags are parsed with the common ones, in any order", () => {
   const extra = { 'enable-bmh-name-based-preallocation': flag.bool(false, 'D-17') };
   const { config, flags } = parseArgs(['--enable-bmh-name-based-preallocation', '--namespace=a'], { ...none, extra });
   assert.equal(flags, { 'enable-bmh-name-based-preallocation': true });
@@ -103,7 +112,10 @@ test('kubeconfig: --kubeconfig, then KUBECONFIG, then in-cluster, then ~/.kube/c
   const inCluster = parseArgs([], { ...none, env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' } }).config;
   assert.is(inCluster.kubeconfigSource, 'in-cluster');
   assert.match(flagError(() => connectionFor(parseArgs([], none).config, none)).message, /no kubeconfig found/);
-  assert.match(flagError(() => connectionFor(parseArgs(['--kubeconfig', join(dir, 'missing')], none).config)).message, /^--kubeconfig: kubeconfig .*missing: cannot read/);
+  assert.match(
+    flagError(() => connectionFor(parseArgs(['--kubeconfig', join(dir, 'missing')], none).config)).message,
+    /^--kubeconfig: kubeconfig .*missing: cannot read/,
+  );
   assert.is(flagError(() => connectionFor(parseArgs([], { ...none, env: { KUBECONFIG: join(dir, 'missing') } }).config)).flag, 'KUBECONFIG');
   assert.match(flagError(() => connectionFor(parseArgs(['--kubeconfig', kubeconfig, '--context', 'nope'], none).config)).message, /nope/);
 });

@@ -1,12 +1,12 @@
 // The flags every metal3-ts controller takes (CAPM3's names and defaults where it has them: QPS 20,
 // burst 30, leader election off, metrics on :8080, probes on :9440) and how they, plus the
 // environment, become a typed ManagerConfig and a Connection to the apiserver.
-import { defaultRequestDeadlines, type Connection, type RequestDeadlines } from '@metal3-ts/generated';
+import { type Connection, defaultRequestDeadlines, type RequestDeadlines } from '@metal3-ts/generated';
 import { defaultKubeConfigPath, inClusterConnection, inClusterNamespace, KubeConfigError, loadKubeConfigFile } from '../client/kubeconfig.ts';
 import { defaultLeaseTimings, validateTimings } from '../leader/lease-record.ts';
 import type { Level } from '../log/logger.ts';
 import { parseBindAddress } from '../manager/http-server.ts';
-import { flag, FlagError, parseFlags, type FlagSpecs, type FlagValues } from './flags.ts';
+import { flag, FlagError, type FlagSpecs, type FlagValues, parseFlags } from './flags.ts';
 
 /** CAPM3's Lease name (research capm3-behavior.md F-4); each controller package may choose its own. */
 export const DEFAULT_LEADER_ELECTION_ID = 'controller-leader-election-capm3';
@@ -40,13 +40,22 @@ export function managerFlags(leaderElectionId: string = DEFAULT_LEADER_ELECTION_
     concurrency: flag.int(10, 'Objects reconciled in parallel per controller', { min: 1 }),
     'kube-api-qps': flag.float(20, 'Maximum queries per second to the apiserver; <= 0 turns the client-side limit off'),
     'kube-api-burst': flag.int(30, 'Maximum burst of queries to the apiserver', { min: 0 }),
-    'kube-api-timeout': flag.duration(defaultRequestDeadlines.default, 'Deadline of one request to the apiserver (a watch: until its response starts); a connection that misses it is dropped; 0 turns it off'),
+    'kube-api-timeout': flag.duration(
+      defaultRequestDeadlines.default,
+      'Deadline of one request to the apiserver (a watch: until its response starts); a connection that misses it is dropped; 0 turns it off',
+    ),
     'kube-api-list-timeout': flag.duration(defaultRequestDeadlines['list'] ?? 60_000, 'Deadline of one list page; 0 turns it off'),
-    'watch-inactivity-timeout': flag.duration(DEFAULT_WATCH_INACTIVITY_MS, 'A watch silent this long is presumed dead and reopened; each watch asks the apiserver to end it a little sooner', { min: 1000 }),
+    'watch-inactivity-timeout': flag.duration(
+      DEFAULT_WATCH_INACTIVITY_MS,
+      'A watch silent this long is presumed dead and reopened; each watch asks the apiserver to end it a little sooner',
+      { min: 1000 },
+    ),
     'leader-elect': flag.bool(false, 'Run controllers only while holding the leader-election Lease'),
     'leader-elect-id': flag.string(leaderElectionId, 'Name of the leader-election Lease'),
-    'leader-elect-namespace': flag.optionalString('Namespace of the Lease (default: --namespace, $POD_NAMESPACE, or the pod\'s own namespace)'),
-    'leader-elect-lease-duration': flag.duration(defaultLeaseTimings.leaseDurationMs, 'How long followers wait before taking over an unrenewed Lease', { min: 1000 }),
+    'leader-elect-namespace': flag.optionalString("Namespace of the Lease (default: --namespace, $POD_NAMESPACE, or the pod's own namespace)"),
+    'leader-elect-lease-duration': flag.duration(defaultLeaseTimings.leaseDurationMs, 'How long followers wait before taking over an unrenewed Lease', {
+      min: 1000,
+    }),
     'leader-elect-renew-deadline': flag.duration(defaultLeaseTimings.renewDeadlineMs, 'How long the leader retries renewing before giving leadership up'),
     'leader-elect-retry-period': flag.duration(defaultLeaseTimings.retryPeriodMs, 'Interval between attempts to acquire or renew the Lease'),
     'metrics-bind-address': flag.string(':8080', 'Address serving /metrics; 0 turns it off'),
@@ -140,7 +149,10 @@ export function parseArgs<S extends FlagSpecs>(
     }
     const namespace = all['leader-elect-namespace'] ?? all.namespace ?? (env['POD_NAMESPACE'] || undefined) ?? inClusterNamespace(options.serviceAccountDir);
     if (!namespace) {
-      throw new FlagError('--leader-elect-namespace', 'the Lease needs a namespace: set --leader-elect-namespace (or --namespace, or $POD_NAMESPACE); it is only found automatically inside a pod');
+      throw new FlagError(
+        '--leader-elect-namespace',
+        'the Lease needs a namespace: set --leader-elect-namespace (or --namespace, or $POD_NAMESPACE); it is only found automatically inside a pod',
+      );
     }
     if (!all['leader-elect-id']) throw new FlagError('--leader-elect-id', 'must not be empty');
     leaderElection = { id: all['leader-elect-id'], namespace, ...timings };
@@ -190,7 +202,9 @@ export function connectionFor(config: ManagerConfig, sources: ConfigSources = {}
   try {
     return loadKubeConfigFile(config.kubeconfig, config.context);
   } catch (error) {
-    if (error instanceof KubeConfigError) throw new FlagError(config.kubeconfigSource === '--kubeconfig' ? '--kubeconfig' : config.kubeconfigSource, error.message);
+    if (error instanceof KubeConfigError) {
+      throw new FlagError(config.kubeconfigSource === '--kubeconfig' ? '--kubeconfig' : config.kubeconfigSource, error.message);
+    }
     throw error;
   }
 }

@@ -11,7 +11,16 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<{ 
   const out: string[] = [];
   let registered = false;
   const port: ProcessPort = { onShutdownSignal: () => () => {}, exit: (c) => (code = c) };
-  await runMain({ name: 'test-controller', argv, env, home: '/nonexistent', serviceAccountDir: '/nonexistent', process: port, sink: (l) => out.push(l), register: () => void (registered = true) });
+  await runMain({
+    name: 'test-controller',
+    argv,
+    env,
+    home: '/nonexistent',
+    serviceAccountDir: '/nonexistent',
+    process: port,
+    sink: (l) => out.push(l),
+    register: () => void (registered = true),
+  });
   return { code, out, registered };
 }
 

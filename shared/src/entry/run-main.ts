@@ -17,15 +17,15 @@ import type { Client } from '@metal3-ts/generated';
 import { InformerFactory } from '../cache/informer-factory.ts';
 import { WriteThroughClient } from '../cache/write-through.ts';
 import { newClient } from '../client/client.ts';
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 import { EventRecorder } from '../events/recorder.ts';
 import { leaseLock } from '../leader/lease-lock.ts';
-import { newLogger, type Logger, type Sink } from '../log/logger.ts';
+import { type Logger, newLogger, type Sink } from '../log/logger.ts';
 import { Manager } from '../manager/manager.ts';
-import { nodeProcess, shutdownOnSignals, type ProcessPort } from '../manager/signals.ts';
+import { nodeProcess, type ProcessPort, shutdownOnSignals } from '../manager/signals.ts';
 import { Registry } from '../metrics/registry.ts';
-import { connectionFor, managerFlags, parseArgs, watchTimeoutsWithin, type ConfigSources, type ManagerConfig, type ParsedArgs } from './config.ts';
-import { FlagError, HelpRequested, usage, type FlagSpecs, type FlagValues } from './flags.ts';
+import { type ConfigSources, connectionFor, type ManagerConfig, managerFlags, parseArgs, type ParsedArgs, watchTimeoutsWithin } from './config.ts';
+import { FlagError, type FlagSpecs, type FlagValues, HelpRequested, usage } from './flags.ts';
 
 /** What register() receives: everything a controller needs, built from the config. */
 export interface MainDeps<S extends FlagSpecs = Record<never, never>> {
@@ -73,7 +73,11 @@ export async function runMain<S extends FlagSpecs = Record<never, never>>(option
 async function runToExitCode<S extends FlagSpecs>(options: MainOptions<S>, sources: ConfigSources, sink: Sink, port: ProcessPort): Promise<number> {
   let parsed: ParsedArgs<S>;
   try {
-    parsed = parseArgs(options.argv ?? process.argv.slice(2), { ...sources, ...pick(options, 'leaderElectionId'), ...(options.flags ? { extra: options.flags } : {}) });
+    parsed = parseArgs(options.argv ?? process.argv.slice(2), {
+      ...sources,
+      ...pick(options, 'leaderElectionId'),
+      ...(options.flags ? { extra: options.flags } : {}),
+    });
   } catch (error) {
     const specs = { ...managerFlags(options.leaderElectionId), ...options.flags };
     if (error instanceof HelpRequested) {
@@ -129,7 +133,14 @@ function build<S extends FlagSpecs>(
   const registry = new Registry();
   const clock = realClock;
   const connection = connectionFor(config, sources);
-  const client = newClient(connection, { qps: config.kubeApiQps, burst: config.kubeApiBurst, registry, log, userAgent: name, deadlines: config.requestDeadlines });
+  const client = newClient(connection, {
+    qps: config.kubeApiQps,
+    burst: config.kubeApiBurst,
+    registry,
+    log,
+    userAgent: name,
+    deadlines: config.requestDeadlines,
+  });
   const informers = new InformerFactory(client, {
     ...(config.namespace ? { namespace: config.namespace } : {}),
     log,
@@ -152,13 +163,13 @@ function build<S extends FlagSpecs>(
     gracefulShutdownTimeoutMs: config.gracefulShutdownTimeoutMs,
     ...(election && leaseClient
       ? {
-          leaderElection: {
-            lock: leaseLock(leaseClient, election.namespace, election.id),
-            leaseDurationMs: election.leaseDurationMs,
-            renewDeadlineMs: election.renewDeadlineMs,
-            retryPeriodMs: election.retryPeriodMs,
-          },
-        }
+        leaderElection: {
+          lock: leaseLock(leaseClient, election.namespace, election.id),
+          leaseDurationMs: election.leaseDurationMs,
+          renewDeadlineMs: election.renewDeadlineMs,
+          retryPeriodMs: election.retryPeriodMs,
+        },
+      }
       : {}),
   });
   manager.add({ name: 'informers', needsLeaderElection: false, start: (signal) => informers.start(signal) });

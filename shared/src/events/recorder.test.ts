@@ -3,7 +3,7 @@
 // recovery from an expired Event, and failures that are only logged.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError, Client, NotFoundError, type HttpRequest, type Transport } from '@metal3-ts/generated';
+import { ApiError, Client, type HttpRequest, NotFoundError, type Transport } from '@metal3-ts/generated';
 import type { Event } from '@metal3-ts/generated/core/v1';
 import { newConfigMap } from '@metal3-ts/generated/core/v1';
 import { newLogger } from '../log/logger.ts';

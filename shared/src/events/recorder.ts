@@ -7,10 +7,10 @@
 // Recording never blocks and never fails a reconcile: writes happen in the background and errors are
 // only logged. Messages are visible to anyone who can list Events in the namespace: callers must
 // never put Secret contents (passwords, tokens, userData, kubeconfigs) in a reason or message.
-import { NotFoundError, type Client, type KubeObject, type ObjectReference } from '@metal3-ts/generated';
-import { EventResource, newEvent, type Event } from '@metal3-ts/generated/core/v1';
+import { type Client, type KubeObject, NotFoundError, type ObjectReference } from '@metal3-ts/generated';
+import { type Event, EventResource, newEvent } from '@metal3-ts/generated/core/v1';
 import { describeRefusal, refusalOf } from '../controller/refusal.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { MAX_DNS_NAME_LENGTH } from '../meta/dns.ts';
 
 export type EventType = 'Normal' | 'Warning';

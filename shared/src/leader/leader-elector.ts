@@ -8,9 +8,9 @@
 // so the Manager stops and the process exits (as controller-runtime does); the supervisor restarts
 // it as a fresh candidate. Libraries that want otherwise can act in onStoppedLeading.
 import { ConflictError } from '@metal3-ts/generated';
-import { newLease, type Lease } from '@metal3-ts/generated/coordination.k8s.io/v1';
-import { realClock, type Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Lease, newLease } from '@metal3-ts/generated/coordination.k8s.io/v1';
+import { type Clock, realClock } from '../clock/clock.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
 import type { LeaseLock } from './lease-lock.ts';
 import {
@@ -18,11 +18,11 @@ import {
   defaultLeaseTimings,
   isHeldByOther,
   JITTER_FACTOR,
+  type LeaseTimings,
   recordFingerprint,
   releasedSpec,
   renewAttemptBudgetMs,
   validateTimings,
-  type LeaseTimings,
 } from './lease-record.ts';
 
 /** Why a term ended: renewals failed (`lost`), or run() was stopped (`released` if we gave the lease back). */
@@ -81,8 +81,16 @@ export class LeaderElector {
     this.#log = (options.log ?? silentLogger).with({ lease: options.lock.description, identity: options.identity });
     if (options.registry) {
       const labels = { name: options.lock.name };
-      const status = options.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease. Please make sure to group by name.', ['name']);
-      const slowpath = options.registry.counter('leader_election_slowpath_total', 'Total number of slow path exercised in renewing leader leases. \'name\' is the string used to identify the lease. Please make sure to group by name.', ['name']);
+      const status = options.registry.gauge(
+        'leader_election_master_status',
+        "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+        ['name'],
+      );
+      const slowpath = options.registry.counter(
+        'leader_election_slowpath_total',
+        "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease. Please make sure to group by name.",
+        ['name'],
+      );
       status.set(labels, 0);
       slowpath.touch(labels);
       this.#status = (v) => status.set(labels, v);

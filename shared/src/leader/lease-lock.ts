@@ -3,8 +3,8 @@
 // one succeeds and the other gets a ConflictError. Requests honour an AbortSignal so a hung
 // connection cannot hold a renewal past its deadline; a request cut short that way also drops the
 // transport's idle connections, so the next attempt dials afresh instead of finding another dead one.
-import { NotFoundError, type Client, type Transport } from '@metal3-ts/generated';
-import { LeaseResource, type Lease } from '@metal3-ts/generated/coordination.k8s.io/v1';
+import { type Client, NotFoundError, type Transport } from '@metal3-ts/generated';
+import { type Lease, LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 
 export interface LeaseLock {
   /** `namespace/name`, for logs. */

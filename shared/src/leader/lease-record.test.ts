@@ -18,7 +18,10 @@ const t0 = new Date('2026-03-01T10:00:00.123Z');
 test('timings: defaults and the test settings pass; overlapping terms are refused', () => {
   validateTimings(defaultLeaseTimings);
   validateTimings({ leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 });
-  assert.throws(() => validateTimings({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 }), (e: unknown) => e instanceof LeaderElectionConfigError && /lease duration/.test(e.message));
+  assert.throws(
+    () => validateTimings({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 }),
+    (e: unknown) => e instanceof LeaderElectionConfigError && /lease duration/.test(e.message),
+  );
   assert.throws(() => validateTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 2400, retryPeriodMs: 2000 }), /1.2 × retry period/);
   assert.throws(() => validateTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 0 }), /retry period/);
 });
@@ -53,7 +56,13 @@ test('an empty or own lease is never held by another', () => {
 
 test('a renewal keeps acquireTime and transitions; a takeover counts one more transition', () => {
   const first = claimedSpec(undefined, 'a', 15_000, t0);
-  assert.equal(first, { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2026-03-01T10:00:00.123000Z', renewTime: '2026-03-01T10:00:00.123000Z', leaseTransitions: 0 });
+  assert.equal(first, {
+    holderIdentity: 'a',
+    leaseDurationSeconds: 15,
+    acquireTime: '2026-03-01T10:00:00.123000Z',
+    renewTime: '2026-03-01T10:00:00.123000Z',
+    leaseTransitions: 0,
+  });
   const later = new Date(t0.getTime() + 2000);
   const renewed = claimedSpec(first, 'a', 15_000, later);
   assert.is(renewed.acquireTime, first.acquireTime);

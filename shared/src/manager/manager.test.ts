@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import { ApiError } from '@metal3-ts/generated';
 import { MemoryLeaseLock } from '../leader/memory-lease-lock.ts';
 import { Registry } from '../metrics/registry.ts';
-import { LeaderElectionLostError, Manager, RunnableFailedError, ShutdownTimeoutError, type ManagerOptions } from './manager.ts';
+import { LeaderElectionLostError, Manager, type ManagerOptions, RunnableFailedError, ShutdownTimeoutError } from './manager.ts';
 import type { Runnable } from './runnable.ts';
 
 const test = suite('manager');
@@ -173,7 +173,10 @@ test('losing the lease aborts the controllers and rejects at once with LeaderEle
 
 test('probes and metrics: readyz follows its checks, verbose lists them, metrics use the 0.0.4 text format', async () => {
   const registry = new Registry();
-  registry.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']).inc({ controller: 'x', result: 'success' });
+  registry.counter('controller_runtime_reconcile_total', 'Total number of reconciliations per controller', ['controller', 'result']).inc({
+    controller: 'x',
+    result: 'success',
+  });
   const m = new Manager({ registry, metricsBindAddress: '127.0.0.1:0', healthProbeBindAddress: 'localhost:0' });
   let synced = false;
   m.addHealthCheck('ping', () => true);

@@ -10,15 +10,15 @@
 // - losing the lease is not a shutdown but an emergency: a successor may already be reconciling, so
 //   nothing is waited for; start() rejects with LeaderElectionLostError and the entry point exits
 //   non-zero so the supervisor restarts the process as a fresh candidate.
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 import { LeaderElector } from '../leader/leader-elector.ts';
 import { candidateIdentity } from '../leader/identity.ts';
 import type { LeaseLock } from '../leader/lease-lock.ts';
 import type { LeaseTimings } from '../leader/lease-record.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import { Registry } from '../metrics/registry.ts';
-import { Checks, type Check } from './health.ts';
-import { parseBindAddress, startHttpServer, type Route, type RunningServer } from './http-server.ts';
+import { type Check, Checks } from './health.ts';
+import { parseBindAddress, type Route, type RunningServer, startHttpServer } from './http-server.ts';
 import type { Runnable } from './runnable.ts';
 
 export interface LeaderElectionSettings extends Partial<LeaseTimings> {
@@ -275,7 +275,10 @@ export class Manager {
         this.#servers.push(server);
         if (address === metrics) this.#addresses.metrics = server.address;
         if (address === probes) this.#addresses.healthProbe = server.address;
-        this.log.info('serving', { address: server.address, paths: address === probes ? (address === metrics ? 'metrics,healthz,readyz' : 'healthz,readyz') : 'metrics' });
+        this.log.info('serving', {
+          address: server.address,
+          paths: address === probes ? (address === metrics ? 'metrics,healthz,readyz' : 'healthz,readyz') : 'metrics',
+        });
       }
     } catch (error) {
       await Promise.all(this.#servers.map((s) => s.close()));

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../log/logger.ts';
-import { shutdownOnSignals, ShutdownRequested, type ProcessPort, type ShutdownSignalName } from './signals.ts';
+import { type ProcessPort, shutdownOnSignals, ShutdownRequested, type ShutdownSignalName } from './signals.ts';
 
 const test = suite('shutdown signals');
 

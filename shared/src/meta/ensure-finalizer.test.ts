@@ -4,9 +4,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonPatchOperation } from '@metal3-ts/generated';
 import { InvalidError, NotFoundError } from '@metal3-ts/generated/runtime/errors';
-import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { RetryExhaustedError } from '../controller/retry-on-conflict.ts';
-import { ensureFinalizer, removeFinalizerGuarded, type FinalizerApi } from './ensure-finalizer.ts';
+import { ensureFinalizer, type FinalizerApi, removeFinalizerGuarded } from './ensure-finalizer.ts';
 
 const test = suite('guarded finalizer writes');
 const F = 'metal3machine.infrastructure.cluster.x-k8s.io';

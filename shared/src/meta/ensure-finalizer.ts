@@ -52,7 +52,12 @@ async function guardedWrite<T extends KubeObject>(
  *
  * Returns the written object, or undefined when nothing was written (already present, deleting, gone).
  */
-export function ensureFinalizer<T extends KubeObject>(api: FinalizerApi<T>, obj: T, finalizer: string, options: FinalizerWriteOptions<T> = {}): Promise<T | undefined> {
+export function ensureFinalizer<T extends KubeObject>(
+  api: FinalizerApi<T>,
+  obj: T,
+  finalizer: string,
+  options: FinalizerWriteOptions<T> = {},
+): Promise<T | undefined> {
   return guardedWrite(api, obj, options, (current) => {
     if (hasFinalizer(current, finalizer) || current.metadata.deletionTimestamp) return undefined;
     return appendGuarded('/metadata/finalizers', current.metadata.finalizers, finalizer);
@@ -64,7 +69,12 @@ export function ensureFinalizer<T extends KubeObject>(api: FinalizerApi<T>, obj:
  * concurrent change to the list cannot make us remove someone else's finalizer. Does not modify
  * `obj`. Returns the written object, or undefined when nothing was written (absent or gone).
  */
-export function removeFinalizerGuarded<T extends KubeObject>(api: FinalizerApi<T>, obj: T, finalizer: string, options: FinalizerWriteOptions<T> = {}): Promise<T | undefined> {
+export function removeFinalizerGuarded<T extends KubeObject>(
+  api: FinalizerApi<T>,
+  obj: T,
+  finalizer: string,
+  options: FinalizerWriteOptions<T> = {},
+): Promise<T | undefined> {
   return guardedWrite(api, obj, options, (current) => {
     const index = current.metadata.finalizers?.indexOf(finalizer) ?? -1;
     if (index < 0) return undefined;

@@ -3,7 +3,6 @@
 import type { ObjectMeta } from '@metal3-ts/generated';
 import { MANAGED_BY_ANNOTATION } from './cluster-api-names.ts';
 
-
 export function isExternallyManaged(obj: { metadata?: ObjectMeta }): boolean {
   return obj.metadata?.annotations?.[MANAGED_BY_ANNOTATION] !== undefined;
 }

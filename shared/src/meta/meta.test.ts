@@ -7,14 +7,24 @@ import { newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-
 import { CAPI_PAUSED_ANNOTATION, MANAGED_BY_ANNOTATION } from './cluster-api-names.ts';
 import { isExternallyManaged } from './externally-managed.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.ts';
-import { AlreadyOwnedError, apiGroupOf, getControllerOf, getOwnerByKind, hasOwner, isControlledBy, removeOwnerReference, setOwnerReference } from './owner-references.ts';
+import {
+  AlreadyOwnedError,
+  apiGroupOf,
+  getControllerOf,
+  getOwnerByKind,
+  hasOwner,
+  isControlledBy,
+  removeOwnerReference,
+  setOwnerReference,
+} from './owner-references.ts';
 import { hasPausedAnnotation, isPaused } from './paused.ts';
 
 const test = suite('meta helpers');
 const F = 'metal3machine.infrastructure.cluster.x-k8s.io';
 
 const m3m = () => newMetal3Machine({ metadata: { name: 'm3m', namespace: 'ns' }, spec: {} });
-const machine = (name = 'machine-1', uid = 'uid-1') => newMachine({ metadata: { name, namespace: 'ns', uid }, spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: {} } });
+const machine = (name = 'machine-1', uid = 'uid-1') =>
+  newMachine({ metadata: { name, namespace: 'ns', uid }, spec: { clusterName: 'c', bootstrap: {}, infrastructureRef: {} } });
 
 test('finalizers: add and remove in memory report whether anything changed', () => {
   const obj = m3m();

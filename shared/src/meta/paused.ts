@@ -3,7 +3,6 @@
 import type { ObjectMeta } from '@metal3-ts/generated';
 import { CAPI_PAUSED_ANNOTATION } from './cluster-api-names.ts';
 
-
 interface WithMeta {
   metadata?: ObjectMeta;
 }

@@ -17,15 +17,19 @@ const withAt = (path: string, value: unknown): { metadata: { namespace: string }
 };
 const base = { metadata: { namespace: 'tenant-a' } };
 
-test('issue 21: each field of each kind\'s table naming another namespace is found, and only it', () => {
+test("issue 21: each field of each kind's table naming another namespace is found, and only it", () => {
   for (const [kind, fields] of Object.entries(REFERENCE_FIELDS) as [ReferencingKind, readonly string[]][]) {
     for (const path of fields) {
-      assert.equal(foreignReferences(withReferenceAt(base, path, 'tenant-b'), fields), [{ field: `${path}.namespace`, namespace: 'tenant-b' }], `${kind} ${path}`);
+      assert.equal(
+        foreignReferences(withReferenceAt(base, path, 'tenant-b'), fields),
+        [{ field: `${path}.namespace`, namespace: 'tenant-b' }],
+        `${kind} ${path}`,
+      );
     }
   }
 });
 
-test('issue 21: an absent reference, an empty namespace or the object\'s own are not foreign', () => {
+test("issue 21: an absent reference, an empty namespace or the object's own are not foreign", () => {
   const fields = REFERENCE_FIELDS.Metal3Machine;
   const rows: [string, unknown][] = [
     ['no references', { metadata: { namespace: 'tenant-a' } }],
@@ -39,7 +43,11 @@ test('issue 21: an absent reference, an empty namespace or the object\'s own are
 });
 
 test('issue 21: several foreign references come in the order of the table; an object without a namespace has none of its own', () => {
-  const m3m = { metadata: { namespace: 'tenant-a' }, spec: { dataTemplate: other, userData: { name: 'u', namespace: 'tenant-c' } }, status: { renderedData: other } };
+  const m3m = {
+    metadata: { namespace: 'tenant-a' },
+    spec: { dataTemplate: other, userData: { name: 'u', namespace: 'tenant-c' } },
+    status: { renderedData: other },
+  };
   assert.equal(foreignReferences(m3m, REFERENCE_FIELDS.Metal3Machine).map((f) => `${f.field}=${f.namespace}`), [
     'spec.userData.namespace=tenant-c',
     'spec.dataTemplate.namespace=tenant-b',

@@ -115,9 +115,7 @@ export class Histogram extends Vec<{ counts: number[]; sum: number; count: numbe
   render(): string[] {
     const lines: string[] = [];
     for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) =>
-        lines.push(`${this.name}_bucket${renderLabels(this.labelNames, s.values, `le="${num(b)}"`)} ${s.state.counts[i]}`),
-      );
+      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${renderLabels(this.labelNames, s.values, `le="${num(b)}"`)} ${s.state.counts[i]}`));
       lines.push(`${this.name}_bucket${renderLabels(this.labelNames, s.values, 'le="+Inf"')} ${s.state.count}`);
       lines.push(`${this.name}_sum${renderLabels(this.labelNames, s.values)} ${num(s.state.sum)}`);
       lines.push(`${this.name}_count${renderLabels(this.labelNames, s.values)} ${s.state.count}`);

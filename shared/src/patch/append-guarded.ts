@@ -8,12 +8,12 @@ import type { JsonPatchOperation } from '@metal3-ts/generated';
 export function appendGuarded<E extends string | object>(path: string, current: readonly E[] | undefined, entry: E): JsonPatchOperation[] {
   return current && current.length > 0
     ? [
-        { op: 'test', path, value: current },
-        { op: 'add', path: `${path}/-`, value: entry },
-      ]
+      { op: 'test', path, value: current },
+      { op: 'add', path: `${path}/-`, value: entry },
+    ]
     : [
-        // `test` against null also matches a missing list (RFC 6902 as the apiserver implements it).
-        { op: 'test', path, value: null },
-        { op: 'add', path, value: [entry] },
-      ];
+      // `test` against null also matches a missing list (RFC 6902 as the apiserver implements it).
+      { op: 'test', path, value: null },
+      { op: 'add', path, value: [entry] },
+    ];
 }

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { ConflictError, NotFoundError } from '@metal3-ts/generated/runtime/errors';
-import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '../conditions/get.ts';
 import { ConditionConflictError } from '../conditions/patch.ts';
 import { markFalse, markTrue } from '../conditions/set.ts';
@@ -12,7 +12,7 @@ import { getV1Beta2Condition } from '../conditions/v1beta2/get.ts';
 import { setV1Beta2Condition } from '../conditions/v1beta2/set.ts';
 import { applyMergePatch } from './diff.ts';
 import { RetryExhaustedError } from '../controller/retry-on-conflict.ts';
-import { CONDITION_WRITE_ATTEMPTS, PatchError, PatchHelper, type PatchApi } from './patch-helper.ts';
+import { CONDITION_WRITE_ATTEMPTS, type PatchApi, PatchError, PatchHelper } from './patch-helper.ts';
 
 type Call = { verb: 'get' | 'patch' | 'patchStatus'; body?: Record<string, unknown> };
 
@@ -121,7 +121,10 @@ test('metadata and spec go as one merge patch without status; status goes throug
   obj.status!.ready = true;
   const last = await helper.patch(obj);
   assert.equal(api.calls, [
-    { verb: 'patch', body: { metadata: { labels: { drop: null }, finalizers: ['metal3machine.infrastructure.cluster.x-k8s.io'] }, spec: { failureDomain: null } } },
+    {
+      verb: 'patch',
+      body: { metadata: { labels: { drop: null }, finalizers: ['metal3machine.infrastructure.cluster.x-k8s.io'] }, spec: { failureDomain: null } },
+    },
     { verb: 'patchStatus', body: { status: { ready: true } } },
   ]);
   assert.is(written.length, 2, 'onWrite sees every server response');

@@ -4,8 +4,8 @@ import type { Api, KubeObject, MergePatch } from '@metal3-ts/generated';
 import { isConflict, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { retryOnConflict } from '../controller/retry-on-conflict.ts';
 import { applyConditionChanges, v1beta1Dialect, v1beta2Dialect } from '../conditions/patch.ts';
-import { deepEqual, mergePatches, type JsonMap } from './diff.ts';
-import { isEmptyPlan, planPatch, type PatchPlan } from './plan.ts';
+import { deepEqual, type JsonMap, mergePatches } from './diff.ts';
+import { isEmptyPlan, type PatchPlan, planPatch } from './plan.ts';
 
 /** The part of Api<T> the helper uses; any Api<T> bound to the object's namespace fits. */
 export type PatchApi<T extends KubeObject> = Pick<Api<T>, 'descriptor' | 'namespace' | 'get' | 'mergePatch' | 'mergePatchStatus'>;

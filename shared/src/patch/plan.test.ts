@@ -2,7 +2,7 @@
 // /status, condition changes apart for the three-way merge.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isEmptyPlan, planPatch } from './plan.ts';
 
 const test = suite('patch plan');

@@ -1,8 +1,8 @@
 // What a patch must send, decided from the snapshot and the modified object alone (no I/O): one merge
 // patch for the main resource, one for /status, and the condition changes to merge three-way.
 import type { Condition, KubeObject, MetaV1Condition } from '@metal3-ts/generated';
-import { diffConditions, type ConditionChange } from '../conditions/patch.ts';
-import { createMergePatch, mergePatches, type JsonMap } from './diff.ts';
+import { type ConditionChange, diffConditions } from '../conditions/patch.ts';
+import { createMergePatch, type JsonMap, mergePatches } from './diff.ts';
 
 /** The metadata a controller may change; the rest (name, uid, resourceVersion, …) is the server's. */
 const WRITABLE_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock/clock.ts';
-import { Registry, type Counter, type Gauge, type Histogram } from '../metrics/registry.ts';
+import { type Counter, type Gauge, type Histogram, Registry } from '../metrics/registry.ts';
 import { WORKQUEUE_DURATION_BUCKETS, workQueueMetrics } from './metrics.ts';
 import { RateLimitingQueue } from './rate-limiting-queue.ts';
 
@@ -21,15 +21,17 @@ function setup() {
 test('every workqueue family is exposed under the client-go name with {name,controller} from the start', () => {
   const { registry } = setup();
   const text = registry.render();
-  for (const name of [
-    'workqueue_depth',
-    'workqueue_adds_total',
-    'workqueue_queue_duration_seconds',
-    'workqueue_work_duration_seconds',
-    'workqueue_unfinished_work_seconds',
-    'workqueue_longest_running_processor_seconds',
-    'workqueue_retries_total',
-  ]) {
+  for (
+    const name of [
+      'workqueue_depth',
+      'workqueue_adds_total',
+      'workqueue_queue_duration_seconds',
+      'workqueue_work_duration_seconds',
+      'workqueue_unfinished_work_seconds',
+      'workqueue_longest_running_processor_seconds',
+      'workqueue_retries_total',
+    ]
+  ) {
     assert.ok(text.includes(`# TYPE ${name} `), name);
   }
   assert.ok(text.includes('workqueue_depth{name="metal3machine",controller="metal3machine"} 0'));

@@ -2,7 +2,7 @@
 // existing dashboards work unchanged. Labels are `{name, controller}`, both the controller name, as
 // controller-runtime sets them. controller-runtime's priority queue adds a `priority` label to
 // `workqueue_depth`; this queue has no priorities, so the label is left out rather than always "".
-import { exponentialBuckets, type Counter, type Gauge, type Histogram, type Registry } from '../metrics/registry.ts';
+import { type Counter, exponentialBuckets, type Gauge, type Histogram, type Registry } from '../metrics/registry.ts';
 
 /** What the queue reports; the controller passes one per queue, tests may pass their own. */
 export interface WorkQueueMetrics {
@@ -61,7 +61,7 @@ function families(registry: Registry): Families {
     ),
     unfinished: registry.gauge(
       'workqueue_unfinished_work_seconds',
-      'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads.',
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
       labels,
     ),
     longest: registry.gauge(
@@ -130,4 +130,3 @@ export function workQueueMetrics(registry: Registry, name: string, controller = 
     },
   };
 }
-

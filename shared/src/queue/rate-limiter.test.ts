@@ -1,12 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock/clock.ts';
-import {
-  BucketRateLimiter,
-  defaultControllerRateLimiter,
-  ItemExponentialFailureRateLimiter,
-  MaxOfRateLimiter,
-} from './rate-limiter.ts';
+import { BucketRateLimiter, defaultControllerRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter } from './rate-limiter.ts';
 
 const test = suite('rate limiters');
 

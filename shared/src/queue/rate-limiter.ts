@@ -1,7 +1,7 @@
 // How long a failed key waits before its next attempt. Same model as client-go's workqueue rate
 // limiters: `when(key)` records one more failure and answers the delay, `forget(key)` clears the
 // history once the key succeeds, `numRequeues(key)` tells how many failures are on record.
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 
 export interface RateLimiter {
   /** Records a failure of `key` and returns how many milliseconds it should wait before a retry. */

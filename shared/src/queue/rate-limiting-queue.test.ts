@@ -74,7 +74,7 @@ test('backoff grows 5, 10, 20, 40 ms per failure and forget resets it', async ()
   for (let i = 0; i < 4; i++) {
     const before = clock.now();
     q.addRateLimited('k');
-    for (let t = 1; ; t++) {
+    for (let t = 1;; t++) {
       await clock.advance(1);
       if ((await drain()).length > 0) break;
       assert.ok(t < 100);

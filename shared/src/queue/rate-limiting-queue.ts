@@ -13,7 +13,7 @@
 // backoff never backs off. The failure count is never reset by events either: only `forget` (called
 // on success) resets it. The cost: a real change to an object that is backing off waits for the
 // retry, at most the limiter's cap (1000 s by default).
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 import { DeadlineHeap } from './deadline-heap.ts';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.ts';
 import { defaultItemRateLimiter, type RateLimiter } from './rate-limiter.ts';

@@ -7,7 +7,7 @@
 // - no two workers hold the same key between `get()` and `done()`;
 // - a key added while processing is handed out again after `done()` (no event is lost).
 // Shutdown stops new adds; `get()` still hands out what is queued, then answers `undefined`.
-import { realClock, type Clock } from '../clock/clock.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.ts';
 
 export interface WorkQueueOptions {

@@ -6,8 +6,7 @@ import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { FakeInformerSource } from './fake-informer.ts';
 
 const test = suite('fake informer');
-const host = (name: string, labels: Record<string, string> = {}) =>
-  newBareMetalHost({ metadata: { namespace: 'ns', name, labels }, spec: { online: false } });
+const host = (name: string, labels: Record<string, string> = {}) => newBareMetalHost({ metadata: { namespace: 'ns', name, labels }, spec: { online: false } });
 
 test('one informer per kind; events reach subscribers; late subscribers get an add per stored object', () => {
   const source = new FakeInformerSource();
@@ -35,7 +34,7 @@ test('stored objects are frozen copies with a resourceVersion and uid', () => {
   const stored = informer.create(original);
   assert.ok(stored.metadata.resourceVersion);
   assert.ok(stored.metadata.uid);
-  assert.is(original.metadata.resourceVersion, undefined, 'the caller\'s object is untouched');
+  assert.is(original.metadata.resourceVersion, undefined, "the caller's object is untouched");
   assert.throws(() => {
     (stored.spec as { online: boolean }).online = true;
   });

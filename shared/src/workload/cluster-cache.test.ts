@@ -135,7 +135,11 @@ test('a healthy client is re-probed only after the health-check interval', async
   let probes = 0;
   a.server.prependListener('request', (req) => void (req.url === '/version' && probes++));
   const clock = new ManualClock();
-  const cache = new ClusterCache(management, { clock, healthCheckIntervalMs: 10_000, secretReader: () => secret('1', kubeconfig(a.url, { token: 'token-a' })) });
+  const cache = new ClusterCache(management, {
+    clock,
+    healthCheckIntervalMs: 10_000,
+    secretReader: () => secret('1', kubeconfig(a.url, { token: 'token-a' })),
+  });
   try {
     await cache.get(cluster);
     await clock.advance(9_000);
@@ -154,7 +158,11 @@ test('a Secret without "value", with bad YAML or pointing at local files is an I
   const read = (s: Secret) => new ClusterCache(management, { secretReader: () => s }).get(cluster);
   await rejects(read(secret('1', undefined)), InvalidKubeconfigSecretError, 'missing key "value" in secret data');
   await rejects(read(secret('1', '{{{')), InvalidKubeconfigSecretError, 'not valid YAML');
-  await rejects(read(secret('1', kubeconfig('https://x', { tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' }))), InvalidKubeconfigSecretError, 'tokenFile refers to a file');
+  await rejects(
+    read(secret('1', kubeconfig('https://x', { tokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token' }))),
+    InvalidKubeconfigSecretError,
+    'tokenFile refers to a file',
+  );
   await rejects(read(secret('1', kubeconfig('https://x', {}).replace('"c"}', '"other"}'))), InvalidKubeconfigSecretError);
 });
 

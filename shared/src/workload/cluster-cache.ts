@@ -10,15 +10,15 @@
 // Health is checked lazily: get() probes `GET /version` when the cached client has not had a
 // successful answer for `healthCheckIntervalMs`, or when a request through it got no response.
 // Nothing runs in the background, so an idle controller costs nothing per workload cluster.
-import { ApiError, UnauthorizedError, type Client, type RequestRecord } from '@metal3-ts/generated';
-import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { ApiError, type Client, type RequestRecord, UnauthorizedError } from '@metal3-ts/generated';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import type { ObjectKey } from '../cache/types.ts';
 import { newClient } from '../client/client.ts';
 import type { RequestCounter } from '../client/metrics.ts';
-import { realClock, type Clock } from '../clock/clock.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
+import { type Clock, realClock } from '../clock/clock.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
-import { ClusterNotReachableError, clusterKeyString, KubeconfigSecretNotFoundError, kubeconfigSecretName, type ClusterKey } from './errors.ts';
+import { type ClusterKey, clusterKeyString, ClusterNotReachableError, kubeconfigSecretName, KubeconfigSecretNotFoundError } from './errors.ts';
 import { connectionFromSecret } from './kubeconfig-secret.ts';
 
 /** Reads the kubeconfig Secret: undefined when it does not exist. */

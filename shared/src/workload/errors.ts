@@ -29,7 +29,10 @@ export class InvalidKubeconfigSecretError extends Error {
   readonly cluster: ClusterKey;
 
   constructor(cluster: ClusterKey, reason: string, cause?: unknown) {
-    super(`workload cluster ${clusterKeyString(cluster)}: Secret ${cluster.namespace}/${kubeconfigSecretName(cluster.name)}: ${reason}`, cause === undefined ? undefined : { cause });
+    super(
+      `workload cluster ${clusterKeyString(cluster)}: Secret ${cluster.namespace}/${kubeconfigSecretName(cluster.name)}: ${reason}`,
+      cause === undefined ? undefined : { cause },
+    );
     this.cluster = cluster;
   }
 }

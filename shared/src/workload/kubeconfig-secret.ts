@@ -4,7 +4,7 @@ import { Buffer } from 'node:buffer';
 import type { Connection } from '@metal3-ts/generated';
 import type { Secret } from '@metal3-ts/generated/core/v1';
 import { KubeConfigError, parseKubeConfig } from '../client/kubeconfig.ts';
-import { InvalidKubeconfigSecretError, type ClusterKey } from './errors.ts';
+import { type ClusterKey, InvalidKubeconfigSecretError } from './errors.ts';
 
 /** The key Cluster API stores the kubeconfig under. */
 export const KUBECONFIG_SECRET_KEY = 'value';

@@ -7,10 +7,10 @@
 // failed probe), the next ensure() with the new client restarts it. A cluster nobody waits for is
 // unwatched after `idleMs`, so an idle controller holds no connection to any workload cluster.
 import type { Client } from '@metal3-ts/generated';
-import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import { watcher, type WatcherOptions } from '../cache/watcher.ts';
-import { silentLogger, type Logger } from '../log/logger.ts';
-import { clusterKeyString, type ClusterKey } from './errors.ts';
+import { type Logger, silentLogger } from '../log/logger.ts';
+import { type ClusterKey, clusterKeyString } from './errors.ts';
 
 export type NodeHandler = (cluster: ClusterKey, node: Readonly<Node>) => void;
 

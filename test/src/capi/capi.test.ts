@@ -12,7 +12,7 @@ import { startEnv, type TestEnv } from '../envtest/env.ts';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
 import { freshNamespace } from '../envtest/suite.ts';
-import { startClusterAPI, type ClusterApi } from './managers.ts';
+import { type ClusterApi, startClusterAPI } from './managers.ts';
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
 // deno-lint-ignore no-explicit-any -- untyped kinds (Cluster API at two versions): the assertions read paths
@@ -63,7 +63,11 @@ for (const version of CAPI_VERSIONS) {
     env = await startEnv();
     capi = await startClusterAPI(env, { version });
     const t = capi.timings;
-    console.error(`capi ${version}: binaries ${Math.round(t.binariesMs)} ms, CRDs ${Math.round(t.crdsMs)} ms, managers ready ${Math.round(t.managersMs)} ms, webhooks ${Math.round(t.webhooksMs)} ms`);
+    console.error(
+      `capi ${version}: binaries ${Math.round(t.binariesMs)} ms, CRDs ${Math.round(t.crdsMs)} ms, managers ready ${Math.round(t.managersMs)} ms, webhooks ${
+        Math.round(t.webhooksMs)
+      } ms`,
+    );
     ns = await freshNamespace(env.admin.client, `capi-${version.replace(/\./g, '-')}`);
   });
 

@@ -20,15 +20,13 @@ export function parseKustomization(text: string, origin: string): Kustomization 
   const doc: unknown = parse(text);
   if (!isObject(doc)) throw new EnvtestError(`${origin}: not a kustomization`);
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
-  const patches = (Array.isArray(doc['patches']) ? doc['patches'] : []).map((p) =>
-    isObject(p) && typeof p['path'] === 'string' ? p['path'] : undefined,
-  );
+  const patches = (Array.isArray(doc['patches']) ? doc['patches'] : []).map((p) => isObject(p) && typeof p['path'] === 'string' ? p['path'] : undefined);
   if (patches.includes(undefined)) throw new EnvtestError(`${origin}: only patches given by path are supported`);
   const labels: Record<string, string> = {};
   for (const entry of Array.isArray(doc['labels']) ? doc['labels'] : []) {
-    if (isObject(entry) && isObject(entry['pairs'])) for (const [k, v] of Object.entries(entry['pairs'])) labels[k] = String(v);
+    if (isObject(entry) && isObject(entry['pairs'])) { for (const [k, v] of Object.entries(entry['pairs'])) labels[k] = String(v); }
   }
-  if (isObject(doc['commonLabels'])) for (const [k, v] of Object.entries(doc['commonLabels'])) labels[k] = String(v);
+  if (isObject(doc['commonLabels'])) { for (const [k, v] of Object.entries(doc['commonLabels'])) labels[k] = String(v); }
   return {
     resources: strings(doc['resources']),
     patches: patches as string[],

@@ -9,14 +9,14 @@
 // throws. Leader election is off; metrics and health listen on free loopback ports.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAPI_VERSIONS, ensureClusterApiBinaries, type ClusterApiBinaries } from '../envtest/capi-binaries.ts';
-import { installCrds, type Crd } from '../envtest/crds.ts';
+import { CAPI_VERSIONS, type ClusterApiBinaries, ensureClusterApiBinaries } from '../envtest/capi-binaries.ts';
+import { type Crd, installCrds } from '../envtest/crds.ts';
 import type { TestEnv } from '../envtest/env.ts';
 import { ProcessExitError } from '../envtest/errors.ts';
 import { issueCertificate } from '../envtest/pki.ts';
 import { freePort, releasePort } from '../envtest/ports.ts';
 import { ManagedProcess, startWatchdog, waitFor } from '../envtest/processes.ts';
-import { COMPONENTS, componentManifests, type ComponentName, type ComponentManifests } from './release.ts';
+import { type ComponentManifests, componentManifests, type ComponentName, COMPONENTS } from './release.ts';
 
 export interface ClusterApiOptions {
   /** A release built by test/envtest/bins/build-capi.sh (default: the newest). */
@@ -41,7 +41,10 @@ export interface ClusterApi {
   stop(): Promise<void>;
 }
 
-const CONFIG_PLURAL = { MutatingWebhookConfiguration: 'mutatingwebhookconfigurations', ValidatingWebhookConfiguration: 'validatingwebhookconfigurations' } as const;
+const CONFIG_PLURAL = {
+  MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
+  ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
+} as const;
 const FIELD_MANAGER = 'metal3-ts-capi';
 
 async function ready(port: number): Promise<true | undefined> {
@@ -57,7 +60,7 @@ export async function startClusterAPI(env: TestEnv, options: ClusterApiOptions =
   const binariesMs = performance.now() - t;
   // A port taken between choosing it and the manager binding it: start over with fresh ports (the
   // webhook ports are written into the CRDs and webhook configurations, so everything is redone).
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       return await startOnce(env, binaries, options.timeoutMs ?? 120_000, attempt, binariesMs);
     } catch (error) {
@@ -103,7 +106,10 @@ async function startOnce(env: TestEnv, binaries: ClusterApiBinaries, timeoutMs: 
     for (const plan of plans) {
       const certDir = join(dir, plan.name, 'certs');
       mkdirSync(certDir, { recursive: true });
-      const cert = issueCertificate({ commonName: `capi-${plan.name}-webhook`, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server', days: 30 }, env.authorities.servingCa);
+      const cert = issueCertificate(
+        { commonName: `capi-${plan.name}-webhook`, dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server', days: 30 },
+        env.authorities.servingCa,
+      );
       writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
       writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 });
       const child = new ManagedProcess({
@@ -126,7 +132,13 @@ async function startOnce(env: TestEnv, binaries: ClusterApiBinaries, timeoutMs: 
     }
     watchdog.update(started.map((p) => p.pid));
     await Promise.all(
-      plans.map((p) => waitFor(`Cluster API ${version} ${p.name} manager /readyz`, () => ready(p.healthPort), { timeoutMs, intervalMs: 200, watch: [managers[p.name].process] })),
+      plans.map((p) =>
+        waitFor(`Cluster API ${version} ${p.name} manager /readyz`, () => ready(p.healthPort), {
+          timeoutMs,
+          intervalMs: 200,
+          watch: [managers[p.name].process],
+        })
+      ),
     );
     timings.managersMs = performance.now() - t;
 

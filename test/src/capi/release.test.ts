@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { upstreamDirectory } from '@metal3-ts/codegen/upstream';
 import { resources } from './kustomize.ts';
-import { COMPONENTS, componentCrds, localWebhookConfiguration, managerArgs } from './release.ts';
+import { componentCrds, COMPONENTS, localWebhookConfiguration, managerArgs } from './release.ts';
 
 const endpoint = { url: 'https://127.0.0.1:1234', caBundle: 'Q0E=' };
 const pinned = join(upstreamDirectory(), 'cluster-api-v1.13.5');
@@ -15,7 +15,10 @@ const pinned = join(upstreamDirectory(), 'cluster-api-v1.13.5');
 const readPinned = (path: string) =>
   readFileSync(/\/bases\//.test(path) ? join(pinned, path.slice(path.lastIndexOf('/') + 1)) : join(pinned, 'kustomize', path), 'utf8');
 
-type Crd = { metadata: { name: string; labels?: Record<string, string> }; spec: { conversion?: { strategy: string; webhook?: { clientConfig: unknown } }; versions: { name: string; storage: boolean }[] } };
+type Crd = {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { conversion?: { strategy: string; webhook?: { clientConfig: unknown } }; versions: { name: string; storage: boolean }[] };
+};
 const crdsOf = (component: string) => componentCrds(readPinned, COMPONENTS.find((c) => c.name === component)!.path, endpoint) as unknown as Crd[];
 
 test('v1.13.5: the kubeadm CRDs carry the v1beta1 and v1beta2 contract labels, core CRDs none (CAPI refuses unlabelled references)', () => {

@@ -4,7 +4,7 @@
 // (feature gates and the like), with every webhook client pointed at a local server (URL and CA bundle)
 // instead of the in-cluster Service the release names. Pure: reading files is the caller's `read`.
 import { EnvtestError } from '../envtest/errors.ts';
-import { build, expandDefaults, parseKustomization, resources, type Resource } from './kustomize.ts';
+import { build, expandDefaults, parseKustomization, type Resource, resources } from './kustomize.ts';
 
 export type ComponentName = 'core' | 'bootstrap' | 'controlPlane';
 
@@ -29,7 +29,15 @@ export interface ComponentManifests {
 }
 
 /** Flags the test environment sets itself (ports, certificates, leader election, diagnostics). */
-const OWN_FLAGS = ['--leader-elect', '--diagnostics-address', '--insecure-diagnostics', '--metrics-bind-addr', '--health-addr', '--webhook-port', '--webhook-cert-dir'];
+const OWN_FLAGS = [
+  '--leader-elect',
+  '--diagnostics-address',
+  '--insecure-diagnostics',
+  '--metrics-bind-addr',
+  '--health-addr',
+  '--webhook-port',
+  '--webhook-cert-dir',
+];
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -2,18 +2,9 @@
 // the status subresource, server-side apply, and a user without RBAC.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  AlreadyExistsError,
-  Client,
-  ConflictError,
-  ForbiddenError,
-  InvalidError,
-  NotFoundError,
-  Transport,
-  type KubeConfigLike,
-} from '@metal3-ts/generated';
-import { NamespaceResource, SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { AlreadyExistsError, Client, ConflictError, ForbiddenError, InvalidError, type KubeConfigLike, NotFoundError, Transport } from '@metal3-ts/generated';
+import { NamespaceResource, newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Metal3Machine, Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 

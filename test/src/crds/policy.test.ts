@@ -51,22 +51,33 @@ test.before(async () => {
 
 test('W-5 Secrets in the machine namespace, or with no namespace, are accepted', async () => {
   const ns = await freshNamespace(env().admin.client, 'w5-same');
-  await env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3machines`, machine({
-    userData: { name: 'u', namespace: ns },
-    metaData: { name: 'm' },
-    networkData: { name: 'n', namespace: '' },
-  }));
+  await env().admin.client.create(
+    `${INFRA}/namespaces/${ns}/metal3machines`,
+    machine({
+      userData: { name: 'u', namespace: ns },
+      metaData: { name: 'm' },
+      networkData: { name: 'n', namespace: '' },
+    }),
+  );
 });
 
 test('W-5 Secrets in another namespace are rejected, each named', async () => {
   const ns = await freshNamespace(env().admin.client, 'w5-other');
-  const error = await rejection(env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3machines`, machine({
-    userData: { name: 'u', namespace: 'other' },
-    networkData: { name: 'n', namespace: 'other' },
-  })));
+  const error = await rejection(
+    env().admin.client.create(
+      `${INFRA}/namespaces/${ns}/metal3machines`,
+      machine({
+        userData: { name: 'u', namespace: 'other' },
+        networkData: { name: 'n', namespace: 'other' },
+      }),
+    ),
+  );
   assert.ok(error, 'expected a rejection');
   assert.is(error.code, 422, error.message);
-  assert.match(error.message, `spec.userData.namespace, spec.networkData.namespace: must be empty or the object namespace "${ns}"; cross-namespace references are not allowed`);
+  assert.match(
+    error.message,
+    `spec.userData.namespace, spec.networkData.namespace: must be empty or the object namespace "${ns}"; cross-namespace references are not allowed`,
+  );
 });
 
 test('W-9 a template in the claim namespace is accepted; another namespace is rejected on create and update', async () => {
@@ -85,12 +96,14 @@ test('W-9 a template in the claim namespace is accepted; another namespace is re
 
 test('issue 21: a Metal3Data is matched too: a claim in another namespace is refused', async () => {
   const ns = await freshNamespace(env().admin.client, 'policy-data');
-  const error = await rejection(env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3datas`, {
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-    kind: 'Metal3Data',
-    metadata: { name: 't-0' },
-    spec: { index: 0, template: { name: 't' }, claim: { name: 'c', namespace: 'other' } },
-  }));
+  const error = await rejection(
+    env().admin.client.create(`${INFRA}/namespaces/${ns}/metal3datas`, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+      kind: 'Metal3Data',
+      metadata: { name: 't-0' },
+      spec: { index: 0, template: { name: 't' }, claim: { name: 'c', namespace: 'other' } },
+    }),
+  );
   assert.ok(error, 'expected a rejection');
   assert.match(error.message, 'spec.claim.namespace: must be empty or the object namespace');
 });

@@ -3,7 +3,7 @@
 // seed objects are accepted and defaulted, invalid ones are rejected with our message.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { admissionCases, type AdmissionCase, type Json, type Resource } from '@metal3-ts/crds/webhook-cases';
+import { type AdmissionCase, admissionCases, type Json, type Resource } from '@metal3-ts/crds/webhook-cases';
 import { expectedShortNames } from '@metal3-ts/crds/webhook-rules';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
 import { check, explain, kindOf } from '../../../scripts/behaviours.ts';
-import { type Where, SUMMARY_END, SUMMARY_START, parse, render, rows } from '../../../scripts/behaviours/catalogue.ts';
+import { parse, render, rows, SUMMARY_END, SUMMARY_START, type Where } from '../../../scripts/behaviours/catalogue.ts';
 import { compareIds, idsIn } from '../../../scripts/behaviours/ids.ts';
 
 const test = suite('behaviour catalogue');
@@ -69,12 +69,25 @@ test('files: product code and manifests of any package implement, *.test.ts test
   for (const [path, kind] of cases) assert.is(kindOf(path), kind, path);
 });
 
-const DOC = ['# t', '', '## M-', '', '| ID | meaning | implemented in | tested in | mentioned in |', '| --- | --- | --- | --- | --- |', '| M-1 | first, with a \\| bar |', '| M-2 | second |', ''].join('\n');
+const DOC = [
+  '# t',
+  '',
+  '## M-',
+  '',
+  '| ID | meaning | implemented in | tested in | mentioned in |',
+  '| --- | --- | --- | --- | --- |',
+  '| M-1 | first, with a \\| bar |',
+  '| M-2 | second |',
+  '',
+].join('\n');
 
 test('doc: meanings survive a render, file cells and the summary are regenerated, and a render is stable', () => {
   const where = new Map<string, Where>([['M-1', { implemented: ['controllers/machine/src/a.ts'], tested: [], mentioned: ['docs/x.md'] }]]);
   const once = render(parse(DOC), where);
-  assert.ok(once.includes('| <a id="M-1"></a>M-1 | first, with a \\| bar | [machine/src/a.ts](../controllers/machine/src/a.ts) | — | [docs/x.md](../docs/x.md) |'), once);
+  assert.ok(
+    once.includes('| <a id="M-1"></a>M-1 | first, with a \\| bar | [machine/src/a.ts](../controllers/machine/src/a.ts) | — | [docs/x.md](../docs/x.md) |'),
+    once,
+  );
   assert.ok(once.includes('| <a id="M-2"></a>M-2 | second | — | — | — |'));
   assert.ok(once.includes(SUMMARY_START) && once.includes(SUMMARY_END));
   assert.ok(once.includes('Implemented but named by no test title or test file (1): [M-1](#M-1).'));

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProcessExitError } from './errors.ts';
 import { isNotFound } from './http.ts';
-import { makeConnection, type Connection, type Identity } from './kubeconfig.ts';
-import { clientCertificate, newToken, servingCertificate, tokenFile, type Authorities } from './pki.ts';
+import { type Connection, type Identity, makeConnection } from './kubeconfig.ts';
+import { type Authorities, clientCertificate, newToken, servingCertificate, tokenFile } from './pki.ts';
 import { freePort, releasePort } from './ports.ts';
 import { ManagedProcess, waitFor } from './processes.ts';
 
@@ -126,7 +126,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
       throw error;
     }
   };
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     const port = await freePort();
     const server = `https://127.0.0.1:${port}`;
     const admin = makeConnection({ cluster: o.name, server, caPem, identity: adminIdentity, path: join(o.dir, 'admin.kubeconfig') });
@@ -162,7 +162,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
         await sleep(downMs);
         // The port was never released, so this process hands it to nobody else; another program can
         // still take it meanwhile, which shows as a port race and is retried for a few seconds.
-        for (let tries = 1; ; tries++) {
+        for (let tries = 1;; tries++) {
           try {
             process = await launch(port, admin);
             return;
@@ -185,11 +185,15 @@ export async function startApiServer(o: ApiServerOptions): Promise<ApiServer> {
 async function waitReady(admin: Connection, process: ManagedProcess, timeoutMs: number): Promise<void> {
   // /readyz with credentials: unauthenticated probes see 401/403 until RBAC bootstrap (and
   // forever under AlwaysAllow, which turns anonymous auth off).
-  await waitFor('kube-apiserver /readyz', async () => ((await admin.client.get<string>('/readyz', { raw: true, timeoutMs: 2000 })) === 'ok' ? true : undefined), {
-    timeoutMs,
-    intervalMs: 100,
-    watch: [process],
-  });
+  await waitFor(
+    'kube-apiserver /readyz',
+    async () => ((await admin.client.get<string>('/readyz', { raw: true, timeoutMs: 2000 })) === 'ok' ? true : undefined),
+    {
+      timeoutMs,
+      intervalMs: 100,
+      watch: [process],
+    },
+  );
   // The `default` namespace is created by a post-start hook that /readyz does not wait for.
   await waitFor(
     'namespace default',

@@ -112,9 +112,7 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
       wanted.set(gv, set);
     }
   }
-  const listPaths = crds.flatMap((crd) =>
-    crd.spec.versions.filter((v) => v.served).map((v) => `/apis/${crd.spec.group}/${v.name}/${crd.spec.names.plural}`),
-  );
+  const listPaths = crds.flatMap((crd) => crd.spec.versions.filter((v) => v.served).map((v) => `/apis/${crd.spec.group}/${v.name}/${crd.spec.names.plural}`));
   const pendingEstablished = new Set(crds.map((c) => c.metadata.name));
   await waitFor(
     `CRDs established (${crds.length})`,
@@ -137,7 +135,7 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
           return [...plurals].every((p) => names.has(p)) ? true : undefined;
         },
         { timeoutMs, intervalMs: 100 },
-      ),
+      )
     ),
   );
   // ApiClient retries the 429s, so one successful LIST per resource proves it is served.

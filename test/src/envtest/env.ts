@@ -5,13 +5,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
-import { startApiServer, type ApiServer, type AuthorizationMode } from './apiserver.ts';
-import { ensureBinaries, type Binaries } from './binaries.ts';
-import { installCrds, loadAllCrds, type CrdSource } from './crds.ts';
+import { type ApiServer, type AuthorizationMode, startApiServer } from './apiserver.ts';
+import { type Binaries, ensureBinaries } from './binaries.ts';
+import { type CrdSource, installCrds, loadAllCrds } from './crds.ts';
 import { EnvtestError } from './errors.ts';
-import { startEtcd, type Etcd } from './etcd.ts';
+import { type Etcd, startEtcd } from './etcd.ts';
 import type { Connection } from './kubeconfig.ts';
-import { newAuthorities, type Authorities } from './pki.ts';
+import { type Authorities, newAuthorities } from './pki.ts';
 import { registerDirectory, removeDirectory, startWatchdog } from './processes.ts';
 import { startWorkloadCluster, type WorkloadCluster } from './workload.ts';
 
@@ -91,7 +91,8 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
   const workloads = new Map<string, WorkloadCluster>();
   let etcd: Etcd | undefined;
   let management: ApiServer | undefined;
-  const pids = () => [etcd?.process.pid, management?.process.pid, ...[...workloads.values()].map((w) => w.apiserver.process.pid)].filter((p) => p !== undefined);
+  const pids = () =>
+    [etcd?.process.pid, management?.process.pid, ...[...workloads.values()].map((w) => w.apiserver.process.pid)].filter((p) => p !== undefined);
 
   const stop = async () => {
     // Apiservers first (they need etcd to shut down cleanly), in parallel: each takes about a second.

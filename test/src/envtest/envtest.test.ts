@@ -145,7 +145,7 @@ test('Metal3Machine: create, get, list, patch, delete', async () => {
   assert.is((await rejects(c.get(`${base}/m-0`))).code, 404);
 });
 
-test('schema validation rejects an invalid Metal3Machine with the CRD\'s message', async () => {
+test("schema validation rejects an invalid Metal3Machine with the CRD's message", async () => {
   const ns = await freshNamespace(env().admin.client, 'm3m-invalid');
   const c = env().admin.client;
   const base = `${INFRA}/namespaces/${ns}/metal3machines`;

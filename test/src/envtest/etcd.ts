@@ -46,7 +46,7 @@ export async function startEtcd(options: EtcdOptions): Promise<Etcd> {
   const pick = options.pickPort ?? freePort;
   // A port taken between probing and binding makes etcd exit with "address already in use":
   // retry with fresh ports, like envtest retries the whole control plane.
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     const clientPort = await pick();
     const peerPort = await pick();
     const url = `http://127.0.0.1:${clientPort}`;
@@ -73,7 +73,7 @@ export async function startEtcd(options: EtcdOptions): Promise<Etcd> {
         async restart(downMs) {
           await process.stop();
           await sleep(downMs);
-          for (let tries = 1; ; tries++) {
+          for (let tries = 1;; tries++) {
             try {
               process = await launch();
               return;

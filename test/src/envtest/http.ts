@@ -2,7 +2,7 @@
 // tests address the apiserver by URL path rather than by typed resource. It is a thin layer over the
 // generated Transport (TLS against the environment's CA, bearer token or client certificate, typed
 // ApiErrors), adding query building, a default timeout and client-go-like retries of 429.
-import { ApiError, jsonLines, Transport, type HttpRequest } from '@metal3-ts/generated';
+import { ApiError, type HttpRequest, jsonLines, Transport } from '@metal3-ts/generated';
 
 export interface Credentials {
   readonly token?: string;
@@ -78,7 +78,7 @@ export class ApiClient {
    */
   async request<T = KubeObject>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const request = this.#request(method as Method, path, options);
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1;; attempt++) {
       try {
         if (options.raw) return (await this.transport.requestText(request)) as T;
         return await this.transport.request<T>(request);

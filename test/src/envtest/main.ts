@@ -42,7 +42,13 @@ try {
         etcd: etcdVersion.etcdserver,
         crds: env.crds.length,
         workloadClusters: workloads.length,
-        startMs: { total: ms(env.timings.totalMs), binaries: ms(env.timings.binariesMs), etcd: ms(env.timings.etcdMs), apiserver: ms(env.timings.apiserverMs), crds: ms(env.timings.crdsMs) },
+        startMs: {
+          total: ms(env.timings.totalMs),
+          binaries: ms(env.timings.binariesMs),
+          etcd: ms(env.timings.etcdMs),
+          apiserver: ms(env.timings.apiserverMs),
+          crds: ms(env.timings.crdsMs),
+        },
         rssMiB: Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, v === undefined ? null : Math.round(v / 1048576)])),
         stopMs: ms(performance.now() - started),
       }),
@@ -52,7 +58,9 @@ try {
   const mb = (n: number | undefined) => (n === undefined ? '?' : `${Math.round(n / 1048576)} MiB`);
   console.log(`
 metal3-ts test environment is up (${Math.round(env.timings.totalMs)} ms; binaries ${Math.round(env.timings.binariesMs)} ms,
-etcd ${Math.round(env.timings.etcdMs)} ms, kube-apiserver ${Math.round(env.timings.apiserverMs)} ms, ${env.crds.length} CRDs ${Math.round(env.timings.crdsMs)} ms)
+etcd ${Math.round(env.timings.etcdMs)} ms, kube-apiserver ${Math.round(env.timings.apiserverMs)} ms, ${env.crds.length} CRDs ${
+    Math.round(env.timings.crdsMs)
+  } ms)
 
   server:     ${env.admin.server}
   kubeconfig: ${env.kubeconfigPath}

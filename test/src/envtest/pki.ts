@@ -6,7 +6,7 @@
 // - a service-account signing key, so TokenRequest works;
 // - random bearer tokens for the static admin user (--token-auth-file).
 // All keys are ECDSA P-256: node:crypto makes them, Go's TLS and x509 accept them.
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
 import {
   bitStringBytes,
   boolean,

@@ -7,7 +7,7 @@
 // 3. the 'exit' hook: synchronous SIGKILL and directory removal (process.exit(), uncaught errors);
 // 4. a detached watchdog shell per environment: if Node itself is SIGKILLed (CI timeout, OOM), it
 //    notices the parent is gone within a second and kills the children and removes the directory.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -201,8 +201,7 @@ function installHooks(): void {
 export function startWatchdog(dir: string): { update(pids: readonly number[]): void; stop(): void } {
   let child: ChildProcess | undefined;
   const launch = (pids: readonly number[]) => {
-    const script =
-      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ` +
+    const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ` +
       (pids.length > 0 ? `kill -9 ${pids.join(' ')} 2>/dev/null; ` : '') +
       `rm -rf '${dir.replace(/'/g, "'\\''")}'`;
     const next = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });

@@ -17,17 +17,20 @@ test('a user bound to a manifest may do what its roles allow and nothing else, t
   const namespace = await freshNamespace(env().admin.client, 'rbac');
   const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-rbac-'));
   const manifest = join(dir, 'rbac.yaml');
-  writeFileSync(manifest, [
-    'apiVersion: rbac.authorization.k8s.io/v1',
-    'kind: ClusterRole',
-    'metadata: { name: envtest-configmap-reader }',
-    'rules:',
-    '- { apiGroups: [""], resources: [configmaps], verbs: [list] }',
-    '---',
-    'apiVersion: v1',
-    'kind: ServiceAccount',
-    'metadata: { name: ignored }',
-  ].join('\n'));
+  writeFileSync(
+    manifest,
+    [
+      'apiVersion: rbac.authorization.k8s.io/v1',
+      'kind: ClusterRole',
+      'metadata: { name: envtest-configmap-reader }',
+      'rules:',
+      '- { apiGroups: [""], resources: [configmaps], verbs: [list] }',
+      '---',
+      'apiVersion: v1',
+      'kind: ServiceAccount',
+      'metadata: { name: ignored }',
+    ].join('\n'),
+  );
   try {
     const client = new Client(Transport.fromConnection(await userBoundTo(env(), 'rbac-reader', manifest)));
     const list = await client.api(ConfigMapResource, namespace).list();

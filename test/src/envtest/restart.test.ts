@@ -22,7 +22,11 @@ const CONFIGMAPS = '/api/v1/namespaces/default/configmaps';
 const configMap = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { kept: 'yes' } });
 
 /** The apiserver answers again (a restarted etcd takes the apiserver a moment to reconnect to). */
-const answers = () => waitFor('the apiserver answering a GET', () => env.admin.client.get<KubeObject & { data?: Record<string, string> }>(`${CONFIGMAPS}/before`), { timeoutMs: 30_000, intervalMs: 200 });
+const answers = () =>
+  waitFor('the apiserver answering a GET', () => env.admin.client.get<KubeObject & { data?: Record<string, string> }>(`${CONFIGMAPS}/before`), {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
 
 test('the kube-apiserver restarted on the same port: a new process, the same kubeconfig works after, objects kept', async () => {
   await env.admin.client.create(CONFIGMAPS, configMap('before'));

@@ -11,7 +11,7 @@
 // the whole etcd is thrown away at the end.
 import { randomBytes } from 'node:crypto';
 import process from 'node:process';
-import { startEnv, type EnvOptions, type TestEnv } from './env.ts';
+import { type EnvOptions, startEnv, type TestEnv } from './env.ts';
 import type { ApiClient, KubeObject } from './http.ts';
 
 /** The part of a uvu suite the helper needs (kept structural so it does not depend on uvu's types). */

@@ -10,11 +10,11 @@
 // within half a year (CAPI `certs.ClientCertificateRenewalDuration`), with certificates from the
 // `<cluster>-ca` Secret this apiserver would not trust.
 import { join } from 'node:path';
-import { startApiServer, type ApiServer } from './apiserver.ts';
+import { type ApiServer, startApiServer } from './apiserver.ts';
 import { EnvtestError } from './errors.ts';
 import type { KubeObject } from './http.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
-import { clientCertificate, issueCertificate, type Authorities } from './pki.ts';
+import { type Authorities, clientCertificate, issueCertificate } from './pki.ts';
 
 /** Validity of the kubeconfig's client certificate: longer than KCP's renewal window (182.5 days). */
 const KUBECONFIG_CERT_DAYS = 365;

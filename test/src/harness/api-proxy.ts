@@ -47,7 +47,15 @@ interface Exchange {
   frozen: boolean;
 }
 
-const status = (code: number, reason: string, message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
+const status = (code: number, reason: string, message: string) => ({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message,
+  reason,
+  code,
+});
 
 const GONE_STATUS = {
   kind: 'Status',

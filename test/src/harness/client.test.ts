@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { ApiError, Client, ignoreNotFound, Transport, UnauthorizedError, type Connection } from '@metal3-ts/generated';
-import { NamespaceResource, SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
+import { ApiError, Client, type Connection, ignoreNotFound, Transport, UnauthorizedError } from '@metal3-ts/generated';
+import { NamespaceResource, newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile, loadKubeConfigSelection } from '@metal3-ts/shared/client/kubeconfig';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
@@ -144,14 +144,16 @@ test('the request counter and rest_client_* metrics see verb, resource and code 
   ]);
   const host = new URL(admin.server).host;
   const text = registry.render();
-  for (const line of [
-    `rest_client_requests_total{code="201",method="POST",host="${host}"} 1`,
-    `rest_client_requests_total{code="200",method="GET",host="${host}"} 3`,
-    `rest_client_requests_total{code="404",method="GET",host="${host}"} 1`,
-    `rest_client_requests_total{code="200",method="PATCH",host="${host}"} 1`,
-    `rest_client_requests_total{code="200",method="DELETE",host="${host}"} 1`,
-    `rest_client_request_duration_seconds_count{verb="GET",host="${host}"} 4`,
-  ]) {
+  for (
+    const line of [
+      `rest_client_requests_total{code="201",method="POST",host="${host}"} 1`,
+      `rest_client_requests_total{code="200",method="GET",host="${host}"} 3`,
+      `rest_client_requests_total{code="404",method="GET",host="${host}"} 1`,
+      `rest_client_requests_total{code="200",method="PATCH",host="${host}"} 1`,
+      `rest_client_requests_total{code="200",method="DELETE",host="${host}"} 1`,
+      `rest_client_request_duration_seconds_count{verb="GET",host="${host}"} 4`,
+    ]
+  ) {
     assert.ok(text.includes(line), `missing ${line} in\n${text}`);
   }
 });

@@ -1,12 +1,12 @@
 // A bundled controller running as a child process under Node or Deno: its JSON log lines, the
 // addresses it serves (read from its own "serving" log lines), HTTP probes, and a guarantee that it
 // never outlives the test process.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { eventuallyWith, sleep, type Eventually } from '../testing/eventually.ts';
+import { type Eventually, eventuallyWith, sleep } from '../testing/eventually.ts';
 
 /** The repository root (this file is test/src/harness/controller-process.ts). */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));

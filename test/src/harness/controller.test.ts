@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
-import { ConfigMapResource, newConfigMap, type ConfigMap } from '@metal3-ts/generated/core/v1';
+import { type ConfigMap, ConfigMapResource, newConfigMap } from '@metal3-ts/generated/core/v1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
@@ -87,7 +87,10 @@ test('50 updates of an object that waits behind a busy worker make one reconcile
     await t.api.create(cm('a'));
     let last = await t.api.mergePatch('a', { data: { value: '1' } });
     for (let i = 2; i <= 50; i++) last = await t.api.mergePatch('a', { data: { value: String(i) } });
-    await until('the cache to hold the last write', () => t.informer.store.get({ namespace: last.metadata.namespace, name: 'a' })?.metadata.resourceVersion === last.metadata.resourceVersion);
+    await until(
+      'the cache to hold the last write',
+      () => t.informer.store.get({ namespace: last.metadata.namespace, name: 'a' })?.metadata.resourceVersion === last.metadata.resourceVersion,
+    );
     release();
     await until('a reconciled', () => t.of('a').length === 1);
     await new Promise((r) => setTimeout(r, 200));
@@ -109,7 +112,7 @@ test('200 concurrent writes over 10 objects with 4 workers: never two reconciles
       if (n > 1) overlap++;
       peak = Math.max(peak, [...running.values()].reduce((a, b) => a + b, 0));
       // A real round trip, so reconciles overlap in time.
-      await admin.api(ConfigMapResource, (request.namespace ?? '')).get(request.name);
+      await admin.api(ConfigMapResource, request.namespace ?? '').get(request.name);
       running.set(request.name, running.get(request.name)! - 1);
       return {};
     },
@@ -132,7 +135,10 @@ test('200 concurrent writes over 10 objects with 4 workers: never two reconciles
         }
       }),
     );
-    await until('every object reconciled at its last write', () => names.every((n) => t.of(n).at(-1)?.value === (final.get(n) ?? '0')) && [...running.values()].every((v) => v === 0));
+    await until(
+      'every object reconciled at its last write',
+      () => names.every((n) => t.of(n).at(-1)?.value === (final.get(n) ?? '0')) && [...running.values()].every((v) => v === 0),
+    );
     assert.is(overlap, 0, 'no object was reconciled by two workers at once');
     assert.ok(peak > 1, `workers ran in parallel (peak ${peak})`);
     assert.ok(t.seen.length < 210, `events coalesced: ${t.seen.length} reconciles for 210 writes`);

@@ -22,7 +22,7 @@ import { bundle } from '../../../scripts/bundle.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 import { ApiProxy, type Upstream } from './api-proxy.ts';
 import { eventually, sleep } from '../testing/eventually.ts';
-import { ControllerProcess, httpGet, repoRoot, sample, type Runtime } from './controller-process.ts';
+import { ControllerProcess, httpGet, repoRoot, type Runtime, sample } from './controller-process.ts';
 
 const test = suite('fault injection between a controller and the real apiserver');
 const env = withSharedEnv(test);
@@ -63,12 +63,22 @@ async function proxied(): Promise<{ proxy: ApiProxy; kubeconfig: string }> {
   return { proxy, kubeconfig };
 }
 
-function startController(runtime: Runtime, kubeconfig: string, namespace: string, extra: readonly string[] = [], client: readonly string[] = FAST_CLIENT): ControllerProcess {
+function startController(
+  runtime: Runtime,
+  kubeconfig: string,
+  namespace: string,
+  extra: readonly string[] = [],
+  client: readonly string[] = FAST_CLIENT,
+): ControllerProcess {
   const p = new ControllerProcess(runtime, bundlePath, [
-    '--kubeconfig', kubeconfig,
-    '--namespace', namespace,
-    '--metrics-bind-address', '127.0.0.1:0',
-    '--health-probe-bind-address', 'localhost:0',
+    '--kubeconfig',
+    kubeconfig,
+    '--namespace',
+    namespace,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    'localhost:0',
     '--graceful-shutdown-timeout=5s',
     ...client,
     ...extra,
@@ -129,8 +139,15 @@ async function converges(fault: Fault, runtime: Runtime = 'node'): Promise<void>
   const doneAt = performance.now();
   const afterClear = doneAt - clearedAt;
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  figures.push(`  ${runtime} ${fault.name}: ${s(doneAt - startedAt)} after it started${fault.clear ? `, ${s(afterClear)} after it cleared (held ${s(fault.holdMs ?? 0)})` : ''}`);
-  assert.ok(afterClear <= fault.boundMs, `${fault.name}: converged ${s(afterClear)} after ${fault.clear ? 'the fault cleared' : 'it started'} (bound ${s(fault.boundMs)})`);
+  figures.push(
+    `  ${runtime} ${fault.name}: ${s(doneAt - startedAt)} after it started${
+      fault.clear ? `, ${s(afterClear)} after it cleared (held ${s(fault.holdMs ?? 0)})` : ''
+    }`,
+  );
+  assert.ok(
+    afterClear <= fault.boundMs,
+    `${fault.name}: converged ${s(afterClear)} after ${fault.clear ? 'the fault cleared' : 'it started'} (bound ${s(fault.boundMs)})`,
+  );
   assert.is(p.child.exitCode, null, 'the controller is still running');
   assert.ok(pooled >= 3, `the fault met ${pooled} open connections`);
   p.kill('SIGTERM');
@@ -143,7 +160,12 @@ test('black hole of the open connections only (no reset, no data): new connectio
 });
 
 test('issue 21.2 bound: the same black hole with the default client settings converges ≤ 60 s after it started (55 s watch inactivity)', async () => {
-  await converges({ name: 'black hole, open connections, default settings', inject: (p) => p.blackHole({ newConnections: false }), boundMs: 60_000, client: [] });
+  await converges({
+    name: 'black hole, open connections, default settings',
+    inject: (p) => p.blackHole({ newConnections: false }),
+    boundMs: 60_000,
+    client: [],
+  });
 });
 
 test('the same black hole under Deno 2', async () => {
@@ -151,7 +173,13 @@ test('the same black hole under Deno 2', async () => {
 });
 
 test('black hole of every connection, old and new, for 8 s: converged ≤ 15 s after it cleared', async () => {
-  await converges({ name: 'black hole, all connections', inject: (p) => p.blackHole({ newConnections: true }), clear: (p) => p.clearBlackHole(), holdMs: 8000, boundMs: 15_000 });
+  await converges({
+    name: 'black hole, all connections',
+    inject: (p) => p.blackHole({ newConnections: true }),
+    clear: (p) => p.clearBlackHole(),
+    holdMs: 8000,
+    boundMs: 15_000,
+  });
 });
 
 test('200–500 ms added to every request: converged ≤ 20 s', async () => {
@@ -163,7 +191,13 @@ test('every connection reset each 3 s: converged ≤ 20 s', async () => {
 });
 
 test('watches stalled (open ones, and new ones for 8 s) while other requests work: converged ≤ 15 s after new watches flow again', async () => {
-  await converges({ name: 'watches stalled', inject: (p) => p.stallWatches({ newWatches: true }), clear: (p) => p.resumeNewWatches(), holdMs: 8000, boundMs: 15_000 });
+  await converges({
+    name: 'watches stalled',
+    inject: (p) => p.stallWatches({ newWatches: true }),
+    clear: (p) => p.resumeNewWatches(),
+    holdMs: 8000,
+    boundMs: 15_000,
+  });
 });
 
 test('a burst of 30 answers 503: converged ≤ 20 s', async () => {
@@ -177,10 +211,18 @@ test('a burst of 30 answers 429 with Retry-After: converged ≤ 20 s', async () 
 test('a black-holed leader stops leading and exits 1 within its renew deadline; the follower takes the Lease over after its duration', async () => {
   const ns = await freshNamespace(env().admin.client, 'fault-leader');
   const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 400 };
-  const election = ['--leader-elect', '--leader-elect-namespace', ns, '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=400ms'];
+  const election = [
+    '--leader-elect',
+    '--leader-elect-namespace',
+    ns,
+    '--leader-elect-lease-duration=3s',
+    '--leader-elect-renew-deadline=2s',
+    '--leader-elect-retry-period=400ms',
+  ];
   const { proxy, kubeconfig } = await proxied();
   const leader = startController('node', kubeconfig, ns, election);
-  const status = async (p: ControllerProcess) => sample((await httpGet(await p.address('metrics'), '/metrics')).body, 'leader_election_master_status{name="metal3-ts-example"}');
+  const status = async (p: ControllerProcess) =>
+    sample((await httpGet(await p.address('metrics'), '/metrics')).body, 'leader_election_master_status{name="metal3-ts-example"}');
   await eventually('the proxied process leads', async () => ((await status(leader)) === 1 ? true : undefined));
   const follower = startController('node', env().kubeconfigPath, ns, election);
   await eventually('the direct process campaigns', async () => ((await status(follower)) === 0 ? true : undefined));
@@ -192,7 +234,10 @@ test('a black-holed leader stops leading and exits 1 within its renew deadline; 
   // Both watched at once, so the order in which they happened is measured, not imposed.
   const [exit, takeoverMs] = await Promise.all([
     Promise.race([leader.exited, sleep(15_000).then(() => undefined)]),
-    eventually('the follower leads', async () => ((await status(follower)) === 1 ? performance.now() - startedAt : undefined), { timeoutMs: 15_000, pollMs: 20 }),
+    eventually('the follower leads', async () => ((await status(follower)) === 1 ? performance.now() - startedAt : undefined), {
+      timeoutMs: 15_000,
+      pollMs: 20,
+    }),
   ]);
   assert.ok(exit, `the black-holed leader exited (log tail:\n${leader.tail()})`);
   assert.is(exit.code, 1, 'lost leadership is an emergency stop');
@@ -201,7 +246,11 @@ test('a black-holed leader stops leading and exits 1 within its renew deadline; 
   const lease = await admin.api(LeaseResource, ns).get('metal3-ts-example');
   assert.is.not(lease.spec?.holderIdentity, leaderIdentity);
   assert.ok(lease.spec?.holderIdentity, 'the follower holds the Lease');
-  figures.push(`  node black-holed leader: stopped leading and exited ${(stoppedMs / 1000).toFixed(1)} s after the black hole; follower led ${(takeoverMs / 1000).toFixed(1)} s after it (lease ${timings.leaseDurationMs / 1000} s, renew deadline ${timings.renewDeadlineMs / 1000} s)`);
+  figures.push(
+    `  node black-holed leader: stopped leading and exited ${(stoppedMs / 1000).toFixed(1)} s after the black hole; follower led ${
+      (takeoverMs / 1000).toFixed(1)
+    } s after it (lease ${timings.leaseDurationMs / 1000} s, renew deadline ${timings.renewDeadlineMs / 1000} s)`,
+  );
   // Never two leaders: the stuck one was gone before the Lease could change hands.
   assert.ok(stoppedMs < takeoverMs, `exited at ${stoppedMs.toFixed(0)} ms, follower led at ${takeoverMs.toFixed(0)} ms`);
   assert.ok(stoppedMs < timings.renewDeadlineMs + timings.retryPeriodMs + 3000, `exited ${stoppedMs.toFixed(0)} ms after the black hole`);

@@ -3,13 +3,13 @@
 // and connection, on 5 hosts; exactly 5 win and every host names the one winner that was told it won.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, type LabelSelector } from '@metal3-ts/generated';
+import { Client, type LabelSelector, Transport } from '@metal3-ts/generated';
 import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
-import { acquireHost, listedCandidates, type AcquireOutcome, type HostCandidates } from '@metal3-ts/baremetal/acquire';
+import { acquireHost, type AcquireOutcome, type HostCandidates, listedCandidates } from '@metal3-ts/baremetal/acquire';
 import { claimHost } from '@metal3-ts/baremetal/claim';
-import { metal3MachineConsumer, type ConsumerReference, type HostConsumer } from '@metal3-ts/baremetal/consumer';
+import { type ConsumerReference, type HostConsumer, metal3MachineConsumer } from '@metal3-ts/baremetal/consumer';
 import { hostInventory } from '@metal3-ts/baremetal/inventory';
 import { hostSelectorRequirements, matchesRequirements, selectorString } from '@metal3-ts/baremetal/label-selector';
 import { pauseHost, unpauseHost } from '@metal3-ts/baremetal/pause';
@@ -33,7 +33,12 @@ test.before(() => {
 test.after(() => admin.transport.close());
 
 const hostsOf = (ns: string) => admin.api(BareMetalHostResource, ns);
-const machineRef = (ns: string, name: string): ConsumerReference => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name, namespace: ns });
+const machineRef = (ns: string, name: string): ConsumerReference => ({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+  kind: 'Metal3Machine',
+  name,
+  namespace: ns,
+});
 
 /** Plays BMO: writes the provisioning state (and the other required status fields) through /status. */
 function setState(ns: string, name: string, state: string, extra: Record<string, unknown> = {}): Promise<BareMetalHost> {
@@ -128,13 +133,16 @@ test('claim race through caches: 4 replicas (InformerFactory + inventory each), 
   });
   try {
     await Promise.all(replicas.map((r) => r.factory.waitForSync()));
-    const claimers = Array.from({ length: 20 }, (_, i) => ({ replica: replicas[i % 4]!, consumer: { ref: machineRef(ns, `m-${String(i).padStart(2, '0')}`) } }));
+    const claimers = Array.from(
+      { length: 20 },
+      (_, i) => ({ replica: replicas[i % 4]!, consumer: { ref: machineRef(ns, `m-${String(i).padStart(2, '0')}`) } }),
+    );
     const outcomes = await Promise.all(
       claimers.map(({ replica, consumer }) =>
         acquireHost(replica.client, consumer, { labels: { [CLUSTER]: 'race' } }, {
           candidates: (c) => replica.inventory.candidates(c),
           onWrite: (host) => replica.inventory.noteWrite(host),
-        }),
+        })
       ),
     );
     await assertOneWinnerPerHost(ns, claimers.map((c) => c.consumer), outcomes, 5);
@@ -268,7 +276,7 @@ test('pause: our value plus the status annotation; a user pause is never lifted;
   assert.is((await hostsOf(ns).get('h-0')).metadata.annotations?.[PAUSED], 'maintenance');
 });
 
-test('selectors: the in-memory match equals the apiserver\'s label selector for every operator', async () => {
+test("selectors: the in-memory match equals the apiserver's label selector for every operator", async () => {
   const ns = await freshNamespace(env().admin.client, 'host-selector');
   const labels: Record<string, Record<string, string>> = {
     'h-0': { pool: 'a', cpus: '8' },

@@ -4,8 +4,8 @@
 // (api-proxy.ts) between the informer and the apiserver.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, RequestTimeoutError, Transport, type KubeObject, type RequestDeadlines } from '@metal3-ts/generated';
-import { ConfigMapResource, NamespaceResource, newConfigMap, newNamespace, type ConfigMap } from '@metal3-ts/generated/core/v1';
+import { Client, type KubeObject, type RequestDeadlines, RequestTimeoutError, Transport } from '@metal3-ts/generated';
+import { type ConfigMap, ConfigMapResource, NamespaceResource, newConfigMap, newNamespace } from '@metal3-ts/generated/core/v1';
 import { SharedInformer } from '@metal3-ts/shared/cache/informer';
 import type { CacheEvent } from '@metal3-ts/shared/cache/types';
 import { watcher, type WatcherEvent } from '@metal3-ts/shared/cache/watcher';
@@ -118,7 +118,7 @@ test('bookmarks advance the watcher past writes outside its selection, without a
     await until('the list', () => seen.length > 0);
     const written = await admin.api(ConfigMapResource, other).create(cm('elsewhere'));
     const past = (e: WatcherEvent<ConfigMap>) => e.type === 'bookmark' && BigInt(e.resourceVersion) >= BigInt(written.metadata.resourceVersion ?? '0');
-    await until('a bookmark past the other namespace\'s write', () => seen.some(past), 15_000);
+    await until("a bookmark past the other namespace's write", () => seen.some(past), 15_000);
     assert.is(seen[0]?.type, 'replace');
     assert.equal(seen.filter((e) => e.type === 'apply' || e.type === 'delete'), [], 'no object events outside the namespace');
   } finally {
@@ -127,7 +127,7 @@ test('bookmarks advance the watcher past writes outside its selection, without a
   }
 });
 
-test('informer list pages live by the client\'s list deadline (--kube-api-list-timeout), the only timer on them', async () => {
+test("informer list pages live by the client's list deadline (--kube-api-list-timeout), the only timer on them", async () => {
   const ns = await freshNamespace(env().admin.client, 'inf-list-deadline');
   await createAll(admin, ns, 'cm-', 3);
   const proxy = await ApiProxy.start(env().admin as Upstream);

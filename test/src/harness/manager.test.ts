@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@metal3-ts/generated';
-import { ConfigMapResource, EventResource, newConfigMap, type ConfigMap } from '@metal3-ts/generated/core/v1';
+import { type ConfigMap, ConfigMapResource, EventResource, newConfigMap } from '@metal3-ts/generated/core/v1';
 import { LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { newClient } from '@metal3-ts/shared/client/client';
@@ -20,7 +20,7 @@ import { Manager } from '@metal3-ts/shared/manager/manager';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { bundle } from '../../../scripts/bundle.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
-import { ControllerProcess, eventually, httpGet, repoRoot, sample, sleep, type Runtime } from './controller-process.ts';
+import { ControllerProcess, eventually, httpGet, repoRoot, type Runtime, sample, sleep } from './controller-process.ts';
 
 const test = suite('manager, leader election and the bundled entry point on the real apiserver');
 const env = withSharedEnv(test);
@@ -51,10 +51,14 @@ test.after(() => {
 
 function startController(runtime: Runtime, namespace: string, extra: readonly string[] = []): ControllerProcess {
   const p = new ControllerProcess(runtime, bundlePath, [
-    '--kubeconfig', env().kubeconfigPath,
-    '--namespace', namespace,
-    '--metrics-bind-address', '127.0.0.1:0',
-    '--health-probe-bind-address', 'localhost:0', // a second server (the same address would share one)
+    '--kubeconfig',
+    env().kubeconfigPath,
+    '--namespace',
+    namespace,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    'localhost:0', // a second server (the same address would share one)
     '--graceful-shutdown-timeout=10s',
     ...extra,
   ]);
@@ -92,7 +96,15 @@ async function fullRun(runtime: Runtime): Promise<void> {
 
   const scraped = await httpGet(metrics, '/metrics');
   assert.is(scraped.type, 'text/plain; version=0.0.4; charset=utf-8');
-  for (const name of ['controller_runtime_reconcile_total', 'controller_runtime_reconcile_time_seconds', 'workqueue_depth', 'rest_client_requests_total', 'leader_election_master_status']) {
+  for (
+    const name of [
+      'controller_runtime_reconcile_total',
+      'controller_runtime_reconcile_time_seconds',
+      'workqueue_depth',
+      'rest_client_requests_total',
+      'leader_election_master_status',
+    ]
+  ) {
     assert.match(scraped.body, new RegExp(`^# TYPE ${name} `, 'm'), `${name} exposed`);
   }
   assert.ok((sample(scraped.body, 'controller_runtime_reconcile_total{controller="example-configmap",result="success"}') ?? 0) >= 1);
@@ -138,11 +150,13 @@ function candidate(ns: string, identity: string, releaseOnCancel: boolean): Cand
   manager.add({ name: 'informers', needsLeaderElection: false, start: (s) => informers.start(s) });
   const reconciled: string[] = [];
   const result: Candidate = { manager, reconciled, stop: new AbortController(), done: Promise.resolve() };
-  manager.add(controllerFor('election', ConfigMapResource, { informers, registry }).build((request) => {
-    result.leaderAt ??= performance.now();
-    reconciled.push(request.name);
-    return Promise.resolve({});
-  }));
+  manager.add(
+    controllerFor('election', ConfigMapResource, { informers, registry }).build((request) => {
+      result.leaderAt ??= performance.now();
+      reconciled.push(request.name);
+      return Promise.resolve({});
+    }),
+  );
   const done = manager.start(result.stop.signal).finally(() => c.transport.close());
   return Object.assign(result, { done });
 }

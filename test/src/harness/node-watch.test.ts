@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@metal3-ts/generated';
-import { NodeResource, newNode, type Node } from '@metal3-ts/generated/core/v1';
+import { newNode, type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import { NodeWatches } from '@metal3-ts/shared/workload/node-watch';
@@ -34,9 +34,12 @@ test.before(async () => {
   wl = await env().startWorkloadCluster(WL);
   admin = client();
   await admin.api(NodeResource).create(newNode({ metadata: { name: 'before' } }));
-  watches = new NodeWatches((cluster, node: Readonly<Node>) => seen.push({ cluster: cluster.name, node: node.metadata.name ?? '', label: node.metadata.labels?.['metal3.io/uuid'] }), {
-    idleMs: 300,
-  });
+  watches = new NodeWatches(
+    (cluster, node: Readonly<Node>) => seen.push({ cluster: cluster.name, node: node.metadata.name ?? '', label: node.metadata.labels?.['metal3.io/uuid'] }),
+    {
+      idleMs: 300,
+    },
+  );
 });
 
 test.after(async () => {
@@ -81,7 +84,7 @@ test('a rebuilt client restarts the watch through it; release stops it after the
   assert.is(seen.length, after, 'no Node handed over without a watch');
 });
 
-test('stop ends a cluster\'s watch at once; a later ensure starts it again', () => {
+test("stop ends a cluster's watch at once; a later ensure starts it again", () => {
   watches.ensure(CLUSTER, client());
   assert.is(watches.size, 1);
   watches.stop(CLUSTER);

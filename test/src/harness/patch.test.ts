@@ -3,8 +3,8 @@
 // "other controller"; its requests are not recorded.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, ConflictError, Transport, type Api, type HttpRequest } from '@metal3-ts/generated';
-import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Api, Client, ConflictError, type HttpRequest, Transport } from '@metal3-ts/generated';
+import { type Metal3Machine, Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { ConditionConflictError } from '@metal3-ts/shared/conditions/patch';
 import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
@@ -152,7 +152,10 @@ test('optimistic lock on the condition write: a concurrent writer bumps the reso
     const current = await theirs.get('m');
     setV1Beta2Condition(current, { type: 'Ready', status: 'False', reason: 'NotReady' });
     markFalse(current, 'KubernetesNodeReady', 'Deleting', 'Info');
-    await theirs.mergePatchStatus('m', { metadata: { resourceVersion: current.metadata.resourceVersion }, status: { conditions: current.status!.conditions!, v1beta2: current.status!.v1beta2! } });
+    await theirs.mergePatchStatus('m', {
+      metadata: { resourceVersion: current.metadata.resourceVersion },
+      status: { conditions: current.status!.conditions!, v1beta2: current.status!.v1beta2! },
+    });
   };
   await helper.patch(obj);
   assert.equal(summary(), ['PATCH /status 409', 'GET  200', 'PATCH /status 200']);

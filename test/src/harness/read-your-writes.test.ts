@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
-import { ConfigMapResource, newConfigMap, type ConfigMap } from '@metal3-ts/generated/core/v1';
+import { type ConfigMap, ConfigMapResource, newConfigMap } from '@metal3-ts/generated/core/v1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
@@ -64,7 +64,7 @@ async function countTo(namespace: string, writerFor: (informers: InformerFactory
   return seen;
 }
 
-test('with the write-through client, every reconcile reads the previous one\'s write although the watch is stalled', async () => {
+test("with the write-through client, every reconcile reads the previous one's write although the watch is stalled", async () => {
   const namespace = await freshNamespace(env().admin.client, 'ryow');
   const seen = await countTo(namespace, (informers, direct) => new WriteThroughClient(direct.transport, informers), 20_000);
   // Once n reaches STEPS nothing is written, so further reconciles may read STEPS again; before that,

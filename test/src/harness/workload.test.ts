@@ -5,12 +5,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
 import { stringify } from 'yaml';
-import { UnauthorizedError, type Client } from '@metal3-ts/generated';
-import { NamespaceResource, SecretResource, newNamespace, type Secret } from '@metal3-ts/generated/core/v1';
+import { type Client, UnauthorizedError } from '@metal3-ts/generated';
+import { NamespaceResource, newNamespace, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { ClusterNotReachableError, KubeconfigSecretNotFoundError, InvalidKubeconfigSecretError } from '@metal3-ts/shared/workload/errors';
+import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
 import type { WorkloadCluster } from '../envtest/workload.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 

@@ -53,17 +53,20 @@ test('issue 21: the reference fields of the generated types are exactly the fiel
 });
 
 test('issue 21: the policy matches every kind and status subresource with a reference, in every served version', () => {
-  const rules = (policyObject()['spec'] as { matchConstraints: { resourceRules: { apiVersions: string[]; resources: string[] }[] } }).matchConstraints.resourceRules;
+  const rules =
+    (policyObject()['spec'] as { matchConstraints: { resourceRules: { apiVersions: string[]; resources: string[] }[] } }).matchConstraints.resourceRules;
   const resources = new Set(rules.flatMap((r) => r.resources));
   const versions = new Set(rules.flatMap((r) => r.apiVersions));
-  for (const c of namespacedCases) assert.ok(resources.has(c.status ? `${c.plural}/status` : c.plural), `the policy does not match ${c.plural}${c.status ? '/status' : ''}`);
+  for (const c of namespacedCases) {
+    assert.ok(resources.has(c.status ? `${c.plural}/status` : c.plural), `the policy does not match ${c.plural}${c.status ? '/status' : ''}`);
+  }
   for (const [kind, { crd }] of loadOurCrds()) {
     if (!namespacedCases.some((c) => c.kind === kind)) continue;
     for (const v of crd.spec.versions.filter((x) => x.served)) assert.ok(versions.has(v.name), `${kind} ${v.name} is served but not matched`);
   }
 });
 
-test('issue 21: a tenant user reaches nothing in the other tenant\'s namespace', async () => {
+test("issue 21: a tenant user reaches nothing in the other tenant's namespace", async () => {
   const denied = await refusal(tenantA.get(`/api/v1/namespaces/${nsB}/secrets`));
   assert.is(denied?.code, 403);
   const own = await tenantA.get<{ items: unknown[] }>(`/api/v1/namespaces/${nsA}/secrets`);
@@ -124,7 +127,7 @@ test('issue 21: pool references have no namespace in the schema; one sent anyway
   assert.is(ref?.['namespace'], undefined, 'the namespace was kept');
 });
 
-test('issue 21: an object written while the policy was not bound keeps working for the controllers\' writes; its reference cannot be moved to yet another namespace', async () => {
+test("issue 21: an object written while the policy was not bound keeps working for the controllers' writes; its reference cannot be moved to yet another namespace", async () => {
   const admin = env().admin.client;
   const collection = `${INFRA}/namespaces/${nsA}/metal3machines`;
   const legacy = namespacedCases.find((c) => caseKey(c) === 'Metal3Machine spec.dataTemplate');

@@ -49,7 +49,13 @@ const local: [kind: string, plural: string, path: string, controllers: string][]
   'spec.networkData.networks.ipv6SLAAC[].routes[].gateway.fromPoolRef',
 ].map((path) => ['Metal3DataTemplate', 'metal3datatemplates', path, POOL]);
 
-const toCase = (status: boolean) => ([kind, plural, path, controllers]: [string, string, string, string]): ReferenceCase => ({ kind, plural, path, status, controllers });
+const toCase = (status: boolean) => ([kind, plural, path, controllers]: [string, string, string, string]): ReferenceCase => ({
+  kind,
+  plural,
+  path,
+  status,
+  controllers,
+});
 export const namespacedCases: readonly ReferenceCase[] = namespaced.map(([k, p, path, c]) => toCase(path.startsWith('status.'))([k, p, path, c]));
 export const localCases: readonly ReferenceCase[] = local.map(toCase(false));
 export const caseKey = (c: { kind: string; path: string }): string => `${c.kind} ${c.path}`;

@@ -9,7 +9,7 @@ import { referenceFields } from './reference-fields.ts';
 
 const test = suite('isolation: the controllers check every reference field (issue 21)');
 
-test('issue 21: the controllers\' reference table equals the namespaced reference fields of the generated types', () => {
+test("issue 21: the controllers' reference table equals the namespaced reference fields of the generated types", () => {
   const enumerated = referenceFields().filter((f) => f.namespaced).map((f) => `${f.kind} ${f.path}`);
   const table = Object.entries(REFERENCE_FIELDS).flatMap(([kind, paths]) => paths.map((path) => `${kind} ${path}`));
   assert.equal([...table].sort(), [...enumerated].sort());

@@ -11,8 +11,7 @@ const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const INFRA = '/apis/infrastructure.cluster.x-k8s.io/v1beta1';
 export const POLICY_FILE = new URL('../../../crds/policies/same-namespace-references.yaml', import.meta.url);
 
-export const policyDocuments = (): KubeObject[] =>
-  parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as KubeObject);
+export const policyDocuments = (): KubeObject[] => parseAllDocuments(readFileSync(POLICY_FILE, 'utf8')).map((d) => d.toJS() as KubeObject);
 const [policy, binding] = policyDocuments() as [KubeObject, KubeObject];
 const policies = `${ADMISSION}/validatingadmissionpolicies`;
 const bindings = `${ADMISSION}/validatingadmissionpolicybindings`;

@@ -3,7 +3,7 @@
 // and workload clusters, each playing its part of the contract on the real test apiserver. Each
 // module's header says which part of the real component it covers and which it does not.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
-import { bmoSimulator, type BmoOptions } from './bmo/index.ts';
+import { type BmoOptions, bmoSimulator } from './bmo/index.ts';
 import { bootstrapSimulator } from './bootstrap/index.ts';
 import { clusterSimulator } from './capi/cluster.ts';
 import { controlPlaneSimulator } from './capi/controlplane.ts';
@@ -14,7 +14,7 @@ import { ipamSimulator } from './ipam/index.ts';
 import type { SimulatorDeps } from './simulator.ts';
 import { workloadSimulator, type WorkloadSimulatorOptions } from './workload/index.ts';
 
-export { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from './simulator.ts';
+export { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from './simulator.ts';
 export {
   bmoSimulator,
   bootstrapSimulator,

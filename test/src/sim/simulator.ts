@@ -2,11 +2,11 @@
 // process (or the lab) against the real apiserver. A simulator plays one peer's part of the contract
 // (BMO, Cluster API core, the kubeadm bootstrap provider, IPAM, workload clusters) and documents, at
 // the top of its module, which part it covers and which it does not.
-import { Client, Transport, type Connection } from '@metal3-ts/generated';
+import { Client, type Connection, Transport } from '@metal3-ts/generated';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
-import { realClock, type Clock } from '@metal3-ts/shared/clock/clock';
-import { silentLogger, type Logger } from '@metal3-ts/shared/log/logger';
+import { type Clock, realClock } from '@metal3-ts/shared/clock/clock';
+import { type Logger, silentLogger } from '@metal3-ts/shared/log/logger';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 

@@ -87,7 +87,10 @@ export function bundleSuite(options: BundleSuiteOptions): void {
     ]);
     running.push(p);
     const probes = await p.address('readyz');
-    await eventually(`${runtime}: /readyz 200`, async () => ((await httpGet(probes, '/readyz')).status === 200 ? true : undefined), { timeoutMs: 20_000, explain: () => [p.tail()] });
+    await eventually(`${runtime}: /readyz 200`, async () => ((await httpGet(probes, '/readyz')).status === 200 ? true : undefined), {
+      timeoutMs: 20_000,
+      explain: () => [p.tail()],
+    });
 
     await options.scenario({ runtime, admin: admin!, namespace, process: p });
     const lease = await admin!.api(LeaseResource, namespace).get('controller-leader-election-capm3');

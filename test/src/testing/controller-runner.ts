@@ -12,11 +12,11 @@ import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
 import { RequestCounter } from '@metal3-ts/shared/client/metrics';
 import { EventRecorder } from '@metal3-ts/shared/events/recorder';
-import { newLogger, type Logger } from '@metal3-ts/shared/log/logger';
+import { type Logger, newLogger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import type { TestEnv } from '../envtest/env.ts';
 import { userBoundTo } from '../envtest/rbac.ts';
-import { eventuallyWith, settled as settledAfter, type Eventually } from './eventually.ts';
+import { type Eventually, eventuallyWith, settled as settledAfter } from './eventually.ts';
 
 /** What a controller factory gets: `MainDeps` as runMain hands them, minus flags. */
 export interface InProcessDeps {
@@ -123,7 +123,8 @@ export async function startInProcess(env: TestEnv, namespace: string, options: R
     informers,
     reconciles: counted(RESULTS),
     errors: counted(['error']),
-    writes: (resource) => counter.snapshot().filter((c) => !READS.has(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
+    writes: (resource) =>
+      counter.snapshot().filter((c) => !READS.has(c.verb) && (resource === undefined || c.resource === resource)).reduce((n, c) => n + c.count, 0),
     conflicts: () => counter.count({ code: 409 }),
     problems: () => [...lines],
     async stop() {

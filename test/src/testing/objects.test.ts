@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
-import { SecretResource, newSecret } from '@metal3-ts/generated/core/v1';
+import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
 import { objectGone, objectWhen } from './objects.ts';
 

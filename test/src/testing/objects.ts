@@ -1,7 +1,7 @@
 // Waiting for an object's state in tests: one object read until a check accepts it, or until the
 // object is gone. The controller packages' test supports wrap these with their default timeouts and
 // the lines their controllers logged.
-import { isNotFound, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Client, isNotFound, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import { eventually, type EventuallyOptions } from './eventually.ts';
 
 /** Polls `name` until `check` accepts it (a missing object counts as "not yet"). */
@@ -30,7 +30,13 @@ export function objectWhen<T extends KubeObject>(
 }
 
 /** Resolves once `name` is gone (404). */
-export function objectGone<T extends KubeObject>(client: Client, descriptor: ResourceDescriptor<T>, namespace: string | undefined, name: string, options: number | EventuallyOptions = {}): Promise<true> {
+export function objectGone<T extends KubeObject>(
+  client: Client,
+  descriptor: ResourceDescriptor<T>,
+  namespace: string | undefined,
+  name: string,
+  options: number | EventuallyOptions = {},
+): Promise<true> {
   return eventually(
     `${descriptor.kind} ${name} gone`,
     async () => {

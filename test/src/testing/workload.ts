@@ -1,7 +1,7 @@
 // A workload cluster's Nodes as a test reads them: through a ClusterCache built from the Cluster's
 // `<cluster>-kubeconfig` Secret, as a controller reaches them, closed again after the read.
 import type { Client } from '@metal3-ts/generated';
-import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
 

@@ -2,8 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newMetal3Cluster, type Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { findOutcome, type Finding, type LiveGuard } from './outcome.ts';
+import { type Metal3Cluster, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Finding, findOutcome, type LiveGuard } from './outcome.ts';
 
 const test = suite('Metal3Cluster findings');
 
@@ -12,18 +12,25 @@ const m3c = (port: number): Metal3Cluster =>
 const cluster = newCluster({ metadata: { name: 'c1', namespace: 'ns' }, spec: {} });
 
 const rows: [string, LiveGuard, number, Finding][] = [
-  ['C-9: paused: nothing but the summaries, a log line', { kind: 'Paused' }, 6443, { outcome: { kind: 'Unchanged' }, log: 'Reconciliation is paused for this object' }],
+  ['C-9: paused: nothing but the summaries, a log line', { kind: 'Paused' }, 6443, {
+    outcome: { kind: 'Unchanged' },
+    log: 'Reconciliation is paused for this object',
+  }],
   [
-    'C-9: no owner reference yet: upstream\'s log line, no wait (the reference is an event of ours)',
+    "C-9: no owner reference yet: upstream's log line, no wait (the reference is an event of ours)",
     { kind: 'WaitForOwnerRef' },
     6443,
     { outcome: { kind: 'Unchanged' }, log: 'Waiting for Cluster Controller to set OwnerRef on Metal3Cluster' },
   ],
   [
-    'C-8: owner Cluster missing: upstream\'s message, a Warning, look again after the safety-net wait',
+    "C-8: owner Cluster missing: upstream's message, a Warning, look again after the safety-net wait",
     { kind: 'OwnerClusterMissing', clusterName: 'c1' },
     6443,
-    { outcome: { kind: 'OwnerClusterMissing', message: 'Unable to get owner cluster: Cluster ns/c1 not found' }, warning: 'FailedToGetOwnerCluster', requeue: true },
+    {
+      outcome: { kind: 'OwnerClusterMissing', message: 'Unable to get owner cluster: Cluster ns/c1 not found' },
+      warning: 'FailedToGetOwnerCluster',
+      requeue: true,
+    },
   ],
   ['C-14: owner found, endpoint valid: ready', { kind: 'Reconcile', cluster }, 6443, { outcome: { kind: 'Ready' } }],
 ];

@@ -5,7 +5,7 @@ import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { METAL3_DATA_TEMPLATE_FINALIZER } from '../names.ts';
 import { claim, cluster, data, template } from '../testing.ts';
-import { deletionBlockers, templateGuard, type TemplateGuard } from './guards.ts';
+import { deletionBlockers, type TemplateGuard, templateGuard } from './guards.ts';
 
 const test = suite('Metal3DataTemplate guards');
 
@@ -38,7 +38,10 @@ test('DT-7: live claims and every Metal3Data of the template block its deletion;
   const otherClaim = claim((c) => ((c.metadata.name = 'other'), (c.spec!.template = { name: 'other' })));
   const d = data();
   const goingData = data((x) => ((x.metadata.name = 'tmpl-1'), (x.metadata.deletionTimestamp = 'x')));
-  assert.is(deletionBlockers(t, [liveClaim, goingClaim, otherClaim], [d, goingData]), 'Waiting for Metal3DataClaims live and Metal3Data tmpl-0, tmpl-1 to be deleted');
+  assert.is(
+    deletionBlockers(t, [liveClaim, goingClaim, otherClaim], [d, goingData]),
+    'Waiting for Metal3DataClaims live and Metal3Data tmpl-0, tmpl-1 to be deleted',
+  );
   assert.is(deletionBlockers(t, [goingClaim, otherClaim], [goingData]), 'Waiting for Metal3Data tmpl-1 to be deleted');
   assert.is(deletionBlockers(t, [goingClaim, otherClaim], []), undefined);
 });

@@ -3,11 +3,16 @@
 // claim or Metal3Data uses the template and remove the finalizer. Nothing else of the template is
 // written here: its status belongs to the allocation side.
 import type { Client } from '@metal3-ts/generated';
-import { Metal3DataTemplateResource, type Metal3Data, type Metal3DataClaim, type Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import {
+  type Metal3Data,
+  type Metal3DataClaim,
+  type Metal3DataTemplate,
+  Metal3DataTemplateResource,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
-import { requestKey, type ReconcileContext, type ReconcileFn, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { DATA_BY_TEMPLATE_INDEX } from '../mappers.ts';
 import { METAL3_DATA_TEMPLATE_FINALIZER, REQUEUE_AFTER_MS } from '../names.ts';
@@ -46,12 +51,20 @@ export function metal3DataTemplateReconciler(deps: TemplateReconcilerDeps): Reco
     switch (decision.kind) {
       case 'Delete': {
         const key = `${request.namespace ?? ''}/${request.name}`;
-        const blockers = deletionBlockers(cached, informers.claims.store.byIndex(CLAIM_BY_TEMPLATE_INDEX, key), informers.datas.store.byIndex(DATA_BY_TEMPLATE_INDEX, key));
+        const blockers = deletionBlockers(
+          cached,
+          informers.claims.store.byIndex(CLAIM_BY_TEMPLATE_INDEX, key),
+          informers.datas.store.byIndex(DATA_BY_TEMPLATE_INDEX, key),
+        );
         if (blockers) {
           ctx.log.info(blockers);
           return { requeueAfterMs };
         }
-        await runStep(what, 'finalizer removal', () => removeFinalizerGuarded(api, structuredClone(cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
+        await runStep(
+          what,
+          'finalizer removal',
+          () => removeFinalizerGuarded(api, structuredClone(cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER),
+        );
         return {};
       }
       case 'Reconcile': {

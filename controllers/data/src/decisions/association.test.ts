@@ -7,7 +7,7 @@ import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import type { Step } from '../steps.ts';
 import { claim, data, host, lookup, machine, metal3Machine, NS, template } from '../testing.ts';
-import { CROSS_NAMESPACE_MESSAGE, findAssociation, findMachineAndHost, hostKey, templateKey, type AssociationLookups } from './association.ts';
+import { type AssociationLookups, CROSS_NAMESPACE_MESSAGE, findAssociation, findMachineAndHost, hostKey, templateKey } from './association.ts';
 
 const test = suite('Metal3Data association');
 
@@ -18,7 +18,7 @@ const rows: [string, Metal3Data, Partial<AssociationLookups>, string][] = [
   ['D-9: template, claim and Metal3Machine that agree', data(), {}, 'Found'],
   ['D-9 step 3: template not found is a wait', data(), { template: lookup() }, 'Wait: Metal3DataTemplate is not found, requeuing'],
   [
-    'D-9 step 3: a cluster label other than the template\'s clusterName',
+    "D-9 step 3: a cluster label other than the template's clusterName",
     data((d) => (d.metadata.labels = { [CLUSTER_NAME_LABEL]: 'c2' })),
     {},
     'Invalid: Metal3DataTemplate associated with another cluster',
@@ -102,7 +102,7 @@ test('issue 21: a foreign template has no key (the watches map nothing across na
   assert.equal(templateKey(data((d) => (d.spec!.template = { name: 'tmpl', namespace: NS }))), { namespace: NS, name: 'tmpl' });
 });
 
-test('D-9 step 2: the template namespace defaults to the Metal3Data\'s', () => {
+test("D-9 step 2: the template namespace defaults to the Metal3Data's", () => {
   assert.equal(templateKey(data((d) => (d.spec!.template = { name: 'tmpl' }))), { namespace: NS, name: 'tmpl' });
   assert.is(templateKey(data((d) => (d.spec!.template = { name: '' }))), undefined);
 });
@@ -129,8 +129,14 @@ test('M-40 (changed), issue 21: a host annotation naming another namespace (or m
 test('D-9 step 8 / M-9: no owner Machine (or not yet cached) is a wait', () => {
   const lookups = { machine: lookup(machine()), host: lookup(host()) };
   assert.is(summary(findMachineAndHost(metal3Machine(), lookups)), 'Found');
-  assert.is(summary(findMachineAndHost(metal3Machine((m) => (m.metadata.ownerReferences = [])), lookups)), 'Wait: Waiting for Machine Controller to set OwnerRef on Metal3Machine');
-  assert.is(summary(findMachineAndHost(metal3Machine(), { ...lookups, machine: lookup() })), 'Wait: Waiting for Machine Controller to set OwnerRef on Metal3Machine');
+  assert.is(
+    summary(findMachineAndHost(metal3Machine((m) => (m.metadata.ownerReferences = [])), lookups)),
+    'Wait: Waiting for Machine Controller to set OwnerRef on Metal3Machine',
+  );
+  assert.is(
+    summary(findMachineAndHost(metal3Machine(), { ...lookups, machine: lookup() })),
+    'Wait: Waiting for Machine Controller to set OwnerRef on Metal3Machine',
+  );
 });
 
 test('D-9 step 9 / M-40: no host annotation, or no such host, is a wait', () => {

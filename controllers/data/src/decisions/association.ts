@@ -3,19 +3,14 @@
 // objects come from lookups (the informers' stores), so every rule is a table test.
 import type { ObjectReference } from '@metal3-ts/generated';
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type {
-  Metal3Data,
-  Metal3DataClaim,
-  Metal3DataTemplate,
-  Metal3Machine,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
 import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/baremetal/host-annotation';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
-import { found, invalid, wait, type Step } from '../steps.ts';
+import { found, invalid, type Step, wait } from '../steps.ts';
 
 export type Lookup<T> = (key: ObjectKey) => Readonly<T> | undefined;
 

@@ -1,8 +1,8 @@
 // D-15…D-19, E-17, E-46: the IP claims of a Metal3Data and what an existing one says.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newIPAddress as newCapiIPAddress, newIPAddressClaim, type IPAddressClaim } from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { newIPAddress, newIPClaim, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPAddressClaim, newIPAddress as newCapiIPAddress, newIPAddressClaim } from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
+import { type IPClaim, newIPAddress, newIPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { PoolRef } from '../render/index.ts';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER, POOL_NAME_LABEL } from '../names.ts';
 import { data, DATA_UID, NS } from '../testing.ts';
@@ -25,7 +25,7 @@ test('D-17: with preallocation a Metal3 claim is created as <host>-<pool>; Clust
   assert.equal(claimNames('tmpl-0', capiPool, 'host', true), { lookup: ['tmpl-0-pool-c'], create: 'tmpl-0-pool-c' });
 });
 
-test('D-16: a new IPClaim: pool in the namespace, our finalizer, the Metal3Data\'s labels and controller reference', () => {
+test("D-16: a new IPClaim: pool in the namespace, our finalizer, the Metal3Data's labels and controller reference", () => {
   const claim = newMetal3IPClaim(data(), metal3Pool, 'tmpl-0-pool-a', false);
   assert.equal(claim.metadata, {
     name: 'tmpl-0-pool-a',
@@ -51,7 +51,10 @@ test('D-18: a new IPAddressClaim names the pool by group, kind and name', () => 
 });
 
 const ipClaim = (patch: (c: IPClaim) => void = () => {}): IPClaim => {
-  const c = newIPClaim({ metadata: { name: 'tmpl-0-pool-a', namespace: NS, ownerReferences: ours, finalizers: [METAL3_DATA_FINALIZER] }, spec: { pool: { name: 'pool-a' } } });
+  const c = newIPClaim({
+    metadata: { name: 'tmpl-0-pool-a', namespace: NS, ownerReferences: ours, finalizers: [METAL3_DATA_FINALIZER] },
+    spec: { pool: { name: 'pool-a' } },
+  });
   patch(c);
   return c;
 };
@@ -82,7 +85,12 @@ test('D-19: a claim of another Metal3Data is waited out; once it is deleting, ou
   const live = metal3ClaimState(data(), metal3Pool, ipClaim((c) => (c.metadata.ownerReferences = theirs)), address);
   assert.is(live.kind, 'Foreign');
   assert.is(live.kind === 'Foreign' && live.releaseOurFinalizer, false);
-  const going = metal3ClaimState(data(), metal3Pool, ipClaim((c) => ((c.metadata.ownerReferences = theirs), (c.metadata.deletionTimestamp = '2025-01-01T00:00:00Z'))), address);
+  const going = metal3ClaimState(
+    data(),
+    metal3Pool,
+    ipClaim((c) => ((c.metadata.ownerReferences = theirs), (c.metadata.deletionTimestamp = '2025-01-01T00:00:00Z'))),
+    address,
+  );
   assert.is(going.kind === 'Foreign' && going.releaseOurFinalizer, true);
 });
 
@@ -97,13 +105,22 @@ test('isOwnedBy compares uids, not names', () => {
 });
 
 const capiClaim = (patch: (c: IPAddressClaim) => void = () => {}): IPAddressClaim => {
-  const c = newIPAddressClaim({ metadata: { name: 'tmpl-0-pool-c', namespace: NS, ownerReferences: ours }, spec: { poolRef: { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'pool-c' } } });
+  const c = newIPAddressClaim({
+    metadata: { name: 'tmpl-0-pool-c', namespace: NS, ownerReferences: ours },
+    spec: { poolRef: { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'pool-c' } },
+  });
   patch(c);
   return c;
 };
 const capiAddress = newCapiIPAddress({
   metadata: { name: 'addr-c', namespace: NS },
-  spec: { address: '10.0.0.5', prefix: 16, gateway: '10.0.0.1', poolRef: { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'pool-c' }, claimRef: { name: 'tmpl-0-pool-c' } },
+  spec: {
+    address: '10.0.0.5',
+    prefix: 16,
+    gateway: '10.0.0.1',
+    poolRef: { apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool', name: 'pool-c' },
+    claimRef: { name: 'tmpl-0-pool-c' },
+  },
 });
 
 test('D-19: an answered IPAddressClaim yields address, prefix and gateway, no DNS', () => {
@@ -116,11 +133,19 @@ test('D-19: an answered IPAddressClaim yields address, prefix and gateway, no DN
 test('D-19: an IPAddressClaim without addressRef, being deleted, or whose address is not seen yet is a wait', () => {
   assert.is(capiClaimState(data(), capiPool, capiClaim(), undefined).kind, 'Wait');
   assert.is(capiClaimState(data(), capiPool, capiClaim((c) => (c.status = { addressRef: { name: 'addr-c' } })), undefined).kind, 'Wait');
-  assert.is(capiClaimState(data(), capiPool, capiClaim((c) => ((c.status = { addressRef: { name: 'addr-c' } }), (c.metadata.deletionTimestamp = 'x'))), capiAddress).kind, 'Wait');
+  assert.is(
+    capiClaimState(data(), capiPool, capiClaim((c) => ((c.status = { addressRef: { name: 'addr-c' } }), (c.metadata.deletionTimestamp = 'x'))), capiAddress)
+      .kind,
+    'Wait',
+  );
 });
 
 test('D-19 (changed): a Ready=False condition with a failed allocation is a failure, not an endless wait', () => {
-  const failedClaim = capiClaim((c) => (c.status = { conditions: [{ type: 'Ready', status: 'False', reason: 'PoolExhausted', message: 'no addresses left', lastTransitionTime: '2025-01-01T00:00:00Z' }] }));
+  const failedClaim = capiClaim((
+    c,
+  ) => (c.status = {
+    conditions: [{ type: 'Ready', status: 'False', reason: 'PoolExhausted', message: 'no addresses left', lastTransitionTime: '2025-01-01T00:00:00Z' }],
+  }));
   assert.equal(capiClaimState(data(), capiPool, failedClaim, undefined), { kind: 'Failed', message: 'IP Allocation for pool-c failed : no addresses left' });
 });
 

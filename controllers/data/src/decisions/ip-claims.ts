@@ -45,7 +45,9 @@ export function claimNames(dataName: string, pool: PoolRef, hostName: string, pr
  */
 export function claimNameProblem(names: ClaimNames, pool: PoolRef): string | undefined {
   if (names.create.length <= MAX_DNS_NAME_LENGTH) return undefined;
-  return `IP Allocation for ${pool.name} failed : the claim name "${names.create.slice(0, 40)}…" would be ${names.create.length} characters, more than ${MAX_DNS_NAME_LENGTH}; shorten the Metal3DataTemplate or pool name`;
+  return `IP Allocation for ${pool.name} failed : the claim name "${
+    names.create.slice(0, 40)
+  }…" would be ${names.create.length} characters, more than ${MAX_DNS_NAME_LENGTH}; shorten the Metal3DataTemplate or pool name`;
 }
 
 function controllerRef(data: Readonly<Metal3Data>): OwnerReference {
@@ -125,7 +127,12 @@ export function metal3ClaimState(data: Readonly<Metal3Data>, pool: PoolRef, clai
 const FAILED_ALLOCATION_REASONS = new Set(['AllocationFailed', 'PoolExhausted']);
 
 /** D-19 for a Cluster API IPAddressClaim; `address` is the IPAddress its addressRef names, if it exists. */
-export function capiClaimState(data: Readonly<Metal3Data>, pool: PoolRef, claim: Readonly<IPAddressClaim>, address: Readonly<CapiIPAddress> | undefined): ClaimState {
+export function capiClaimState(
+  data: Readonly<Metal3Data>,
+  pool: PoolRef,
+  claim: Readonly<IPAddressClaim>,
+  address: Readonly<CapiIPAddress> | undefined,
+): ClaimState {
   const foreign = ownership(claim, data, pool);
   if (foreign) return foreign;
   if (claim.metadata.deletionTimestamp) return waitingFor(pool);

@@ -3,7 +3,7 @@
 // any error aborts the whole render, so nothing is half-written). A RenderError is bad input and
 // names the template field at fault.
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { poolsReferenced, renderMetaData, renderNetworkData, RenderError, type PoolRef, type RelatedObjects, type RenderContext } from '../render/index.ts';
+import { type PoolRef, poolsReferenced, type RelatedObjects, type RenderContext, RenderError, renderMetaData, renderNetworkData } from '../render/index.ts';
 import { found, invalid, type Step } from '../steps.ts';
 import type { SecretKind, SecretTarget } from './secrets.ts';
 
@@ -22,7 +22,11 @@ export function referencedPools(template: Readonly<Metal3DataTemplate>, objects:
 }
 
 /** The YAML of every target, keyed by kind; nothing when any part fails. */
-export function renderTargets(template: Readonly<Metal3DataTemplate>, context: RenderContext, targets: readonly SecretTarget[]): Step<ReadonlyMap<SecretKind, string>> {
+export function renderTargets(
+  template: Readonly<Metal3DataTemplate>,
+  context: RenderContext,
+  targets: readonly SecretTarget[],
+): Step<ReadonlyMap<SecretKind, string>> {
   const spec = template.spec ?? { clusterName: '' };
   return asStep(() => {
     const out = new Map<SecretKind, string>();

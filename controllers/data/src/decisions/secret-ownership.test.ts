@@ -10,9 +10,21 @@ const infra = 'infrastructure.cluster.x-k8s.io/v1beta1';
 
 const secret = (ownerReferences: Secret['metadata']['ownerReferences'], deleting = false): Secret =>
   newSecret({
-    metadata: { name: 'm3m-metadata', namespace: NS, uid: 'secret-uid', ...(ownerReferences ? { ownerReferences } : {}), ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) },
+    metadata: {
+      name: 'm3m-metadata',
+      namespace: NS,
+      uid: 'secret-uid',
+      ...(ownerReferences ? { ownerReferences } : {}),
+      ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+    },
   });
-const dataRef = (uid: string, controller = true) => ({ apiVersion: infra, kind: 'Metal3Data', name: 'tmpl-0', uid, ...(controller ? { controller: true } : {}) });
+const dataRef = (uid: string, controller = true) => ({
+  apiVersion: infra,
+  kind: 'Metal3Data',
+  name: 'tmpl-0',
+  uid,
+  ...(controller ? { controller: true } : {}),
+});
 
 test('absent: Missing; controlled by this uid: Ours', () => {
   assert.equal(secretOwnership(undefined, data()), { kind: 'Missing' });
@@ -36,7 +48,10 @@ test('issue 21: no controller, a non-controller reference to us, or another kind
 });
 
 test('the message names the Secret and what to do', () => {
-  assert.is(conflictMessage('s', 'it is x'), 'Secret s already exists and it is x: it is not used as this Metal3Data\'s; remove it to let the Secret be rendered');
+  assert.is(
+    conflictMessage('s', 'it is x'),
+    "Secret s already exists and it is x: it is not used as this Metal3Data's; remove it to let the Secret be rendered",
+  );
 });
 
 test.run();

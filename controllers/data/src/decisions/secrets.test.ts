@@ -46,7 +46,7 @@ test('D-11/D-12: type, key, base64 content, cluster label and controller referen
   });
 });
 
-test('E-16 (fixed): the cluster label comes from the template\'s label, else its clusterName', () => {
+test("E-16 (fixed): the cluster label comes from the template's label, else its clusterName", () => {
   assert.is(secretClusterName(template((t) => (t.metadata.labels = { [CLUSTER_NAME_LABEL]: 'from-label' }))), 'from-label');
   assert.is(secretClusterName(template()), 'c1');
 });

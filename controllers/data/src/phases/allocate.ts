@@ -5,14 +5,23 @@
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPClaimResource, type IPAddress, type IPClaim, type IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPAddress, type IPClaim, IPClaimResource, type IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
-import { found, invalid, wait, type Step } from '../steps.ts';
-import { capiClaimState, claimNameProblem, claimNames, type ClaimNames, metal3ClaimState, newCapiIPAddressClaim, newMetal3IPClaim, type ClaimState } from '../decisions/ip-claims.ts';
+import { found, invalid, type Step, wait } from '../steps.ts';
+import {
+  capiClaimState,
+  claimNameProblem,
+  type ClaimNames,
+  claimNames,
+  type ClaimState,
+  metal3ClaimState,
+  newCapiIPAddressClaim,
+  newMetal3IPClaim,
+} from '../decisions/ip-claims.ts';
 
 /** The IPAM kinds the apiserver serves (research D-2/D-3: probed at start-up); absent ones are undefined. */
 export interface IpamStores {
@@ -41,7 +50,12 @@ type Claimed = { readonly pool: PoolRef; readonly state: ClaimState };
  * some pool has not answered yet (or a former Metal3Data's claim is still in the way). Invalid: a pool
  * reported a failed allocation, the claim's kind is not served, or its name cannot fit (issue 21).
  */
-export async function allocateAddresses(deps: AllocateDeps, data: Readonly<Metal3Data>, pools: readonly PoolRef[], hostName: string): Promise<Step<Allocations>> {
+export async function allocateAddresses(
+  deps: AllocateDeps,
+  data: Readonly<Metal3Data>,
+  pools: readonly PoolRef[],
+  hostName: string,
+): Promise<Step<Allocations>> {
   // Each pool's claim names once: checked for length, then looked up or created.
   const named = pools.map((pool) => ({ pool, names: claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation) }));
   for (const { pool, names } of named) {
@@ -70,7 +84,9 @@ function poolMissing(stores: IpamStores, data: Readonly<Metal3Data>, pool: PoolR
 }
 
 const missingPoolMessage = (data: Readonly<Metal3Data>, pool: PoolRef): string =>
-  `IP Allocation for ${pool.name} waits: IPPool ${data.metadata.namespace ?? ''}/${pool.name} does not exist; its IP claim is kept and served once the pool is created`;
+  `IP Allocation for ${pool.name} waits: IPPool ${
+    data.metadata.namespace ?? ''
+  }/${pool.name} does not exist; its IP claim is kept and served once the pool is created`;
 
 const notServed = (kind: string, pool: PoolRef): ClaimState => ({
   kind: 'Failed',
@@ -81,8 +97,7 @@ async function claimFromMetal3Pool(deps: AllocateDeps, data: Readonly<Metal3Data
   const { ipClaims, ipAddresses } = deps.stores;
   if (!ipClaims || !ipAddresses) return notServed('ipam.metal3.io/v1alpha1 IPClaim', pool);
   const namespace = data.metadata.namespace ?? '';
-  const claim =
-    firstExisting(ipClaims, namespace, names.lookup) ??
+  const claim = firstExisting(ipClaims, namespace, names.lookup) ??
     (await createOrRead(deps.client, IPClaimResource, namespace, newMetal3IPClaim(data, pool, names.create, deps.preallocation)));
   const addressName = claim.status?.address?.name;
   const address = addressName ? ipAddresses.get({ namespace, name: addressName }) : undefined;
@@ -97,8 +112,7 @@ async function claimFromCapiPool(deps: AllocateDeps, data: Readonly<Metal3Data>,
   const { ipAddressClaims, capiIPAddresses } = deps.stores;
   if (!ipAddressClaims || !capiIPAddresses) return notServed('ipam.cluster.x-k8s.io/v1beta1 IPAddressClaim', pool);
   const namespace = data.metadata.namespace ?? '';
-  const claim =
-    firstExisting(ipAddressClaims, namespace, names.lookup) ??
+  const claim = firstExisting(ipAddressClaims, namespace, names.lookup) ??
     (await createOrRead(deps.client, capi.IPAddressClaimResource, namespace, newCapiIPAddressClaim(data, pool, names.create)));
   const addressName = claim.status?.addressRef?.name;
   const address = addressName ? capiIPAddresses.get({ namespace, name: addressName }) : undefined;

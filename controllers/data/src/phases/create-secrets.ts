@@ -12,7 +12,7 @@ import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import type { Metal3Data, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { RelatedObjects, RenderContext } from '../render/index.ts';
-import { associationLookups, ipamStores, machineLookups, type DataInformers } from '../scope.ts';
+import { associationLookups, type DataInformers, ipamStores, machineLookups } from '../scope.ts';
 import type { DataOutcome } from '../status.ts';
 import type { Step } from '../steps.ts';
 import { allocateAddresses } from './allocate.ts';
@@ -20,7 +20,7 @@ import { findAssociation, findMachineAndHost } from '../decisions/association.ts
 import { referencedPools, renderTargets } from '../decisions/secret-contents.ts';
 import { leftoverWait, renderedSecretState } from './rendered-secrets.ts';
 import { conflictMessage } from '../decisions/secret-ownership.ts';
-import { renderedSecret, secretClusterName, secretTargets, type SecretTarget } from '../decisions/secrets.ts';
+import { renderedSecret, secretClusterName, type SecretTarget, secretTargets } from '../decisions/secrets.ts';
 
 export interface CreateSecretsDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -65,8 +65,10 @@ export async function createSecrets(deps: CreateSecretsDeps, data: Metal3Data, w
   const objects = structuredClone({ metal3Machine, machine: related.value.machine, host: related.value.host }) as RelatedObjects;
   const pools = referencedPools(template, objects);
   if (pools.kind !== 'Found') return stopped(pools);
-  const allocations = await runStep(what, 'ip claims', () =>
-    allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
+  const allocations = await runStep(
+    what,
+    'ip claims',
+    () => allocateAddresses({ client, stores: ipamStores(informers), preallocation }, data, pools.value, related.value.host.metadata.name ?? ''),
   );
   if (allocations.kind !== 'Found') return stopped(allocations);
 

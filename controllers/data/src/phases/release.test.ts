@@ -1,7 +1,7 @@
 // D-20, E-18: which IP claims a deleted Metal3Data releases.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newIPClaim, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPClaim, newIPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER } from '../names.ts';
 import { data, DATA_UID, NS } from '../testing.ts';
 import { claimsToRelease } from './release.ts';

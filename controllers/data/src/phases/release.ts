@@ -10,7 +10,7 @@
 import type { Api, Client, KubeObject } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPClaimResource, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPClaim, IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';

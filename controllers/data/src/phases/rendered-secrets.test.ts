@@ -29,7 +29,10 @@ test('D-12 (changed, issue 21): the former owner gone, or its name now held by a
 });
 
 test('issue 21: its owner (same uid) still cached: Foreign, named, never waited out', () => {
-  assert.equal(judge({ kind: 'FormerData', owner }, cache(named('old', 'old-uid')), NS), { kind: 'Foreign', reason: 'it is controlled by Metal3Data old, which still exists' });
+  assert.equal(judge({ kind: 'FormerData', owner }, cache(named('old', 'old-uid')), NS), {
+    kind: 'Foreign',
+    reason: 'it is controlled by Metal3Data old, which still exists',
+  });
 });
 
 test('the wait names the Secret and who deletes it', () => {

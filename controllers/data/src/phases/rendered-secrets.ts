@@ -12,7 +12,7 @@ import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
-import { secretOwnership, type SecretOwnership } from '../decisions/secret-ownership.ts';
+import { type SecretOwnership, secretOwnership } from '../decisions/secret-ownership.ts';
 import type { SecretTarget } from '../decisions/secrets.ts';
 
 export type RenderedSecretState =
@@ -23,7 +23,13 @@ export type RenderedSecretState =
   | { readonly kind: 'Foreign'; readonly reason: string };
 
 /** The state of `target`'s Secret for `data`; `datas` is the Metal3Data cache. */
-export async function renderedSecretState(client: Client, datas: Store<Metal3Data>, data: Readonly<Metal3Data>, target: SecretTarget, what: string): Promise<RenderedSecretState> {
+export async function renderedSecretState(
+  client: Client,
+  datas: Store<Metal3Data>,
+  data: Readonly<Metal3Data>,
+  target: SecretTarget,
+  what: string,
+): Promise<RenderedSecretState> {
   const namespace = data.metadata.namespace ?? '';
   const secret = await runStep(what, 'secret read', async () => {
     try {

@@ -2,20 +2,20 @@
 // already-fetched objects to the exact Secret contents upstream CAPM3 writes
 // (research §5.3 – §5.5). No I/O.
 
-export { renderMetaData, metaDataMap, defaultMetadataProviderID } from './metadata.ts';
-export { renderNetworkData, networkDataDocument } from './networkdata.ts';
-export { poolsReferenced, defaultPoolRef, isMetal3IPPool } from './pools.ts';
+export { defaultMetadataProviderID, metaDataMap, renderMetaData } from './metadata.ts';
+export { networkDataDocument, renderNetworkData } from './networkdata.ts';
+export { defaultPoolRef, isMetal3IPPool, poolsReferenced } from './pools.ts';
 export { isMacAddress } from './objects.ts';
-export { toYaml, keyLess, sortedKeys, type YamlValue } from './yaml.ts';
+export { keyLess, sortedKeys, toYaml, type YamlValue } from './yaml.ts';
 export {
   METAL3_IPAM_GROUP,
   METAL3_IPAM_POOL_KIND,
-  RenderError,
   type PoolAllocation,
   type PoolLookup,
   type PoolRef,
   type PoolRefInput,
   type RelatedObjects,
   type RenderContext,
+  RenderError,
   type RenderErrorCode,
 } from './types.ts';

@@ -29,7 +29,7 @@ function ipv6Text(bytes: readonly number[]): string {
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0));
   let bestStart = -1;
   let bestLength = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
     if (j - i > bestLength) {

@@ -5,7 +5,7 @@
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { annotationValue, hostNicMac, objectMeta } from './objects.ts';
 import { allocationOf, poolIndex } from './pools.ts';
-import { RenderError, type RenderContext } from './types.ts';
+import { type RenderContext, RenderError } from './types.ts';
 import { toYaml } from './yaml.ts';
 
 /** The metadata map before serialisation (keys unordered; YAML sorts them). */

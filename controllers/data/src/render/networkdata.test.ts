@@ -3,9 +3,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import type { Metal3DataTemplateSpecNetworkData } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { networkDataDocument, renderNetworkData, RenderError, type RenderErrorCode } from './index.ts';
+import { networkDataDocument, RenderError, type RenderErrorCode, renderNetworkData } from './index.ts';
 import { ipv4Mask, ipv6Mask } from './masks.ts';
-import { renderContext, thrown, type ContextOptions } from './testing.ts';
+import { type ContextOptions, renderContext, thrown } from './testing.ts';
 
 const test = suite('render/networkdata: links, networks, services and errors');
 
@@ -50,7 +50,12 @@ test('DR-15: bond with unset policy and links (emitted as "" and null) and raw p
       clusterName: 'c',
       networkData: {
         links: {
-          bonds: [{ id: 'bond0', bondMode: 'balance-rr', macAddress: { string: MAC }, parameters: { miimon: 100, lacp_rate: 'fast', opts: { a: [1, 'yes'] }, none: null } }],
+          bonds: [{
+            id: 'bond0',
+            bondMode: 'balance-rr',
+            macAddress: { string: MAC },
+            parameters: { miimon: 100, lacp_rate: 'fast', opts: { a: [1, 'yes'] }, none: null },
+          }],
         },
       },
     },
@@ -100,7 +105,13 @@ test('DR-16: static networks: pool from annotation, else fromPoolRef, else ipAdd
     networks: {
       ipv6: [{ id: 'n6', link: 'e', ipAddressFromIPPool: 'v6' }],
       ipv4: [
-        { id: 'a', link: 'e', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' }, fromPoolRef: { name: 'v4', kind: 'IPPool' }, ipAddressFromIPPool: 'v4b' },
+        {
+          id: 'a',
+          link: 'e',
+          fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' },
+          fromPoolRef: { name: 'v4', kind: 'IPPool' },
+          ipAddressFromIPPool: 'v4b',
+        },
         { id: 'b', link: 'e', fromPoolRef: { name: 'v4', kind: 'IPPool' }, ipAddressFromIPPool: 'v4b' },
         { id: 'c', link: 'e', fromPoolRef: { name: '', kind: 'IPPool' }, ipAddressFromIPPool: 'v4b' },
         { id: 'd', link: 'e', fromPoolRef: { name: 'capi', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' } },
@@ -148,11 +159,29 @@ test('DR-18: top-level services: literal DNS, then the pool DNS servers', () => 
 });
 
 test('DR-19: masks', () => {
-  const v4: Array<[number, string]> = [[0, '0.0.0.0'], [1, '128.0.0.0'], [8, '255.0.0.0'], [12, '255.240.0.0'], [16, '255.255.0.0'], [24, '255.255.255.0'], [25, '255.255.255.128'], [31, '255.255.255.254'], [32, '255.255.255.255']];
+  const v4: Array<[number, string]> = [
+    [0, '0.0.0.0'],
+    [1, '128.0.0.0'],
+    [8, '255.0.0.0'],
+    [12, '255.240.0.0'],
+    [16, '255.255.0.0'],
+    [24, '255.255.255.0'],
+    [25, '255.255.255.128'],
+    [31, '255.255.255.254'],
+    [32, '255.255.255.255'],
+  ];
   for (const [prefix, text] of v4) assert.is(ipv4Mask(prefix), text, `v4 /${prefix}`);
   const v6: Array<[number, string]> = [
-    [0, '::'], [1, '8000::'], [16, 'ffff::'], [17, 'ffff:8000::'], [64, 'ffff:ffff:ffff:ffff::'], [65, 'ffff:ffff:ffff:ffff:8000::'],
-    [96, 'ffff:ffff:ffff:ffff:ffff:ffff::'], [112, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:0'], [127, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe'], [128, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    [0, '::'],
+    [1, '8000::'],
+    [16, 'ffff::'],
+    [17, 'ffff:8000::'],
+    [64, 'ffff:ffff:ffff:ffff::'],
+    [65, 'ffff:ffff:ffff:ffff:8000::'],
+    [96, 'ffff:ffff:ffff:ffff:ffff:ffff::'],
+    [112, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:0'],
+    [127, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe'],
+    [128, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
   ];
   for (const [prefix, text] of v6) assert.is(ipv6Mask(prefix), text, `v6 /${prefix}`);
   for (const bad of [-1, 33, 1.5]) assert.is(ipv4Mask(bad), undefined, `v4 /${bad}`);
@@ -171,21 +200,116 @@ test('DR-23: the rendered document parses back to the document', () => {
 
 const errors: Array<[string, Metal3DataTemplateSpecNetworkData, ContextOptions, RenderErrorCode, string, string]> = [
   ['no MAC source', { links: { ethernets: [eth('e', {})] } }, {}, 'NoMacAddress', 'no MAC address given', 'spec.networkData.links.ethernets[0].macAddress'],
-  ['bad literal MAC', { links: { bonds: [{ id: 'b', bondMode: '802.3ad', macAddress: { string: '12:34:56:78:9A' } }] } }, {}, 'BadMacAddress', 'bad MAC address: 12:34:56:78:9A', 'spec.networkData.links.bonds[0].macAddress'],
-  ['bad MAC from the host', { links: { vlans: [{ id: 'v', vlanID: 1, vlanLink: 'e', macAddress: { fromHostInterface: 'eth0' } }] } }, { nics: [{ name: 'eth0', mac: 'zz:zz:zz:zz:zz:zz' }] }, 'BadMacAddress', 'bad MAC address: zz:zz:zz:zz:zz:zz', 'spec.networkData.links.vlans[0].macAddress'],
-  ['missing MAC annotation', { links: { ethernets: [eth('a'), eth('e', { fromAnnotation: { object: 'machine', annotation: 'mac' } })] } }, {}, 'BadMacAddress', 'bad MAC address: ', 'spec.networkData.links.ethernets[1].macAddress'],
-  ['unknown NIC', { links: { ethernets: [eth('e', { fromHostInterface: 'eth7' })] } }, {}, 'NicNotFound', 'NIC name not found eth7', 'spec.networkData.links.ethernets[0].macAddress.fromHostInterface'],
-  ['MAC annotation on an unknown object', { links: { ethernets: [eth('e', { fromAnnotation: { object: 'cluster', annotation: 'mac' } })] } }, {}, 'UnknownObjectType', 'Unknown object type', 'spec.networkData.links.ethernets[0].macAddress.fromAnnotation.object'],
-  ['bond parameters shadowing structured fields (E-45: names in spec order)', {
-    links: { bonds: [{ id: 'bond0', bondMode: '802.3ad', macAddress: { string: MAC }, parameters: { links: ['x'], miimon: 1, mode: 'x' } }] },
-  }, {}, 'IllegalBondParameters', 'illegal params "links", "mode" into bond params blob into link id=bond0', 'spec.networkData.links.bonds[0].parameters'],
-  ['static network pool without allocation', { networks: { ipv4: [{ id: 'n', link: 'e', fromPoolRef: { name: 'gone', kind: 'IPPool' } }] } }, {}, 'PoolNotFound', 'Pool not found in cache', 'spec.networkData.networks.ipv4[0].fromPoolRef.name'],
-  ['annotation naming a pool without allocation', { networks: { ipv6: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'v6', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } }, {}, 'PoolNotFound', 'Pool not found in cache', 'spec.networkData.networks.ipv6[0].fromPoolAnnotation'],
-  ['route gateway pool without allocation', { networks: { ipv6SLAAC: [{ id: 'n', link: 'e', routes: [{ network: '::', gateway: { fromPoolRef: { name: 'gone', kind: '' } } }] }] } }, {}, 'PoolNotFound', 'Failed to fetch pool from cache', 'spec.networkData.networks.ipv6SLAAC[0].routes[0].gateway.fromPoolRef.name'],
-  ['route DNS pool without allocation', { networks: { ipv4: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'v4', routes: [{ network: '0.0.0.0', gateway: {}, services: { dnsFromIPPool: 'gone' } }] }] } }, {}, 'PoolNotFound', 'Pool not found in cache', 'spec.networkData.networks.ipv4[0].routes[0].services.dnsFromIPPool'],
-  ['service DNS pool without allocation', { services: { dnsFromIPPool: 'gone' } }, {}, 'PoolNotFound', 'Pool not found in cache', 'spec.networkData.services.dnsFromIPPool'],
-  ['route prefix beyond 32 for IPv4', { networks: { ipv4DHCP: [{ id: 'n', link: 'e', routes: [{ network: '10.0.0.0', prefix: 33, gateway: {} }] }] } }, {}, 'BadPrefix', 'prefix 33 is not between 0 and 32', 'spec.networkData.networks.ipv4DHCP[0].routes[0].prefix'],
-  ['pool prefix beyond 128 for IPv6', { networks: { ipv6: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'odd' }] } }, { pools: { odd: { address: '::1', prefix: 200 } } }, 'BadPrefix', 'prefix 200 is not between 0 and 128', 'spec.networkData.networks.ipv6[0].ipAddressFromIPPool'],
+  [
+    'bad literal MAC',
+    { links: { bonds: [{ id: 'b', bondMode: '802.3ad', macAddress: { string: '12:34:56:78:9A' } }] } },
+    {},
+    'BadMacAddress',
+    'bad MAC address: 12:34:56:78:9A',
+    'spec.networkData.links.bonds[0].macAddress',
+  ],
+  [
+    'bad MAC from the host',
+    { links: { vlans: [{ id: 'v', vlanID: 1, vlanLink: 'e', macAddress: { fromHostInterface: 'eth0' } }] } },
+    { nics: [{ name: 'eth0', mac: 'zz:zz:zz:zz:zz:zz' }] },
+    'BadMacAddress',
+    'bad MAC address: zz:zz:zz:zz:zz:zz',
+    'spec.networkData.links.vlans[0].macAddress',
+  ],
+  [
+    'missing MAC annotation',
+    { links: { ethernets: [eth('a'), eth('e', { fromAnnotation: { object: 'machine', annotation: 'mac' } })] } },
+    {},
+    'BadMacAddress',
+    'bad MAC address: ',
+    'spec.networkData.links.ethernets[1].macAddress',
+  ],
+  [
+    'unknown NIC',
+    { links: { ethernets: [eth('e', { fromHostInterface: 'eth7' })] } },
+    {},
+    'NicNotFound',
+    'NIC name not found eth7',
+    'spec.networkData.links.ethernets[0].macAddress.fromHostInterface',
+  ],
+  [
+    'MAC annotation on an unknown object',
+    { links: { ethernets: [eth('e', { fromAnnotation: { object: 'cluster', annotation: 'mac' } })] } },
+    {},
+    'UnknownObjectType',
+    'Unknown object type',
+    'spec.networkData.links.ethernets[0].macAddress.fromAnnotation.object',
+  ],
+  [
+    'bond parameters shadowing structured fields (E-45: names in spec order)',
+    {
+      links: { bonds: [{ id: 'bond0', bondMode: '802.3ad', macAddress: { string: MAC }, parameters: { links: ['x'], miimon: 1, mode: 'x' } }] },
+    },
+    {},
+    'IllegalBondParameters',
+    'illegal params "links", "mode" into bond params blob into link id=bond0',
+    'spec.networkData.links.bonds[0].parameters',
+  ],
+  [
+    'static network pool without allocation',
+    { networks: { ipv4: [{ id: 'n', link: 'e', fromPoolRef: { name: 'gone', kind: 'IPPool' } }] } },
+    {},
+    'PoolNotFound',
+    'Pool not found in cache',
+    'spec.networkData.networks.ipv4[0].fromPoolRef.name',
+  ],
+  [
+    'annotation naming a pool without allocation',
+    { networks: { ipv6: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'v6', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } },
+    {},
+    'PoolNotFound',
+    'Pool not found in cache',
+    'spec.networkData.networks.ipv6[0].fromPoolAnnotation',
+  ],
+  [
+    'route gateway pool without allocation',
+    { networks: { ipv6SLAAC: [{ id: 'n', link: 'e', routes: [{ network: '::', gateway: { fromPoolRef: { name: 'gone', kind: '' } } }] }] } },
+    {},
+    'PoolNotFound',
+    'Failed to fetch pool from cache',
+    'spec.networkData.networks.ipv6SLAAC[0].routes[0].gateway.fromPoolRef.name',
+  ],
+  [
+    'route DNS pool without allocation',
+    {
+      networks: {
+        ipv4: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'v4', routes: [{ network: '0.0.0.0', gateway: {}, services: { dnsFromIPPool: 'gone' } }] }],
+      },
+    },
+    {},
+    'PoolNotFound',
+    'Pool not found in cache',
+    'spec.networkData.networks.ipv4[0].routes[0].services.dnsFromIPPool',
+  ],
+  [
+    'service DNS pool without allocation',
+    { services: { dnsFromIPPool: 'gone' } },
+    {},
+    'PoolNotFound',
+    'Pool not found in cache',
+    'spec.networkData.services.dnsFromIPPool',
+  ],
+  [
+    'route prefix beyond 32 for IPv4',
+    { networks: { ipv4DHCP: [{ id: 'n', link: 'e', routes: [{ network: '10.0.0.0', prefix: 33, gateway: {} }] }] } },
+    {},
+    'BadPrefix',
+    'prefix 33 is not between 0 and 32',
+    'spec.networkData.networks.ipv4DHCP[0].routes[0].prefix',
+  ],
+  [
+    'pool prefix beyond 128 for IPv6',
+    { networks: { ipv6: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'odd' }] } },
+    { pools: { odd: { address: '::1', prefix: 200 } } },
+    'BadPrefix',
+    'prefix 200 is not between 0 and 128',
+    'spec.networkData.networks.ipv6[0].ipAddressFromIPPool',
+  ],
 ];
 
 for (const [name, networkData, extra, code, message, field] of errors) {
@@ -203,9 +327,16 @@ test('error: a template without networkData is not rendered (D-9: no network-dat
 test('D-13: the first error wins and nothing is returned (links before networks before services)', () => {
   const err = thrown(() =>
     renderNetworkData(
-      { clusterName: 'c', networkData: { links: { ethernets: [eth('e', {})] }, networks: { ipv4: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'gone' }] }, services: { dnsFromIPPool: 'gone' } } },
+      {
+        clusterName: 'c',
+        networkData: {
+          links: { ethernets: [eth('e', {})] },
+          networks: { ipv4: [{ id: 'n', link: 'e', ipAddressFromIPPool: 'gone' }] },
+          services: { dnsFromIPPool: 'gone' },
+        },
+      },
       renderContext(options),
-    ),
+    )
   ) as RenderError;
   assert.is(err.code, 'NoMacAddress');
 });

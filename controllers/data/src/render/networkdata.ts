@@ -3,9 +3,9 @@
 
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { ipv4Mask, ipv6Mask } from './masks.ts';
-import { annotationValue, linkMac, type AnnotationRef } from './objects.ts';
+import { type AnnotationRef, annotationValue, linkMac } from './objects.ts';
 import { allocationOf, poolIndex } from './pools.ts';
-import { RenderError, type PoolRef, type PoolRefInput, type RenderContext } from './types.ts';
+import { type PoolRef, type PoolRefInput, type RenderContext, RenderError } from './types.ts';
 import { toYaml, type YamlValue } from './yaml.ts';
 
 type Family = 'v4' | 'v6';
@@ -175,8 +175,7 @@ function renderRoutes(routes: readonly RouteSpec[] | undefined, family: Family, 
 /** DR-17: literal gateway, else the gateway of the pool named by annotation, reference or name. */
 function routeGateway(route: RouteSpec, ctx: RenderContext, pools: Pools, at: string): string {
   const gateway = route.gateway;
-  const fromPool = (name: string, field: string): string =>
-    allocationOf(ctx, pools, name, field, 'Failed to fetch pool from cache').gateway ?? '';
+  const fromPool = (name: string, field: string): string => allocationOf(ctx, pools, name, field, 'Failed to fetch pool from cache').gateway ?? '';
   if (gateway?.string !== undefined) return gateway.string;
   if (gateway?.fromPoolAnnotation !== undefined) {
     const field = `${at}.fromPoolAnnotation`;

@@ -3,7 +3,7 @@
 // from the host's hardware inventory (DR-4) and link MAC addresses (DR-14).
 
 import type { ObjectMeta } from '@metal3-ts/generated';
-import { RenderError, type RelatedObjects } from './types.ts';
+import { type RelatedObjects, RenderError } from './types.ts';
 
 /** An `{object, annotation}` pair as templates write it. */
 export interface AnnotationRef {

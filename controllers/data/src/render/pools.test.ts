@@ -28,7 +28,11 @@ const full: Metal3DataTemplateSpec = {
           fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' },
           ipAddressFromIPPool: 'v4-name',
           routes: [
-            { network: '0.0.0.0', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'gw' }, fromIPPool: 'gw-name' }, services: { dnsFromIPPool: 'route-dns' } },
+            {
+              network: '0.0.0.0',
+              gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'gw' }, fromIPPool: 'gw-name' },
+              services: { dnsFromIPPool: 'route-dns' },
+            },
             { network: '0.0.0.0', gateway: { string: '1.1.1.1', fromIPPool: 'claimed-anyway' } },
           ],
         },
@@ -36,8 +40,16 @@ const full: Metal3DataTemplateSpec = {
         { id: 'n3', link: 'e', ipAddressFromIPPool: '' },
       ],
       ipv6: [{ id: 'n6', link: 'e', ipAddressFromIPPool: 'v6-name', routes: [{ network: '::', gateway: { fromPoolRef: { name: 'gw6', kind: '' } } }] }],
-      ipv4DHCP: [{ id: 'd', link: 'e', routes: [{ network: '0.0.0.0', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' }, fromIPPool: 'dhcp-gw' } }] }],
-      ipv6SLAAC: [{ id: 's', link: 'e', routes: [{ network: '::', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' } }, services: { dnsFromIPPool: 'slaac-dns' } }] }],
+      ipv4DHCP: [{
+        id: 'd',
+        link: 'e',
+        routes: [{ network: '0.0.0.0', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' }, fromIPPool: 'dhcp-gw' } }],
+      }],
+      ipv6SLAAC: [{
+        id: 's',
+        link: 'e',
+        routes: [{ network: '::', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' } }, services: { dnsFromIPPool: 'slaac-dns' } }],
+      }],
     },
     services: { dnsFromIPPool: 'svc-dns' },
   },
@@ -73,7 +85,11 @@ test('E-18: without the machine context (release) annotation-named pools are lef
 test('E-27: annotation-named gateways of DHCP/SLAAC networks are not collected', () => {
   const spec: Metal3DataTemplateSpec = {
     clusterName: 'c',
-    networkData: { networks: { ipv6DHCP: [{ id: 'd', link: 'e', routes: [{ network: '::', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' } } }] }] } },
+    networkData: {
+      networks: {
+        ipv6DHCP: [{ id: 'd', link: 'e', routes: [{ network: '::', gateway: { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'net' } } }] }],
+      },
+    },
   };
   assert.equal(poolsReferenced(spec, objects), []);
 });
@@ -88,7 +104,11 @@ test('DR-20: the same name with another group or kind is an error', () => {
   };
   const err = thrown(() => poolsReferenced(spec)) as RenderError;
   assert.instance(err, RenderError);
-  assert.equal([err.code, err.message, err.field], ['PoolTypeConflict', 'multiple references with the same name but different resource types', 'spec.metaData.gatewaysFromIPPool[0]']);
+  assert.equal([err.code, err.message, err.field], [
+    'PoolTypeConflict',
+    'multiple references with the same name but different resource types',
+    'spec.metaData.gatewaysFromIPPool[0]',
+  ]);
 });
 
 test('DR-20: an empty or missing pool annotation is an error with the machine context', () => {
@@ -98,7 +118,11 @@ test('DR-20: an empty or missing pool annotation is an error with the machine co
       networkData: { networks: { ipv4: [{ id: 'n', link: 'e', fromPoolAnnotation: { object: 'baremetalhost', annotation } }] } },
     };
     const err = thrown(() => poolsReferenced(spec, objects)) as RenderError;
-    assert.equal([err.code, err.message, err.field], ['AnnotationMissing', `annotation ${annotation} not found or empty on baremetalhost`, 'spec.networkData.networks.ipv4[0].fromPoolAnnotation']);
+    assert.equal([err.code, err.message, err.field], [
+      'AnnotationMissing',
+      `annotation ${annotation} not found or empty on baremetalhost`,
+      'spec.networkData.networks.ipv4[0].fromPoolAnnotation',
+    ]);
   }
   const unknown: Metal3DataTemplateSpec = {
     clusterName: 'c',

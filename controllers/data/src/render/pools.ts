@@ -3,16 +3,16 @@
 // the same name must agree on group and kind.
 
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { annotationValue, type AnnotationRef } from './objects.ts';
+import { type AnnotationRef, annotationValue } from './objects.ts';
 import {
   METAL3_IPAM_GROUP,
   METAL3_IPAM_POOL_KIND,
-  RenderError,
   type PoolAllocation,
   type PoolRef,
   type PoolRefInput,
   type RelatedObjects,
   type RenderContext,
+  RenderError,
 } from './types.ts';
 
 /** Empty group and kind mean a Metal3 IPAM IPPool (DR-20). */

@@ -4,10 +4,10 @@
 // field — never anything else.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isMap, isSeq, parse, parseDocument, type Node } from 'yaml';
+import { isMap, isSeq, type Node, parse, parseDocument } from 'yaml';
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { isMacAddress, keyLess, metaDataMap, networkDataDocument, renderMetaData, renderNetworkData, RenderError } from './index.ts';
-import { renderContext, type ContextOptions } from './testing.ts';
+import { isMacAddress, keyLess, metaDataMap, networkDataDocument, RenderError, renderMetaData, renderNetworkData } from './index.ts';
+import { type ContextOptions, renderContext } from './testing.ts';
 
 const test = suite('render: properties over random templates');
 
@@ -26,9 +26,59 @@ function rng(seed: number): () => number {
 // Hostile text, minus the characters yaml.v2 treats as line breaks but YAML
 // 1.2 parsers do not (NEL, LS, PS): their folding is pinned in yaml.test.ts.
 const ATOMS = [
-  'a', 'Z', 'node', '0', '7', '10', '-', '+', '.', ':', ': ', ' ', '#', ' #', '?', '!', '*', '&', '[', '{', ',', "'", '"', '\\', '|', '>',
-  '%', '@', '`', '~', '_', '\n', '\t', '\r', '\u00e9', '\u{1F600}', '\u00a0', 'yes', 'No', 'null', 'true', '0x1F', '1e3', '2001-01-01',
-  '12:30', '::', 'fe80::1', '00:11:22:33:44:55', 'x'.repeat(40), ' word', '---', '\u0000', '\ufeff',
+  'a',
+  'Z',
+  'node',
+  '0',
+  '7',
+  '10',
+  '-',
+  '+',
+  '.',
+  ':',
+  ': ',
+  ' ',
+  '#',
+  ' #',
+  '?',
+  '!',
+  '*',
+  '&',
+  '[',
+  '{',
+  ',',
+  "'",
+  '"',
+  '\\',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '~',
+  '_',
+  '\n',
+  '\t',
+  '\r',
+  '\u00e9',
+  '\u{1F600}',
+  '\u00a0',
+  'yes',
+  'No',
+  'null',
+  'true',
+  '0x1F',
+  '1e3',
+  '2001-01-01',
+  '12:30',
+  '::',
+  'fe80::1',
+  '00:11:22:33:44:55',
+  'x'.repeat(40),
+  ' word',
+  '---',
+  '\u0000',
+  '\ufeff',
 ];
 
 class Gen {
@@ -54,7 +104,9 @@ class Gen {
   mac(): string {
     if (this.chance(0.1)) return this.pick(['', 'XX:XX:XX:XX:XX:XX', '12:34:56:78:9A', '12:34:56:78:9a:bc:de', this.text(3)]);
     const sep = () => this.pick([':', '-']);
-    return Array.from({ length: 6 }, () => this.int(256).toString(16).padStart(2, '0')).map((h) => (this.chance(0.5) ? h.toUpperCase() : h)).reduce((a, h) => `${a}${sep()}${h}`);
+    return Array.from({ length: 6 }, () => this.int(256).toString(16).padStart(2, '0')).map((h) => (this.chance(0.5) ? h.toUpperCase() : h)).reduce((a, h) =>
+      `${a}${sep()}${h}`
+    );
   }
 }
 
@@ -67,9 +119,19 @@ function randomCase(seed: number): { spec: Metal3DataTemplateSpec; options: Cont
   const poolName = () => (g.chance(0.05) ? 'gone' : g.pick(POOLS.slice(0, 3)));
   const fromPool = () => ({ key: key(), name: poolName(), apiGroup: '', kind: '' });
   const object = () => (g.chance(0.03) ? ('host' as 'machine') : g.pick(OBJECTS));
-  const macSource = () => (g.chance(0.7) ? { string: g.mac() } : g.chance(0.5) ? { fromHostInterface: g.pick(['eth0', 'eth1', 'eth9']) } : { fromAnnotation: { object: object(), annotation: 'mac' } });
+  const macSource =
+    () => (g.chance(0.7)
+      ? { string: g.mac() }
+      : g.chance(0.5)
+      ? { fromHostInterface: g.pick(['eth0', 'eth1', 'eth9']) }
+      : { fromAnnotation: { object: object(), annotation: 'mac' } });
   const gateway = () => g.pick([{ string: g.text(2) }, { fromIPPool: poolName() }, { fromPoolRef: { name: poolName(), kind: '' } }, {}]);
-  const route = () => ({ network: g.text(2), prefix: g.int(33), gateway: gateway(), ...(g.chance(0.5) ? { services: { dns: g.list(2, () => g.text(2)), ...(g.chance(0.3) ? { dnsFromIPPool: poolName() } : {}) } } : {}) });
+  const route = () => ({
+    network: g.text(2),
+    prefix: g.int(33),
+    gateway: gateway(),
+    ...(g.chance(0.5) ? { services: { dns: g.list(2, () => g.text(2)), ...(g.chance(0.3) ? { dnsFromIPPool: poolName() } : {}) } } : {}),
+  });
   const spec: Metal3DataTemplateSpec = { clusterName: 'c' };
   if (g.chance(0.8)) {
     spec.metaData = {
@@ -89,18 +151,40 @@ function randomCase(seed: number): { spec: Metal3DataTemplateSpec; options: Cont
   if (g.chance(0.8)) {
     spec.networkData = {
       links: {
-        ethernets: g.list(2, (i) => ({ type: g.pick(['phy', 'tap', 'ovs'] as const), id: `eth${i}`, macAddress: macSource(), ...(g.chance(0.5) ? { mtu: 1500 + g.int(7500) } : {}) })),
+        ethernets: g.list(
+          2,
+          (i) => ({
+            type: g.pick(['phy', 'tap', 'ovs'] as const),
+            id: `eth${i}`,
+            macAddress: macSource(),
+            ...(g.chance(0.5) ? { mtu: 1500 + g.int(7500) } : {}),
+          }),
+        ),
         bonds: g.list(1, () => ({
           id: 'bond0',
           bondMode: g.pick(['802.3ad', 'active-backup'] as const),
           macAddress: macSource(),
           ...(g.chance(0.5) ? { bondLinks: ['eth0', 'eth1'] } : {}),
-          ...(g.chance(0.4) ? { parameters: Object.fromEntries(g.list(2, () => [g.pick(['miimon', 'lacp_rate', 'mode', g.text(2)]), g.pick([1, 'fast', true, null, [1, 'a'], { x: g.text(2) }])])) } : {}),
+          ...(g.chance(0.4)
+            ? {
+              parameters: Object.fromEntries(
+                g.list(2, () => [g.pick(['miimon', 'lacp_rate', 'mode', g.text(2)]), g.pick([1, 'fast', true, null, [1, 'a'], { x: g.text(2) }])]),
+              ),
+            }
+            : {}),
         })),
         vlans: g.list(1, (i) => ({ id: `vlan${i}`, vlanID: g.int(4097), vlanLink: 'eth0', macAddress: macSource() })),
       },
       networks: {
-        ipv4: g.list(2, (i) => ({ id: `n${i}`, link: 'eth0', ...(g.chance(0.5) ? { ipAddressFromIPPool: poolName() } : { fromPoolRef: { name: poolName(), kind: 'IPPool' } }), routes: g.list(2, route) })),
+        ipv4: g.list(
+          2,
+          (i) => ({
+            id: `n${i}`,
+            link: 'eth0',
+            ...(g.chance(0.5) ? { ipAddressFromIPPool: poolName() } : { fromPoolRef: { name: poolName(), kind: 'IPPool' } }),
+            routes: g.list(2, route),
+          }),
+        ),
         ipv6: g.list(1, (i) => ({ id: `v6-${i}`, link: 'eth0', ipAddressFromIPPool: poolName(), routes: g.list(1, route) })),
         ipv4DHCP: g.list(1, (i) => ({ id: `d${i}`, link: 'eth1', routes: g.list(2, route) })),
         ipv6DHCP: g.list(1, (i) => ({ id: `d6-${i}`, link: 'eth1' })),

@@ -2,11 +2,7 @@
 // The controller fetches everything first; rendering itself does no I/O.
 
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type {
-  Metal3Data,
-  Metal3DataTemplate,
-  Metal3Machine,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Metal3Data, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 
 /** API group of Metal3 IPAM pools; the default for a pool reference without a group (DR-20). */

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { metaDataMap, renderMetaData, renderNetworkData, RenderError } from './index.ts';
+import { metaDataMap, RenderError, renderMetaData, renderNetworkData } from './index.ts';
 import { renderContext, thrown } from './testing.ts';
 import { ipv4Mask, ipv6Mask } from './masks.ts';
 

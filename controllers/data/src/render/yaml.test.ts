@@ -57,7 +57,7 @@ const scalarRows: Array<[string, string, string]> = [
   ['a\tb', 'k: "a\\tb"', 'tab is not printable'],
   ['\u00e9t\u00e9', 'k: \u00e9t\u00e9', 'non-ASCII printable stays plain'],
   ['smile \u{1F600}', 'k: "smile \\U0001F600"', 'astral characters are escaped'],
-  ['a\u0085b', 'k: a b', 'a raw NEL survives Go\'s JSON and folds to a space when yaml.v2 reads it back'],
+  ['a\u0085b', 'k: a b', "a raw NEL survives Go's JSON and folds to a space when yaml.v2 reads it back"],
   ['a\u0085\u0085b', 'k: |-\n  a\n  b', 'two NELs fold to one newline'],
   ['a \u0085 b', 'k: a b', 'spaces around a folded NEL are dropped'],
   ['\ufeffx', 'k: "\\uFEFF\\x78"', 'libyaml checks for a BOM at the start of the value: everything is escaped'],
@@ -77,8 +77,10 @@ for (const [value, expected, why] of scalarRows) {
 }
 
 test('DR-23: non-strings: integers plain, floats in Go %g form, booleans, null', () => {
-  assert.is(toYaml({ a: 1500, b: -3, c: 0.5, d: 1e21, e: 1e-7, f: 123456789.5, g: true, h: null }),
-    'a: 1500\nb: -3\nc: 0.5\nd: 1e+21\ne: 1e-07\nf: 1.234567895e+08\ng: true\nh: null\n');
+  assert.is(
+    toYaml({ a: 1500, b: -3, c: 0.5, d: 1e21, e: 1e-7, f: 123456789.5, g: true, h: null }),
+    'a: 1500\nb: -3\nc: 0.5\nd: 1e+21\ne: 1e-07\nf: 1.234567895e+08\ng: true\nh: null\n',
+  );
   assert.is(formatNumber(100000.5), '100000.5');
   assert.is(formatNumber(1000000.5), '1.0000005e+06');
   assert.is(formatNumber(0.0001), '0.0001');
@@ -86,8 +88,10 @@ test('DR-23: non-strings: integers plain, floats in Go %g form, booleans, null',
 });
 
 test('DR-23: empty collections are [] and {}, nested sequences and mappings, sequences under a key not indented', () => {
-  assert.is(toYaml({ a: [], b: {}, c: [[1, 2], []], d: [{ e: [1], f: { g: 'h' } }] }),
-    'a: []\nb: {}\nc:\n- - 1\n  - 2\n- []\nd:\n- e:\n  - 1\n  f:\n    g: h\n');
+  assert.is(
+    toYaml({ a: [], b: {}, c: [[1, 2], []], d: [{ e: [1], f: { g: 'h' } }] }),
+    'a: []\nb: {}\nc:\n- - 1\n  - 2\n- []\nd:\n- e:\n  - 1\n  f:\n    g: h\n',
+  );
   assert.is(toYaml([]), '[]\n');
   assert.is(toYaml({}), '{}\n');
   assert.is(toYaml(['a', { b: 1 }]), '- a\n- b: 1\n');
@@ -138,13 +142,22 @@ test('DR-22: natural key order', () => {
   ];
   for (const [a, b, less] of rows) assert.is(keyLess(a, b), less, `${a} < ${b}`);
   assert.equal(sortedKeys(['type', 'mtu', 'id', 'ethernet_mac_address']), ['ethernet_mac_address', 'id', 'mtu', 'type']);
-  assert.equal(sortedKeys(['vlan_mac_address', 'vlan_link', 'vlan_id', 'type', 'mtu', 'id']), ['id', 'mtu', 'type', 'vlan_id', 'vlan_link', 'vlan_mac_address']);
+  assert.equal(sortedKeys(['vlan_mac_address', 'vlan_link', 'vlan_id', 'type', 'mtu', 'id']), [
+    'id',
+    'mtu',
+    'type',
+    'vlan_id',
+    'vlan_link',
+    'vlan_mac_address',
+  ]);
   assert.equal(sortedKeys(['type', 'routes', 'netmask', 'link', 'ip_address', 'id']), ['id', 'ip_address', 'link', 'netmask', 'routes', 'type']);
   assert.equal(sortedKeys(['services', 'network', 'netmask', 'gateway']), ['gateway', 'netmask', 'network', 'services']);
 });
 
 test('DR-23: the resolver and base-60 checks agree with yaml.v2 on edge cases', () => {
-  for (const s of ['0', '-0', '+1', '0b101', '-0b1', '9223372036854775808', '18446744073709551616', 'Null', '.NaN', '-.inf', '2001-1-2', '2001-01-01 10:00:00']) {
+  for (
+    const s of ['0', '-0', '+1', '0b101', '-0b1', '9223372036854775808', '18446744073709551616', 'Null', '.NaN', '-.inf', '2001-1-2', '2001-01-01 10:00:00']
+  ) {
     assert.ok(resolvesToNonString(s), s);
   }
   for (const s of ['-', '+', '0x', '.', 'abc', '<<', 'x1', '2001-02-30', '-0x8000000000000001', 'nan', 'Yes!']) {

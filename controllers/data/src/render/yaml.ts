@@ -372,8 +372,21 @@ function isSimpleKey(key: string): boolean {
 }
 
 const NAMED_ESCAPES: ReadonlyMap<number, string> = new Map([
-  [0x00, '0'], [0x07, 'a'], [0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0b, 'v'], [0x0c, 'f'], [0x0d, 'r'],
-  [0x1b, 'e'], [0x22, '"'], [0x5c, '\\'], [0x85, 'N'], [0xa0, '_'], [0x2028, 'L'], [0x2029, 'P'],
+  [0x00, '0'],
+  [0x07, 'a'],
+  [0x08, 'b'],
+  [0x09, 't'],
+  [0x0a, 'n'],
+  [0x0b, 'v'],
+  [0x0c, 'f'],
+  [0x0d, 'r'],
+  [0x1b, 'e'],
+  [0x22, '"'],
+  [0x5c, '\\'],
+  [0x85, 'N'],
+  [0xa0, '_'],
+  [0x2028, 'L'],
+  [0x2029, 'P'],
 ]);
 
 function escape(c: string): string {

@@ -7,8 +7,8 @@ import { allocateIndex, createMetal3Data } from '../index-lock.ts';
 import { takenIndexes } from '../index-space.ts';
 import { newMetal3DataFor } from '../metal3data.ts';
 import { REASONS, UPSTREAM_MESSAGES } from '../names.ts';
-import { step, type PhaseContext } from '../phase.ts';
-import { lineageDatas, type ClaimScope } from '../scope.ts';
+import { type PhaseContext, step } from '../phase.ts';
+import { type ClaimScope, lineageDatas } from '../scope.ts';
 
 /**
  * Writes: a Metal3Data `<template>-<index>` (create). Records it as `data`, or the problem: no
@@ -46,11 +46,10 @@ export async function allocate(ctx: PhaseContext, scope: ClaimScope): Promise<vo
         create: (index) => createMetal3Data(datas, newMetal3DataFor({ template, claim, machine, index }), claim),
       },
       { preferred: observed.preferred, template: lineage },
-    )
-  ).catch((error: unknown) => {
-    observed.problem = { reason: REASONS.dataWriteFailed, message: UPSTREAM_MESSAGES.createFailed };
-    throw error;
-  });
+    )).catch((error: unknown) => {
+      observed.problem = { reason: REASONS.dataWriteFailed, message: UPSTREAM_MESSAGES.createFailed };
+      throw error;
+    });
   if (!allocation) return; // the namespace is going away
   if (allocation.conflicts) deps.conflicts?.inc({ template: lineage }, allocation.conflicts);
   observed.data = allocation.data;

@@ -2,10 +2,10 @@
 // cannot disappear with a Metal3Data left behind; removed last on release. Both are JSON patches with
 // `test` guards (shared ensure-finalizer), so the Metal3Machine controller's finalizer, written by
 // another process, is never lost or undone.
-import { Metal3DataClaimResource, type Metal3DataClaim } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3DataClaim, Metal3DataClaimResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { DATA_CLAIM_FINALIZER } from '../names.ts';
-import { step, type PhaseContext } from '../phase.ts';
+import { type PhaseContext, step } from '../phase.ts';
 import type { ClaimScope } from '../scope.ts';
 
 const claimsApi = (ctx: PhaseContext, scope: ClaimScope) => ctx.deps.client.api(Metal3DataClaimResource, scope.claim.metadata.namespace ?? '');

@@ -6,7 +6,7 @@ import { Metal3DataResource } from '@metal3-ts/generated/infrastructure.cluster.
 import { belongsToClaim } from '../association.ts';
 import { dataOfClaim } from '../index-space.ts';
 import { indexFromDataName } from '../names.ts';
-import { step, type PhaseContext } from '../phase.ts';
+import { type PhaseContext, step } from '../phase.ts';
 import type { ClaimScope } from '../scope.ts';
 
 /** Writes nothing. Records `data`, or `preferred` when the recorded Metal3Data is gone. */

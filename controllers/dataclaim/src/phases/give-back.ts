@@ -3,11 +3,11 @@
 // elsewhere (or that is going) goes back, and so does a second one made for the same claim.
 import type { Api } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Data, Metal3DataResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { dataOfClaim } from '../index-space.ts';
 import { DATA_CLAIM_FINALIZER } from '../names.ts';
-import { step, type PhaseContext } from '../phase.ts';
+import { type PhaseContext, step } from '../phase.ts';
 import type { ClaimScope } from '../scope.ts';
 
 /** Gives back a Metal3Data: our finalizer off, then delete (a Metal3Data already gone is fine). */

@@ -3,7 +3,7 @@
 // (cache) or a write already on its way does not say it yet, so a settled claim costs no request.
 import { ledgerEntryOf, ledgerHas } from '../template-status.ts';
 import { templateRefOf } from '../association.ts';
-import { step, type PhaseContext } from '../phase.ts';
+import { type PhaseContext, step } from '../phase.ts';
 import type { ClaimScope } from '../scope.ts';
 
 /** Writes: the template's status entry for the claim (its bound Metal3Data's index and name). */

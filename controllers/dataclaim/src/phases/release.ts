@@ -3,10 +3,10 @@
 // becomes free once the old Metal3Data is really gone: until then its name is taken (E-34). The
 // ledger entry and our finalizer are other phases (ledger.ts, finalizer.ts).
 import { ignoreNotFound } from '@metal3-ts/generated/runtime/errors';
-import { Metal3DataResource, type Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Data, Metal3DataResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { belongsToClaim } from '../association.ts';
 import { REASONS, UPSTREAM_MESSAGES } from '../names.ts';
-import { step, type PhaseContext } from '../phase.ts';
+import { type PhaseContext, step } from '../phase.ts';
 import type { ClaimScope } from '../scope.ts';
 import { discardData } from './give-back.ts';
 

@@ -13,13 +13,13 @@
 // selection (M-40 changed): the record stands (and the host update claims the host) only when the
 // host passes the selector and every filter selection applies; otherwise it is forgotten with a
 // Warning event and the machine chooses anew (reviewRecord).
-import { isNotFound, type Client } from '@metal3-ts/generated';
+import { type Client, isNotFound } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimHost, readHost } from '@metal3-ts/baremetal/claim';
-import { isClaimedBy, metal3MachineConsumer, type HostConsumer } from '@metal3-ts/baremetal/consumer';
+import { type HostConsumer, isClaimedBy, metal3MachineConsumer } from '@metal3-ts/baremetal/consumer';
 import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/baremetal/label-selector';
 import { nodeReuseName } from '@metal3-ts/baremetal/node-reuse';
@@ -59,7 +59,12 @@ export function consumerOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: 
 }
 
 /** Computed once per reconcile and handed to every phase that claims, keeps or releases a host. */
-export function claimantOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine>, cluster: Readonly<Cluster>): Claimant {
+export function claimantOf(
+  deps: Pick<MachineReconcilerDeps, 'informers'>,
+  m3m: Readonly<Metal3Machine>,
+  machine: Readonly<Machine>,
+  cluster: Readonly<Cluster>,
+): Claimant {
   return { consumer: consumerOf(deps, m3m, machine), clusterName: machine.spec?.clusterName || cluster.metadata.name || '' };
 }
 
@@ -78,7 +83,13 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
  * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: see
  * reviewRecord. Throws InvalidConfigurationError for an invalid host selector (H-3).
  */
-export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, claimant: Claimant, recorded?: Readonly<BareMetalHost>, log?: Logger): Promise<AssociateOutcome> {
+export async function reconcileAssociate(
+  deps: MachineReconcilerDeps,
+  m3m: Metal3Machine,
+  claimant: Claimant,
+  recorded?: Readonly<BareMetalHost>,
+  log?: Logger,
+): Promise<AssociateOutcome> {
   const { consumer, clusterName } = claimant;
   const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
   let base: Readonly<Metal3Machine> = m3m;
@@ -94,7 +105,9 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
     case 'reuse-pending':
       return {
         kind: 'waiting',
-        message: `Found BareMetalHost(s) with nodeReuseLabelName in not-available state: waiting for ${hostKey(choice.host)} (${provisioningState(choice.host) || 'no state'})`,
+        message: `Found BareMetalHost(s) with nodeReuseLabelName in not-available state: waiting for ${hostKey(choice.host)} (${
+          provisioningState(choice.host) || 'no state'
+        })`,
         retrySoon: false,
       };
     default:
@@ -105,7 +118,9 @@ export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal
   if (!record) return { kind: 'lost', message: 'the Metal3Machine is gone' };
   if (record.host !== key) return { kind: 'lost', message: `BareMetalHost ${record.host} was recorded for this machine meanwhile` };
   const recordedNow = record.written ?? base;
-  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, { onWrite: (h) => deps.inventory.noteWrite(h) });
+  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, {
+    onWrite: (h) => deps.inventory.noteWrite(h),
+  });
   if (!claim.claimed) {
     await forgetHost(api, recordedNow, key);
     return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
@@ -136,7 +151,13 @@ type Review = { readonly kind: 'kept' } | Extract<AssociateOutcome, { kind: 'los
  * verdict against the record is confirmed on a fresh read first, since the cache may lag behind
  * another replica that recorded this very host and is claiming it.
  */
-async function reviewRecord(deps: MachineReconcilerDeps, m3m: Metal3Machine, consumer: HostConsumer, recorded: Readonly<BareMetalHost>, log: Logger | undefined): Promise<Review> {
+async function reviewRecord(
+  deps: MachineReconcilerDeps,
+  m3m: Metal3Machine,
+  consumer: HostConsumer,
+  recorded: Readonly<BareMetalHost>,
+  log: Logger | undefined,
+): Promise<Review> {
   const key = hostKey(recorded);
   const held = deps.inventory.ownedBy(consumer.ref)[0];
   let why: string | undefined;

@@ -15,7 +15,8 @@ import { CLUSTER, hostOn, machineScene, NS, phaseWorld, putHost } from './testin
 
 const test = suite('machine phases: associate and forget (fake apiserver)');
 
-const recordOn = async (world: ReturnType<typeof phaseWorld>, name = 'm1') => (await world.client.api(Metal3MachineResource, NS).get(name)).metadata.annotations?.[HOST_ANNOTATION];
+const recordOn = async (world: ReturnType<typeof phaseWorld>, name = 'm1') =>
+  (await world.client.api(Metal3MachineResource, NS).get(name)).metadata.annotations?.[HOST_ANNOTATION];
 
 test('M-21 M-22 M-26 M-27 M-41: a machine without a host records, claims and labels the one available host', async () => {
   const world = phaseWorld();
@@ -68,7 +69,12 @@ test('M-40: a record of a host another machine holds is forgotten, and our stale
   const world = phaseWorld();
   const m1 = await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
   const held = claimedHost(testHost('h1'), { consumer: machineRef('m2', NS, 'uid-m2') });
-  held.metadata.ownerReferences = [...(held.metadata.ownerReferences ?? []), { apiVersion: m1.apiVersion, kind: 'Metal3Machine', name: 'm1', uid: m1.metadata.uid ?? '' }];
+  held.metadata.ownerReferences = [...(held.metadata.ownerReferences ?? []), {
+    apiVersion: m1.apiVersion,
+    kind: 'Metal3Machine',
+    name: 'm1',
+    uid: m1.metadata.uid ?? '',
+  }];
   await putHost(world, held);
   const scope = await world.scope();
   reconcileSpec(world.ctx, scope);

@@ -10,7 +10,7 @@ import { InvalidConfigurationError } from '../errors.ts';
 import { isBootstrapReady } from '../guards.ts';
 import { userDataFor } from '../host-spec.ts';
 import { HOST_ANNOTATION } from '../names.ts';
-import { dataReferences, hostAnnotationProblem, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
+import { dataReferences, hostAnnotationProblem, type MachineScope, reconciling, scopeClaimant } from '../scope.ts';
 import { reconcileAssociate } from './associate.ts';
 import { staleHostRecord } from './host.ts';
 import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
@@ -84,7 +84,12 @@ export async function forgetStaleRecord(ctx: MachineContext, scope: MachineScope
   const stale = staleHostRecord(scope.m3m, scope.host, consumer);
   if (!stale) return undefined;
   // A host someone else took keeps no owner reference to us (the garbage collector would delete it with us).
-  if (scope.host) await onFreshHost(ctx.deps.client, scope.host, 'dropping our owner reference', (host) => releaseHost(ctx.deps.client, host, { consumer: consumer.ref }, { onWrite: (h) => ctx.deps.inventory.noteWrite(h) }));
+  if (scope.host) {
+    await onFreshHost(ctx.deps.client, scope.host, 'dropping our owner reference', (host) =>
+      releaseHost(ctx.deps.client, host, { consumer: consumer.ref }, {
+        onWrite: (h) => ctx.deps.inventory.noteWrite(h),
+      }));
+  }
   const written = await forgetHost(scope.api, scope.m3m, stale.recorded);
   if (written) Object.assign(scope.m3m.metadata, { annotations: written.metadata.annotations ?? {} });
   scope.observed.association = { kind: 'Host', message: stale.message };

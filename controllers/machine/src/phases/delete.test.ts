@@ -4,7 +4,13 @@
 // stray. Each test checks the server's objects and the scope (`released`, the Node observation).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Metal3DataClaimResource, Metal3MachineResource, Metal3MachineTemplateResource, newMetal3DataClaim, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import {
+  Metal3DataClaimResource,
+  Metal3MachineResource,
+  Metal3MachineTemplateResource,
+  newMetal3DataClaim,
+  newMetal3MachineTemplate,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { claimedHost } from '@metal3-ts/baremetal/claim';
 import { CONTROL_PLANE_LABEL, NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
@@ -13,7 +19,7 @@ import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '.
 import { reconcileStrays } from './association.ts';
 import { reconcileDelete } from './delete.ts';
 import { reconcileSpec } from './spec.ts';
-import { CLUSTER, hostOn, IMAGE, machineScene, NS, phaseWorld, putHost, type PhaseWorld } from './testing.ts';
+import { CLUSTER, hostOn, IMAGE, machineScene, NS, type PhaseWorld, phaseWorld, putHost } from './testing.ts';
 
 const test = suite('machine phases: delete and stray hosts (fake apiserver)');
 
@@ -21,17 +27,26 @@ const KCP = { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'Kubead
 
 /** A control-plane machine cloned from template `tmpl`, holding h1, with a data claim; deleted on the server. */
 async function deletedMachine(world: PhaseWorld, host: { state: string; deployed: boolean }, nodeReuse: boolean) {
-  await world.put(Metal3MachineTemplateResource, newMetal3MachineTemplate({ metadata: { name: 'tmpl', namespace: NS }, spec: { nodeReuse, template: { spec: { image: IMAGE } } } }));
+  await world.put(
+    Metal3MachineTemplateResource,
+    newMetal3MachineTemplate({ metadata: { name: 'tmpl', namespace: NS }, spec: { nodeReuse, template: { spec: { image: IMAGE } } } }),
+  );
   const m1 = await machineScene(world, 'm1', {
     annotations: { [HOST_ANNOTATION]: `${NS}/h1`, [CLONED_FROM_NAME_ANNOTATION]: 'tmpl' },
     finalizers: [METAL3_MACHINE_FINALIZER],
     machineLabels: { [CONTROL_PLANE_LABEL]: '' },
     machineOwners: [KCP],
   });
-  const held = claimedHost(testHost('h1', { state: host.state }), { consumer: machineRef('m1', NS, m1.metadata.uid), labels: { [CLUSTER_NAME_LABEL]: CLUSTER } });
+  const held = claimedHost(testHost('h1', { state: host.state }), {
+    consumer: machineRef('m1', NS, m1.metadata.uid),
+    labels: { [CLUSTER_NAME_LABEL]: CLUSTER },
+  });
   if (host.deployed) Object.assign(held.spec ?? {}, { image: IMAGE, online: true });
   await putHost(world, held);
-  await world.put(Metal3DataClaimResource, newMetal3DataClaim({ metadata: { name: 'm1', namespace: NS, finalizers: [METAL3_MACHINE_FINALIZER] }, spec: { template: { name: 'dt' } } }));
+  await world.put(
+    Metal3DataClaimResource,
+    newMetal3DataClaim({ metadata: { name: 'm1', namespace: NS, finalizers: [METAL3_MACHINE_FINALIZER] }, spec: { template: { name: 'dt' } } }),
+  );
   await world.client.api(Metal3MachineResource, NS).delete('m1');
   const scope = await world.scope();
   assert.is(scope.decision.kind, 'Delete');

@@ -12,7 +12,7 @@
 // - a stale owner reference to us on a host held by someone else is removed (E-19);
 // - the user data Secret is never deleted (X-12): it belongs to the bootstrap provider or the user;
 // - waits are woken by the host's own events, not a 30 s poll.
-import { isNotFound, type Client } from '@metal3-ts/generated';
+import { type Client, isNotFound } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3DataClaimResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -35,7 +35,11 @@ import { consumerOf, reuseNameOf } from './associate.ts';
 import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
 
 /** X-2: the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
-export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>, m3m: Readonly<Metal3Machine>, refs: DataReferences): Promise<void> {
+export async function dissociateMetadata(
+  deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>,
+  m3m: Readonly<Metal3Machine>,
+  refs: DataReferences,
+): Promise<void> {
   if (!m3m.spec?.metaData) delete refs.metaData;
   if (!m3m.spec?.networkData) delete refs.networkData;
   delete refs.renderedData;
@@ -55,7 +59,12 @@ export async function dissociateMetadata(deps: Pick<MachineReconcilerDeps, 'clie
  * X-10, N-6: the reuse label for the released host, when the Cluster is known and not being deleted
  * and the template the machine was cloned from still exists with `nodeReuse: true`.
  */
-async function reuseLabelFor(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine> | undefined, cluster: Readonly<Cluster> | undefined): Promise<string | undefined> {
+async function reuseLabelFor(
+  deps: Pick<MachineReconcilerDeps, 'informers'>,
+  m3m: Readonly<Metal3Machine>,
+  machine: Readonly<Machine> | undefined,
+  cluster: Readonly<Cluster> | undefined,
+): Promise<string | undefined> {
   if (!machine || !cluster || cluster.metadata.deletionTimestamp) return undefined;
   const reuse = await nodeReuseForReleasingMachine(m3m, (key) => deps.informers.templates.store.get(key));
   return reuse ? reuseNameOf(deps, machine) : undefined;
@@ -104,20 +113,21 @@ export async function releaseHosts(
   for (const host of hosts.values()) {
     // Once, just before the release step (not on every pass of the wait).
     if (isClaimedBy(host, consumer.ref) && hasFinishedDeprovisioning(host) && !hasDeployment(host)) await unlabelCredentials(deps.client, host, clusterName);
-    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', (current) => releaseHost(
-      deps.client,
-      current,
-      {
-        consumer: consumer.ref,
-        ...(clusterName ? { clusterName } : {}),
-        ...(nodeReuseName ? { nodeReuseName } : {}),
-        clearUserData: !!m3m.status?.userData,
-        clearMetaData: clearData.metaData,
-        clearNetworkData: clearData.networkData,
-        fastTrack: deps.fastTrack ?? 'false',
-      },
-      { onWrite: (h) => deps.inventory.noteWrite(h) },
-    ));
+    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', (current) =>
+      releaseHost(
+        deps.client,
+        current,
+        {
+          consumer: consumer.ref,
+          ...(clusterName ? { clusterName } : {}),
+          ...(nodeReuseName ? { nodeReuseName } : {}),
+          clearUserData: !!m3m.status?.userData,
+          clearMetaData: clearData.metaData,
+          clearNetworkData: clearData.networkData,
+          fastTrack: deps.fastTrack ?? 'false',
+        },
+        { onWrite: (h) => deps.inventory.noteWrite(h) },
+      ));
     if (step?.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
   }
   return waiting ?? { kind: 'released' };

@@ -11,7 +11,12 @@ import { HOST_ANNOTATION } from '../names.ts';
  * Runs `write` on `m3m`, then on a fresh copy after each conflict (the harness's retryOnConflict and
  * its stop rules); undefined once the machine is gone (at the write or at the re-read).
  */
-function onFreshCopy<R>(api: Api<Metal3Machine>, m3m: Readonly<Metal3Machine>, what: string, write: (current: Readonly<Metal3Machine>) => Promise<R>): Promise<R | undefined> {
+function onFreshCopy<R>(
+  api: Api<Metal3Machine>,
+  m3m: Readonly<Metal3Machine>,
+  what: string,
+  write: (current: Readonly<Metal3Machine>) => Promise<R>,
+): Promise<R | undefined> {
   const name = m3m.metadata.name ?? '';
   return retryOnConflict(m3m, write, { what: `Metal3Machine ${m3m.metadata.namespace ?? ''}/${name}: ${what}`, reread: () => api.get(name) });
 }
@@ -21,11 +26,17 @@ function onFreshCopy<R>(api: Api<Metal3Machine>, m3m: Readonly<Metal3Machine>, w
  * host recorded afterwards (ours, or the one another reconcile recorded first) and the written
  * object; undefined when the machine is gone.
  */
-export function recordHost(api: Api<Metal3Machine>, m3m: Readonly<Metal3Machine>, host: string): Promise<{ readonly host: string; readonly written?: Metal3Machine } | undefined> {
+export function recordHost(
+  api: Api<Metal3Machine>,
+  m3m: Readonly<Metal3Machine>,
+  host: string,
+): Promise<{ readonly host: string; readonly written?: Metal3Machine } | undefined> {
   return onFreshCopy(api, m3m, 'recording its host', async (current) => {
     const named = current.metadata.annotations?.[HOST_ANNOTATION];
     if (named) return { host: named };
-    const written = await api.mergePatch(current.metadata.name ?? '', { metadata: { resourceVersion: current.metadata.resourceVersion, annotations: { [HOST_ANNOTATION]: host } } });
+    const written = await api.mergePatch(current.metadata.name ?? '', {
+      metadata: { resourceVersion: current.metadata.resourceVersion, annotations: { [HOST_ANNOTATION]: host } },
+    });
     return { host, written };
   });
 }
@@ -35,6 +46,9 @@ export function forgetHost(api: Api<Metal3Machine>, m3m: Readonly<Metal3Machine>
   return onFreshCopy(api, m3m, 'removing its host record', async (current) => {
     // A deletion that began meanwhile needs the record to find the host it must release.
     if (current.metadata.annotations?.[HOST_ANNOTATION] !== host || current.metadata.deletionTimestamp) return undefined;
-    return await api.mergePatch(current.metadata.name ?? '', { metadata: { resourceVersion: current.metadata.resourceVersion, annotations: { [HOST_ANNOTATION]: null } } } as never);
+    return await api.mergePatch(
+      current.metadata.name ?? '',
+      { metadata: { resourceVersion: current.metadata.resourceVersion, annotations: { [HOST_ANNOTATION]: null } } } as never,
+    );
   });
 }

@@ -9,12 +9,12 @@
 import type { Metal3Machine, Metal3MachineStatusAddresses } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { claimedHost } from '@metal3-ts/baremetal/claim';
-import { isClaimedBy, type HostConsumer } from '@metal3-ts/baremetal/consumer';
+import { type HostConsumer, isClaimedBy } from '@metal3-ts/baremetal/consumer';
 import { hostKey, patchHost } from '@metal3-ts/baremetal/host-patch';
-import { metal3MachineProvisioning, provisionedHost, CrossNamespaceSecretError } from '@metal3-ts/baremetal/provision';
+import { CrossNamespaceSecretError, metal3MachineProvisioning, provisionedHost } from '@metal3-ts/baremetal/provision';
 import { isClaimed } from '@metal3-ts/baremetal/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
-import { withReferences, type DataReferences } from '../data-references.ts';
+import { type DataReferences, withReferences } from '../data-references.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { HostTakenError, InvalidConfigurationError } from '../errors.ts';
 import { hostAddresses } from '../host-addresses.ts';
@@ -39,7 +39,9 @@ export function staleHostRecord(
   const recorded = m3m.metadata.annotations?.[HOST_ANNOTATION];
   if (!recorded) return undefined;
   if (!host) return { recorded, message: `BareMetalHost ${recorded} not found for machine ${m3m.metadata.name ?? ''}; choosing again` };
-  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) return { recorded, message: `BareMetalHost ${recorded} is consumed by ${consumerText(host)}; choosing again` };
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
+    return { recorded, message: `BareMetalHost ${recorded} is consumed by ${consumerText(host)}; choosing again` };
+  }
   return undefined;
 }
 
@@ -66,7 +68,9 @@ export async function reconcileHost(
   { consumer, clusterName }: Claimant,
   deploy: boolean,
 ): Promise<HostKept> {
-  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
+  if (isClaimed(host) && !isClaimedBy(host, consumer.ref)) {
+    throw new HostTakenError(`BareMetalHost ${hostKey(host)} is consumed by ${consumerText(host)}, not by this Metal3Machine`);
+  }
   const claimed = claimedHost(host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } });
   const provisioning = metal3MachineProvisioning(withReferences(m3m, refs));
   let desired: BareMetalHost;

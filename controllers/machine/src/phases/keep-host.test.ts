@@ -13,7 +13,7 @@ import type { MachineScope } from '../scope.ts';
 import { reconcileAssociation, reconcileStaleRecord } from './association.ts';
 import { reconcileHostUpdate, reconcileSettled } from './keep-host.ts';
 import { reconcileSpec } from './spec.ts';
-import { CLUSTER, hostOn, IMAGE, machineScene, NS, phaseWorld, putHost, requests, type PhaseWorld } from './testing.ts';
+import { CLUSTER, hostOn, IMAGE, machineScene, NS, type PhaseWorld, phaseWorld, putHost, requests } from './testing.ts';
 
 const test = suite('machine phases: host update and settled (fake apiserver)');
 
@@ -53,7 +53,7 @@ test('M-25 M-30: the deployment (image, user data) and power are written to the 
   assert.is((await hostOn(world.client, 'h1')).metadata.resourceVersion, host.metadata.resourceVersion);
 });
 
-test('M-22 M-30: a recorded host BMO wrote after our read is claimed on a fresh copy after the 409, BMO\'s write kept', async () => {
+test("M-22 M-30: a recorded host BMO wrote after our read is claimed on a fresh copy after the 409, BMO's write kept", async () => {
   const world = phaseWorld();
   await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
   await putHost(world, testHost('h1'));
@@ -74,7 +74,7 @@ test('M-22 M-30: a recorded host BMO wrote after our read is claimed on a fresh 
   assert.equal(scope.observed.association, { kind: 'Associated' });
 });
 
-test('M-22 M-40: a fresh copy showing another machine\'s claim forgets the record instead of writing the host', async () => {
+test("M-22 M-40: a fresh copy showing another machine's claim forgets the record instead of writing the host", async () => {
   const world = phaseWorld();
   await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
   await putHost(world, testHost('h1'));

@@ -10,18 +10,19 @@ import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { isClaimed, isProvisioned } from '@metal3-ts/baremetal/states';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import { HostTakenError } from '../errors.ts';
-import { dataReferences, reconciling, scopeClaimant, type MachineScope } from '../scope.ts';
+import { dataReferences, type MachineScope, reconciling, scopeClaimant } from '../scope.ts';
 import { labelCredentials } from './associate.ts';
 import { forgetStaleRecord } from './association.ts';
 import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
-import { reconcileHost, type HostKept } from './host.ts';
+import { type HostKept, reconcileHost } from './host.ts';
 import { waitForMetadata } from './metadata.ts';
 import { releaseStrayHosts } from './stray-hosts.ts';
 
 /** Whether the machine is settled (M-19): provider ID, ready, a Node, and the host it holds. */
 export function isSettled(scope: MachineScope): boolean {
   const { m3m, host } = scope;
-  return !!m3m.spec?.providerID && !!m3m.status?.ready && !!reconciling(scope).machine.status?.nodeRef && !!host && isClaimedBy(host, scopeClaimant(scope).consumer.ref);
+  return !!m3m.spec?.providerID && !!m3m.status?.ready && !!reconciling(scope).machine.status?.nodeRef && !!host &&
+    isClaimedBy(host, scopeClaimant(scope).consumer.ref);
 }
 
 export async function reconcileSettled(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {
@@ -55,14 +56,24 @@ export async function reconcileHostUpdate(ctx: MachineContext, scope: MachineSco
  * fresh copy shows another machine's claim won the race (scope.host is then that copy, for
  * forgetStaleRecord).
  */
-async function keepHost(ctx: MachineContext, scope: MachineScope, host: Readonly<BareMetalHost>, deploy: boolean): Promise<Readonly<BareMetalHost> | 'taken' | undefined> {
+async function keepHost(
+  ctx: MachineContext,
+  scope: MachineScope,
+  host: Readonly<BareMetalHost>,
+  deploy: boolean,
+): Promise<Readonly<BareMetalHost> | 'taken' | undefined> {
   const claimant = scopeClaimant(scope);
   let kept;
   try {
-    kept = await onFreshHost<HostKept | { readonly taken: Readonly<BareMetalHost> }>(ctx.deps.client, host, 'keeping it as the machine wants it', (current, attempt) => {
-      if (attempt > 1 && isClaimed(current) && !isClaimedBy(current, claimant.consumer.ref)) return Promise.resolve({ taken: current });
-      return reconcileHost(ctx.deps, scope.m3m, dataReferences(scope), current, claimant, deploy);
-    });
+    kept = await onFreshHost<HostKept | { readonly taken: Readonly<BareMetalHost> }>(
+      ctx.deps.client,
+      host,
+      'keeping it as the machine wants it',
+      (current, attempt) => {
+        if (attempt > 1 && isClaimed(current) && !isClaimedBy(current, claimant.consumer.ref)) return Promise.resolve({ taken: current });
+        return reconcileHost(ctx.deps, scope.m3m, dataReferences(scope), current, claimant, deploy);
+      },
+    );
   } catch (error) {
     if (error instanceof HostTakenError) scope.log.error(error.message);
     throw error;

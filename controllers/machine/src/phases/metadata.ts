@@ -6,7 +6,7 @@
 // Every wait ends with a watch event (M-5, M-6), not a 30 s poll. Phase `metadata` claims; phase
 // `host` (keep-host.ts) waits for the Secrets.
 import { isAlreadyExists } from '@metal3-ts/generated';
-import { Metal3DataClaimResource, newMetal3DataClaim, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3DataClaimResource, type Metal3Machine, newMetal3DataClaim } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
@@ -74,7 +74,11 @@ export function waitForMetadata(deps: Pick<MachineReconcilerDeps, 'informers'>, 
   if (!data) return { ready: false, message: 'Metal3Data is not found, requeuing', dataWaiting: false };
   if (data.status?.ready !== true) {
     const problem = data.status?.errorMessage;
-    return { ready: false, message: problem ? `Metal3Data ${data.metadata.name ?? ''}: ${problem}` : 'Waiting for Metal3Data to become ready', dataWaiting: true };
+    return {
+      ready: false,
+      message: problem ? `Metal3Data ${data.metadata.name ?? ''}: ${problem}` : 'Waiting for Metal3Data to become ready',
+      dataWaiting: true,
+    };
   }
   if (!refs.metaData && data.spec?.metaData?.name) refs.metaData = { name: data.spec.metaData.name, namespace };
   if (!refs.networkData && data.spec?.networkData?.name) refs.networkData = { name: data.spec.networkData.name, namespace };

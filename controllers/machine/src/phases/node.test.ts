@@ -6,10 +6,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiError } from '@metal3-ts/generated';
-import { NodeResource, newNode } from '@metal3-ts/generated/core/v1';
+import { newNode, NodeResource } from '@metal3-ts/generated/core/v1';
 import { claimedHost } from '@metal3-ts/baremetal/claim';
 import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
-import { StepError, runStep } from '@metal3-ts/shared/controller/step-error';
+import { runStep, StepError } from '@metal3-ts/shared/controller/step-error';
 import { refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { fakeCluster } from '@metal3-ts/shared/testing/fake-client/index';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
@@ -27,7 +27,9 @@ async function provisioned(node: boolean) {
   const world = phaseWorld({ workloadClient: () => Promise.resolve(workload.client) });
   const m1 = await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
   const host = await putHost(world, claimedHost(testHost('h1', { state: 'provisioned' }), { consumer: machineRef('m1', NS, m1.metadata.uid) }));
-  if (node) await workload.client.api(NodeResource).create(newNode({ metadata: { name: 'node-1', labels: { [NODE_UUID_LABEL]: host.metadata.uid ?? '' } }, spec: {} }));
+  if (node) {
+    await workload.client.api(NodeResource).create(newNode({ metadata: { name: 'node-1', labels: { [NODE_UUID_LABEL]: host.metadata.uid ?? '' } }, spec: {} }));
+  }
   return { world, workload, scope: await world.scope() };
 }
 
@@ -60,7 +62,9 @@ test('P-11: a Forbidden Node patch is a typed failure naming the Node, told by a
   workload.client.transport.hooks = {
     before: (request) =>
       request.method === 'PATCH' && request.path.includes('/nodes/')
-        ? Promise.reject(apiError(403, { reason: 'Forbidden', message: 'nodes "node-1" is forbidden', code: 403 } as never, { verb: request.method, path: request.path }))
+        ? Promise.reject(
+          apiError(403, { reason: 'Forbidden', message: 'nodes "node-1" is forbidden', code: 403 } as never, { verb: request.method, path: request.path }),
+        )
         : Promise.resolve(),
   };
   let failure: unknown;

@@ -10,7 +10,7 @@ import { getCondition } from '@metal3-ts/shared/conditions/get';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import { messageOf, nodeFailureKind } from '../errors.ts';
 import { KUBERNETES_NODE_READY } from '../names.ts';
-import { reconciling, type MachineScope } from '../scope.ts';
+import { type MachineScope, reconciling } from '../scope.ts';
 import { reconcileProviderID } from './provider-id.ts';
 
 export async function reconcileNode(ctx: MachineContext, scope: MachineScope): Promise<PhaseResult> {

@@ -10,7 +10,7 @@ import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, STATUS_ANNOTATION } from '@m
 import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import { reconcilePause } from './pause.ts';
-import { CLUSTER, hostOn, machineScene, NS, phaseWorld, putHost, type PhaseWorld } from './testing.ts';
+import { CLUSTER, hostOn, machineScene, NS, type PhaseWorld, phaseWorld, putHost } from './testing.ts';
 
 const test = suite('machine phases: pause (fake apiserver)');
 
@@ -47,7 +47,7 @@ test("M-15: a user's own pause (another value) is never lifted", async () => {
   assert.is(await pausedValue(world), 'user');
 });
 
-test('M-15: our pause on a host labelled with another cluster is that cluster\'s business: not lifted', async () => {
+test("M-15: our pause on a host labelled with another cluster is that cluster's business: not lifted", async () => {
   const world = phaseWorld();
   await heldHost(world, false, { [HOST_PAUSED_ANNOTATION]: CAPM3_PAUSE_VALUE }, 'other');
   const scope = await world.scope();
@@ -62,7 +62,9 @@ test('M-14: a refused pause write is recorded as a failed propagation and looked
   world.client.transport.hooks = {
     before: (request) => {
       if (request.method === 'PATCH' && request.path.includes('/baremetalhosts/')) {
-        return Promise.reject(apiError(403, { reason: 'Forbidden', message: 'baremetalhosts is forbidden', code: 403 } as never, { verb: request.method, path: request.path }));
+        return Promise.reject(
+          apiError(403, { reason: 'Forbidden', message: 'baremetalhosts is forbidden', code: 403 } as never, { verb: request.method, path: request.path }),
+        );
       }
       return Promise.resolve();
     },

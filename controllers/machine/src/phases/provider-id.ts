@@ -6,7 +6,7 @@
 // readiness it agreed on (deriveStatus puts them on the Metal3Machine).
 import type { Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, type Node } from '@metal3-ts/generated/core/v1';
+import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
@@ -21,8 +21,8 @@ import {
   newProviderID,
   nodeByHostname,
   nodeByUuidLabel,
-  providerIDCandidates,
   type NodeView,
+  providerIDCandidates,
   type ProviderIDMachine,
 } from '../provider-id/index.ts';
 

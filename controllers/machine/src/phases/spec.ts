@@ -5,7 +5,7 @@
 import type { MachineContext, PhaseResult } from '../context.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { foreignReferencesMessage } from '../references.ts';
-import { reconciling, type MachineScope } from '../scope.ts';
+import { type MachineScope, reconciling } from '../scope.ts';
 import { claimantOf } from './associate.ts';
 
 export function reconcileSpec(ctx: MachineContext, scope: MachineScope): PhaseResult {

@@ -18,8 +18,14 @@ export async function releaseStrayHosts(
   const pending: string[] = [];
   for (const host of deps.inventory.ownedBy(consumer.ref)) {
     if (hostKey(host) === hostKey(kept)) continue;
-    const step = await onFreshHost(deps.client, host, 'releasing it as a stray', (current) =>
-      releaseHost(deps.client, current, { consumer: consumer.ref, clusterName, fastTrack: deps.fastTrack ?? 'false' }, { onWrite: (h) => deps.inventory.noteWrite(h) }),
+    const step = await onFreshHost(
+      deps.client,
+      host,
+      'releasing it as a stray',
+      (current) =>
+        releaseHost(deps.client, current, { consumer: consumer.ref, clusterName, fastTrack: deps.fastTrack ?? 'false' }, {
+          onWrite: (h) => deps.inventory.noteWrite(h),
+        }),
     );
     if (step?.step === 'deprovisioning') pending.push(hostKey(host));
   }

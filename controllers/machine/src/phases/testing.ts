@@ -4,29 +4,29 @@
 // a Metal3Machine's scope exactly as a reconcile does (readScope → guard → newScope). Events are
 // recorded in memory. Test code only: no product module imports it.
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, MachineSetResource, newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ClusterResource, type Machine, MachineResource, MachineSetResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   Metal3ClusterResource,
   Metal3DataClaimResource,
   Metal3DataResource,
+  type Metal3Machine,
   Metal3MachineResource,
+  type Metal3MachineSpec,
   Metal3MachineTemplateResource,
   newMetal3Cluster,
   newMetal3Machine,
-  type Metal3Machine,
-  type Metal3MachineSpec,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostInventory } from '@metal3-ts/baremetal/inventory';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { silentLogger } from '@metal3-ts/shared/log/logger';
 import { FakeInformer } from '@metal3-ts/shared/testing/fake-informer';
-import { fakeCluster, type FakeCluster } from '@metal3-ts/shared/testing/fake-client/index';
-import { machineContext, type MachineContext } from '../context.ts';
+import { type FakeCluster, fakeCluster } from '@metal3-ts/shared/testing/fake-client/index';
+import { type MachineContext, machineContext } from '../context.ts';
 import type { MachineReconcilerDeps, WorkloadClient } from '../deps.ts';
 import { guard } from '../guards.ts';
 import { CLUSTER_NAME_LABEL } from '../names.ts';
-import { newScope, readScope, type MachineInformers, type MachineScope } from '../scope.ts';
+import { type MachineInformers, type MachineScope, newScope, readScope } from '../scope.ts';
 
 export const NS = 'ns';
 export const CLUSTER = 'c1';
@@ -71,7 +71,9 @@ export interface WorldOptions {
 
 export function phaseWorld(options: WorldOptions = {}): PhaseWorld {
   const cluster = fakeCluster();
-  const informers = Object.fromEntries(Object.entries(KINDS).map(([key, resource]) => [key, new FakeInformer(resource as ResourceDescriptor<KubeObject>)])) as unknown as Informers;
+  const informers = Object.fromEntries(
+    Object.entries(KINDS).map(([key, resource]) => [key, new FakeInformer(resource as ResourceDescriptor<KubeObject>)]),
+  ) as unknown as Informers;
   const events: RecordedEvent[] = [];
   const record = (type: RecordedEvent['type']) => (_object: unknown, reason: string, message: string) => void events.push({ type, reason, message });
   const recorder = { normal: record('Normal'), warning: record('Warning') } as unknown as EventRecorder;
@@ -92,7 +94,11 @@ export function phaseWorld(options: WorldOptions = {}): PhaseWorld {
       const informer = informers[key as keyof Informers];
       const served = (await watcher.api(resource as ResourceDescriptor<KubeObject>).list()).items;
       const names = new Set(served.map((o) => `${o.metadata.namespace}/${o.metadata.name}`));
-      for (const cached of informer.store.list()) if (!names.has(`${cached.metadata.namespace}/${cached.metadata.name}`)) informer.noteDelete({ namespace: cached.metadata.namespace, name: cached.metadata.name ?? '' });
+      for (const cached of informer.store.list()) {
+        if (!names.has(`${cached.metadata.namespace}/${cached.metadata.name}`)) {
+          informer.noteDelete({ namespace: cached.metadata.namespace, name: cached.metadata.name ?? '' });
+        }
+      }
       for (const object of served) informer.noteWrite(object);
     }
   };
@@ -130,12 +136,18 @@ export interface SceneOptions {
 export async function machineScene(world: PhaseWorld, name = 'm1', options: SceneOptions = {}): Promise<Metal3Machine> {
   const labels = { [CLUSTER_NAME_LABEL]: CLUSTER };
   if (!world.informers.clusters.store.get({ namespace: NS, name: CLUSTER })) {
-    await world.put(Metal3ClusterResource, newMetal3Cluster({ metadata: { name: CLUSTER, namespace: NS, labels }, spec: { noCloudProvider: true }, status: { ready: true } }));
+    await world.put(
+      Metal3ClusterResource,
+      newMetal3Cluster({ metadata: { name: CLUSTER, namespace: NS, labels }, spec: { noCloudProvider: true }, status: { ready: true } }),
+    );
     await world.put(
       ClusterResource,
       newCluster({
         metadata: { name: CLUSTER, namespace: NS },
-        spec: { ...(options.paused ? { paused: true } : {}), infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: CLUSTER } },
+        spec: {
+          ...(options.paused ? { paused: true } : {}),
+          infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: CLUSTER },
+        },
         status: { infrastructureReady: true },
       }),
     );
@@ -143,8 +155,17 @@ export async function machineScene(world: PhaseWorld, name = 'm1', options: Scen
   const machine = await world.put(
     MachineResource,
     newMachine({
-      metadata: { name, namespace: NS, labels: { ...labels, ...options.machineLabels }, ...(options.machineOwners ? { ownerReferences: options.machineOwners } : {}) },
-      spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap-data' }, infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name } },
+      metadata: {
+        name,
+        namespace: NS,
+        labels: { ...labels, ...options.machineLabels },
+        ...(options.machineOwners ? { ownerReferences: options.machineOwners } : {}),
+      },
+      spec: {
+        clusterName: CLUSTER,
+        bootstrap: { dataSecretName: 'bootstrap-data' },
+        infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name },
+      },
       ...(options.machineStatus ? { status: options.machineStatus } : {}),
     }),
   );

@@ -99,7 +99,12 @@ export type UuidLabelDecision =
  * candidates; callers that compute `candidates` first see a candidate error there instead (both
  * are transient 30 s waits).
  */
-export function nodeByUuidLabel(nodes: readonly NodeView[], candidates: ProviderIDCandidates, hasBootstrapConfigRef: boolean, hostUid: string): UuidLabelDecision {
+export function nodeByUuidLabel(
+  nodes: readonly NodeView[],
+  candidates: ProviderIDCandidates,
+  hasBootstrapConfigRef: boolean,
+  hostUid: string,
+): UuidLabelDecision {
   const label = uuidLabelSelector(hostUid);
   const [node, ...others] = nodes;
   if (!node) {

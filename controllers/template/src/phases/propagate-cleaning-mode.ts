@@ -2,8 +2,8 @@
 // patch of that one field per machine, without a resourceVersion precondition: it cannot overwrite
 // anything but the field it owns, so a concurrent write by the Metal3Machine controller (status,
 // providerID, ...) neither conflicts nor is lost. CAPM3 sends a full Update instead.
-import { isInvalid, isNotFound, type Client } from '@metal3-ts/generated';
-import { Metal3MachineResource, type Metal3Machine, type Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Client, isInvalid, isNotFound } from '@metal3-ts/generated';
+import { type Metal3Machine, Metal3MachineResource, type Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { CleaningMode } from '../cleaning-mode.ts';
 import { REASONS } from '../names.ts';
@@ -41,7 +41,9 @@ export async function propagateCleaningMode(
       deps.events?.normal(
         written,
         REASONS.updated,
-        `automatedCleaningMode set to ${describe(mode)} (was ${describe(machine.spec?.automatedCleaningMode)}) from Metal3MachineTemplate ${template.metadata.name ?? ''}`,
+        `automatedCleaningMode set to ${describe(mode)} (was ${describe(machine.spec?.automatedCleaningMode)}) from Metal3MachineTemplate ${
+          template.metadata.name ?? ''
+        }`,
       );
     } catch (error) {
       if (isNotFound(error)) outcome.gone.push(name);

@@ -111,7 +111,7 @@ export class FakeListWatch<T extends KubeObject> implements ListWatchSource<T> {
     const from = Number(options.resourceVersion ?? this.#rv);
     if (from < this.#compactedRv) throw gone();
     const w: OpenWatch<T> = { queue: [], wake: () => {} };
-    if (!this.silent) for (const c of this.#history) if (c.rv > from) w.queue.push(structuredClone(c.event));
+    if (!this.silent) { for (const c of this.#history) if (c.rv > from) w.queue.push(structuredClone(c.event)); }
     this.#watches.add(w);
     const signal = options.signal;
     try {

@@ -17,7 +17,7 @@ export class FakeTransport {
 
   source(plural: string): FakeListWatch<KubeObject> {
     let source = this.#sources.get(plural);
-    if (!source) this.#sources.set(plural, (source = new FakeListWatch()));
+    if (!source) this.#sources.set(plural, source = new FakeListWatch());
     return source;
   }
 

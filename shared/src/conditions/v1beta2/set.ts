@@ -14,8 +14,7 @@ export function setV1Beta2Condition(obj: V1Beta2ConditionHolder, input: V1Beta2C
   const conditions = (v1beta2.conditions ??= []);
   const index = conditions.findIndex((c) => c.type === input.type);
   const existing = index >= 0 ? conditions[index] : undefined;
-  const lastTransitionTime =
-    existing === undefined || existing.status !== input.status ? (input.lastTransitionTime ?? now()) : existing.lastTransitionTime;
+  const lastTransitionTime = existing === undefined || existing.status !== input.status ? (input.lastTransitionTime ?? now()) : existing.lastTransitionTime;
   const condition: MetaV1Condition = {
     type: input.type,
     status: input.status,

@@ -1,7 +1,7 @@
 // The v1beta2 Ready summary CAPM3 computes right before its deferred patch (research 0.5). Unlike
 // the v1beta1 summary, a missing input counts: it is Unknown until its owner reports it.
 import type { MetaV1Condition } from '@metal3-ts/generated';
-import { READY_CONDITION, type ConditionStatus, type V1Beta2ConditionHolder, type V1Beta2ConditionInput } from '../types.ts';
+import { type ConditionStatus, READY_CONDITION, type V1Beta2ConditionHolder, type V1Beta2ConditionInput } from '../types.ts';
 import { setV1Beta2Condition } from './set.ts';
 
 export const NOT_YET_REPORTED_REASON = 'NotYetReported';

@@ -14,5 +14,5 @@
 // console.assert(made.metadata.uid !== undefined);
 // ```
 export { FakeApiServer, type FakeApiServerOptions, type FakeRequest } from './server.ts';
-export { fakeCluster, fakeTransport, type FakeCluster } from './transport.ts';
-export { registerContract, contractCases, type ContractCase, type ContractTarget } from './contract/index.ts';
+export { type FakeCluster, fakeCluster, fakeTransport } from './transport.ts';
+export { type ContractCase, contractCases, type ContractTarget, registerContract } from './contract/index.ts';

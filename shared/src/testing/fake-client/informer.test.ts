@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '@metal3-ts/generated';
-import { Metal3MachineResource, newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { InformerFactory } from '../../cache/informer-factory.ts';
 import type { CacheEvent } from '../../cache/types.ts';
 import { fakeCluster } from './transport.ts';

@@ -20,10 +20,16 @@ for (const [name, target, patch, want] of merges) {
 
 const doc = { metadata: { finalizers: ['a', 'b'], labels: { 'x/y': '1' } }, spec: { n: 1 } };
 const jsonPatches: [string, JsonPatchOperation[], unknown][] = [
-  ['add to the end of an array', [{ op: 'add', path: '/metadata/finalizers/-', value: 'c' }], { ...doc, metadata: { ...doc.metadata, finalizers: ['a', 'b', 'c'] } }],
+  ['add to the end of an array', [{ op: 'add', path: '/metadata/finalizers/-', value: 'c' }], {
+    ...doc,
+    metadata: { ...doc.metadata, finalizers: ['a', 'b', 'c'] },
+  }],
   ['add at an index', [{ op: 'add', path: '/metadata/finalizers/0', value: 'c' }], { ...doc, metadata: { ...doc.metadata, finalizers: ['c', 'a', 'b'] } }],
   ['remove an array entry', [{ op: 'remove', path: '/metadata/finalizers/0' }], { ...doc, metadata: { ...doc.metadata, finalizers: ['b'] } }],
-  ['replace through an escaped key', [{ op: 'replace', path: '/metadata/labels/x~1y', value: '2' }], { ...doc, metadata: { ...doc.metadata, labels: { 'x/y': '2' } } }],
+  ['replace through an escaped key', [{ op: 'replace', path: '/metadata/labels/x~1y', value: '2' }], {
+    ...doc,
+    metadata: { ...doc.metadata, labels: { 'x/y': '2' } },
+  }],
   ['move', [{ op: 'move', from: '/spec/n', path: '/spec/m' }], { ...doc, spec: { m: 1 } }],
   ['copy', [{ op: 'copy', from: '/spec/n', path: '/spec/m' }], { ...doc, spec: { n: 1, m: 1 } }],
   ['test passes on an equal value', [{ op: 'test', path: '/metadata/finalizers', value: ['a', 'b'] }], doc],

@@ -31,10 +31,14 @@ export const notFound = (d: ResourceDescriptor, name: string): Reply => failure(
 
 export const notServed = (): Reply => failure(404, 'NotFound', 'the server could not find the requested resource');
 
-export const alreadyExists = (d: ResourceDescriptor, name: string): Reply => failure(409, 'AlreadyExists', `${qualifiedResource(d)} "${name}" already exists`, d, name);
+export const alreadyExists = (d: ResourceDescriptor, name: string): Reply =>
+  failure(409, 'AlreadyExists', `${qualifiedResource(d)} "${name}" already exists`, d, name);
 
-export const conflict = (d: ResourceDescriptor, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): Reply =>
-  failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(d)} "${name}": ${why}`, d, name);
+export const conflict = (
+  d: ResourceDescriptor,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): Reply => failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(d)} "${name}": ${why}`, d, name);
 
 export const invalid = (d: ResourceDescriptor, name: string, detail: string): Reply =>
   failure(422, 'Invalid', `${d.kind}${d.group ? `.${d.group}` : ''} "${name}" is invalid: ${detail}`, d, name);

@@ -5,7 +5,11 @@ import type { KubeObject } from '@metal3-ts/generated';
 import { fieldMatcher, labelMatcher, SelectorError } from './selectors.ts';
 
 const test = suite('fake apiserver selectors');
-const obj = (name: string, labels?: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', ...(labels ? { labels } : {}) } });
+const obj = (name: string, labels?: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns', ...(labels ? { labels } : {}) },
+});
 const objects = [obj('a', { pool: 'x', tier: 'gold' }), obj('b', { pool: 'y' }), obj('c'), obj('d', { 'example.com/role': 'edge' })];
 
 const labels: [string, string[]][] = [

@@ -5,7 +5,7 @@
 // resources), and no new finalizer on an object being deleted. A refusal is a Reply to send back.
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
 import { jsonEqual } from './patches.ts';
-import { badRequest, invalid, unprocessable, type Reply } from './replies.ts';
+import { badRequest, invalid, type Reply, unprocessable } from './replies.ts';
 
 /**
  * A CustomResourceDefinition's kind (its group has a dot and is not a Kubernetes one). Built-in
@@ -29,7 +29,9 @@ function withoutEmpty(obj: Obj): Obj {
   const meta = obj.metadata as Record<string, unknown>;
   for (const field of ['finalizers', 'labels', 'annotations', 'ownerReferences', 'managedFields']) {
     const value = meta[field];
-    if (value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) delete meta[field];
+    if (value === null || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) {
+      delete meta[field];
+    }
   }
   return obj;
 }
@@ -49,7 +51,9 @@ export function createProblem(body: Obj, d: ResourceDescriptor, namespace: strin
   if (body.metadata.namespace && namespace && body.metadata.namespace !== namespace) {
     return badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  if (!body.metadata.name && !body.metadata.generateName) return unprocessable(`${d.kind} is invalid: metadata.name: Required value: name or generateName is required`);
+  if (!body.metadata.name && !body.metadata.generateName) {
+    return unprocessable(`${d.kind} is invalid: metadata.name: Required value: name or generateName is required`);
+  }
   return undefined;
 }
 

@@ -5,12 +5,25 @@
 // deletionTimestamp, typed failures, label and field selectors, paged lists. It has no admission,
 // no schema or CEL validation, no defaulting, no garbage collector and no server-side apply.
 import { randomUUID } from 'node:crypto';
-import { registry as allResources, type HttpRequest, type JsonPatchOperation, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type HttpRequest, type JsonPatchOperation, type KubeObject, registry as allResources, type ResourceDescriptor } from '@metal3-ts/generated';
 import { applyJsonPatch, applyMergePatch, PatchFailure } from './patches.ts';
-import { alreadyExists, badRequest, conflict, invalid, isReply, methodNotAllowed, notFound, notServed, ok, unprocessable, unsupported, type Reply } from './replies.ts';
-import { RouteTable, type Route } from './routes.ts';
-import { fieldMatcher, labelMatcher, SelectorError, type Matcher } from './selectors.ts';
-import { createProblem, created, isCustomResource, updated } from './semantics.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  isReply,
+  methodNotAllowed,
+  notFound,
+  notServed,
+  ok,
+  type Reply,
+  unprocessable,
+  unsupported,
+} from './replies.ts';
+import { type Route, RouteTable } from './routes.ts';
+import { fieldMatcher, labelMatcher, type Matcher, SelectorError } from './selectors.ts';
+import { created, createProblem, isCustomResource, updated } from './semantics.ts';
 import { ObjectStore } from './store.ts';
 
 export type FakeRequest = Pick<HttpRequest, 'method' | 'path' | 'body' | 'contentType'>;
@@ -54,7 +67,9 @@ export class FakeApiServer {
         case 'PATCH':
           return route.name === undefined ? methodNotAllowed('PATCH names an object') : this.#patch(route, route.name, request, dryRun);
         case 'DELETE':
-          return route.name === undefined ? methodNotAllowed('deleting a collection is not supported by the fake') : this.#delete(route, route.name, request.body, dryRun);
+          return route.name === undefined
+            ? methodNotAllowed('deleting a collection is not supported by the fake')
+            : this.#delete(route, route.name, request.body, dryRun);
       }
     } catch (error) {
       if (error instanceof SelectorError) return badRequest(error.message);
@@ -89,7 +104,10 @@ export class FakeApiServer {
     return ok({
       apiVersion: d.apiVersion,
       kind: d.listKind,
-      metadata: { resourceVersion: String(this.store.revision), ...(more ? { continue: `${last.metadata.namespace ?? ''}/${last.metadata.name}`, remainingItemCount: rest.length - page.length } : {}) },
+      metadata: {
+        resourceVersion: String(this.store.revision),
+        ...(more ? { continue: `${last.metadata.namespace ?? ''}/${last.metadata.name}`, remainingItemCount: rest.length - page.length } : {}),
+      },
       items: page.map((o) => ({ ...o, apiVersion: d.apiVersion, kind: d.kind })),
     });
   }
@@ -112,7 +130,9 @@ export class FakeApiServer {
     if (!rv && isCustomResource(d)) return invalid(d, name, 'metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
     // A PUT's uid is a precondition (409); a patch that changes it is refused as immutable (422).
     const uid = body.metadata.uid;
-    if (uid && uid !== current.metadata.uid) return conflict(d, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
+    if (uid && uid !== current.metadata.uid) {
+      return conflict(d, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid}`);
+    }
     return this.#store(route, current, body, dryRun);
   }
 
@@ -124,7 +144,9 @@ export class FakeApiServer {
     try {
       if (request.contentType === 'application/merge-patch+json') next = applyMergePatch(current, request.body);
       else if (request.contentType === 'application/json-patch+json') next = applyJsonPatch(current, request.body as JsonPatchOperation[]);
-      else return unsupported(`the fake apiserver does not take ${request.contentType ?? 'a patch without a content type'} (no server-side apply, no strategic merge patch)`);
+      else {return unsupported(
+          `the fake apiserver does not take ${request.contentType ?? 'a patch without a content type'} (no server-side apply, no strategic merge patch)`,
+        );}
     } catch (error) {
       if (error instanceof PatchFailure) return unprocessable(error.message);
       throw error;
@@ -157,7 +179,11 @@ export class FakeApiServer {
       return conflict(d, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${current.metadata.uid}`);
     }
     if (preconditions?.resourceVersion && preconditions.resourceVersion !== current.metadata.resourceVersion) {
-      return conflict(d, name, `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`);
+      return conflict(
+        d,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion}`,
+      );
     }
     if ((current.metadata.finalizers ?? []).length > 0) {
       if (current.metadata.deletionTimestamp || dryRun) return ok(current);

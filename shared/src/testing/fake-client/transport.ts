@@ -5,7 +5,7 @@
 // Bodies cross as JSON text both ways, as on the wire, so no reference is shared with the store.
 // The transport's hooks run as for a real one (instrument() can count the fake's requests).
 import { setImmediate } from 'node:timers';
-import { apiError, Client, Transport, type HttpRequest, type Status, type StreamResponse } from '@metal3-ts/generated';
+import { apiError, Client, type HttpRequest, type Status, type StreamResponse, Transport } from '@metal3-ts/generated';
 import { FakeApiServer, type FakeApiServerOptions } from './server.ts';
 import { badRequest, notServed } from './replies.ts';
 import { SelectorError } from './selectors.ts';
@@ -26,7 +26,15 @@ export function fakeTransport(server: FakeApiServer): Transport {
     if (request.signal?.aborted) throw request.signal.reason;
     await transport.hooks.before?.(request);
     const started = performance.now();
-    return (code) => transport.hooks.after?.({ verb: request.verb, resource: request.resource, method: request.method, host, code, seconds: (performance.now() - started) / 1000 });
+    return (code) =>
+      transport.hooks.after?.({
+        verb: request.verb,
+        resource: request.resource,
+        method: request.method,
+        host,
+        code,
+        seconds: (performance.now() - started) / 1000,
+      });
   };
 
   transport.requestText = async (request: HttpRequest): Promise<string> => {

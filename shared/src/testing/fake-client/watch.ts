@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import type { KubeObject } from '@metal3-ts/generated';
 import type { Route } from './routes.ts';
 import type { FakeApiServer } from './server.ts';
-import { resourceKey, type Change } from './store.ts';
+import { type Change, resourceKey } from './store.ts';
 
 export interface WatchStream {
   readonly body: AsyncIterable<Buffer>;

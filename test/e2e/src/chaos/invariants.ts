@@ -40,13 +40,29 @@ export function violations(w: World): string[] {
   // for a moment, before either has a provider ID, are that protocol at work. A Metal3Machine being
   // deleted keeps its record after release, as CAPM3's does, so only live ones count.
   const associated = w.metal3Machines.filter((m) => !m.metadata.deletionTimestamp && m.spec?.providerID);
-  for (const [host, m3ms] of duplicates(associated, (m) => m.metadata.annotations?.[HOST_ANNOTATION], nameOf)) out.push(`host ${host} used by two Metal3Machines: ${m3ms.join(', ')}`);
+  for (const [host, m3ms] of duplicates(associated, (m) => m.metadata.annotations?.[HOST_ANNOTATION], nameOf)) {
+    out.push(`host ${host} used by two Metal3Machines: ${m3ms.join(', ')}`);
+  }
   // A machine with two hosts: two hosts whose consumerRef names the same Metal3Machine.
-  for (const [m3m, hosts] of duplicates(w.hosts, (h) => (h.spec?.consumerRef?.kind === 'Metal3Machine' ? h.spec.consumerRef.name : undefined), nameOf)) out.push(`Metal3Machine ${m3m} holds two hosts: ${hosts.join(', ')}`);
-  for (const [id, machines] of duplicates(w.machines, (m) => m.spec?.providerID || undefined, nameOf)) out.push(`provider ID ${id} on two Machines: ${machines.join(', ')}`);
-  for (const [id, m3ms] of duplicates(w.metal3Machines, (m) => m.spec?.providerID || undefined, nameOf)) out.push(`provider ID ${id} on two Metal3Machines: ${m3ms.join(', ')}`);
-  for (const [key, datas] of duplicates(w.datas, (d) => (d.spec?.template?.name && d.spec.index !== undefined ? `${d.spec.template.name}#${d.spec.index}` : undefined), nameOf)) out.push(`index ${key} on two Metal3Data: ${datas.join(', ')}`);
-  for (const [key, addresses] of duplicates(w.ipAddresses, (a) => (a.spec?.address ? `${a.spec.pool?.name ?? '?'}:${a.spec.address}` : undefined), nameOf)) out.push(`address ${key} on two IPAddresses: ${addresses.join(', ')}`);
+  for (const [m3m, hosts] of duplicates(w.hosts, (h) => (h.spec?.consumerRef?.kind === 'Metal3Machine' ? h.spec.consumerRef.name : undefined), nameOf)) {
+    out.push(`Metal3Machine ${m3m} holds two hosts: ${hosts.join(', ')}`);
+  }
+  for (const [id, machines] of duplicates(w.machines, (m) => m.spec?.providerID || undefined, nameOf)) {
+    out.push(`provider ID ${id} on two Machines: ${machines.join(', ')}`);
+  }
+  for (const [id, m3ms] of duplicates(w.metal3Machines, (m) => m.spec?.providerID || undefined, nameOf)) {
+    out.push(`provider ID ${id} on two Metal3Machines: ${m3ms.join(', ')}`);
+  }
+  for (
+    const [key, datas] of duplicates(
+      w.datas,
+      (d) => (d.spec?.template?.name && d.spec.index !== undefined ? `${d.spec.template.name}#${d.spec.index}` : undefined),
+      nameOf,
+    )
+  ) out.push(`index ${key} on two Metal3Data: ${datas.join(', ')}`);
+  for (const [key, addresses] of duplicates(w.ipAddresses, (a) => (a.spec?.address ? `${a.spec.pool?.name ?? '?'}:${a.spec.address}` : undefined), nameOf)) {
+    out.push(`address ${key} on two IPAddresses: ${addresses.join(', ')}`);
+  }
   return out;
 }
 
@@ -74,10 +90,16 @@ export function leftovers(r: Remains): string[] {
   const out: string[] = [];
   for (const h of r.world.hosts) {
     if (h.spec?.consumerRef) out.push(`host ${nameOf(h)} still claimed by ${h.spec.consumerRef.kind}/${h.spec.consumerRef.name}`);
-    if (h.metadata.ownerReferences?.length) out.push(`host ${nameOf(h)} still owned by ${h.metadata.ownerReferences.map((o) => `${o.kind}/${o.name}`).join(', ')}`);
+    if (h.metadata.ownerReferences?.length) {
+      out.push(`host ${nameOf(h)} still owned by ${h.metadata.ownerReferences.map((o) => `${o.kind}/${o.name}`).join(', ')}`);
+    }
   }
   for (const o of r.objects) {
-    const detail = [o.deleting ? 'being deleted' : 'not deleted', o.finalizers.length > 0 ? `finalizers ${o.finalizers.join(', ')}` : '', o.owners.length > 0 ? `owners ${o.owners.join(', ')}` : 'no owner'];
+    const detail = [
+      o.deleting ? 'being deleted' : 'not deleted',
+      o.finalizers.length > 0 ? `finalizers ${o.finalizers.join(', ')}` : '',
+      o.owners.length > 0 ? `owners ${o.owners.join(', ')}` : 'no owner',
+    ];
     out.push(`${o.kind} ${o.name} left behind (${detail.filter(Boolean).join('; ')})`);
   }
   // A Secret is orphaned when every owner it names is gone (rendered Secrets are owned by their
@@ -85,8 +107,9 @@ export function leftovers(r: Remains): string[] {
   const present = new Set(r.world.hosts.map((h) => h.metadata.uid));
   for (const s of r.secrets) {
     const owners = s.metadata.ownerReferences ?? [];
-    if (owners.length > 0 && owners.every((o) => !present.has(o.uid))) out.push(`orphaned Secret ${nameOf(s)} (owners gone: ${owners.map((o) => `${o.kind}/${o.name}`).join(', ')})`);
-    else if (owners.length === 0 && /-(metadata|networkdata)$/.test(nameOf(s))) out.push(`rendered Secret ${nameOf(s)} left behind without an owner`);
+    if (owners.length > 0 && owners.every((o) => !present.has(o.uid))) {
+      out.push(`orphaned Secret ${nameOf(s)} (owners gone: ${owners.map((o) => `${o.kind}/${o.name}`).join(', ')})`);
+    } else if (owners.length === 0 && /-(metadata|networkdata)$/.test(nameOf(s))) out.push(`rendered Secret ${nameOf(s)} left behind without an owner`);
   }
   return out;
 }

@@ -37,19 +37,28 @@ export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: numbe
   const { client, namespace } = lab;
   const before = await labUntil(lab, `round ${round}: Running before the upgrade`, (s) => isClusterRunning(s, CLUSTER), timeoutMs);
   const templates = client.api(Metal3MachineTemplateResource, namespace);
-  for (const name of [CONTROL_PLANE, WORKERS]) await templates.mergePatch(name, { spec: { nodeReuse: true, template: { spec: { automatedCleaningMode: 'disabled' } } } });
+  for (const name of [CONTROL_PLANE, WORKERS]) {
+    await templates.mergePatch(name, { spec: { nodeReuse: true, template: { spec: { automatedCleaningMode: 'disabled' } } } });
+  }
   const workers = await templates.get(WORKERS);
   const next = `${WORKERS}-r${round}`;
   await templates.create(newMetal3MachineTemplate({ metadata: { name: next }, spec: structuredClone(workers.spec) }));
   const version = `v1.29.${round}`;
-  await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, { spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } } });
+  await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, {
+    spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
+  });
   await client.api(MachineDeploymentResource, namespace).mergePatch(WORKERS, {
     spec: {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
       template: { spec: { version, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: next } } },
     },
   });
-  const after = await labUntil(lab, `round ${round}: every Machine at ${version} and Running`, (s) => isClusterRunning(s, CLUSTER) && s.machines.length === 6 && s.machines.every((m) => m.spec?.version === version), timeoutMs);
+  const after = await labUntil(
+    lab,
+    `round ${round}: every Machine at ${version} and Running`,
+    (s) => isClusterRunning(s, CLUSTER) && s.machines.length === 6 && s.machines.every((m) => m.spec?.version === version),
+    timeoutMs,
+  );
   const moved: string[] = [];
   for (const pool of [CONTROL_PLANE, WORKERS]) {
     const was = hostsOf(before, pool).join(',');
@@ -74,7 +83,12 @@ export async function scale(lab: Lab, round: number, timeoutMs: number): Promise
  */
 export async function remains(lab: Lab): Promise<{ ours: string[]; ipam: string[] }> {
   const { client, namespace } = lab;
-  type Listed = { items: readonly { kind?: string; metadata: { name?: string; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string }[] } }[] };
+  type Listed = {
+    items: readonly {
+      kind?: string;
+      metadata: { name?: string; finalizers?: string[]; deletionTimestamp?: string; ownerReferences?: { kind: string; name: string }[] };
+    }[];
+  };
   const lists: Promise<Listed>[] = [
     client.api(Metal3ClusterResource, namespace).list(),
     client.api(Metal3MachineResource, namespace).list(),
@@ -89,7 +103,13 @@ export async function remains(lab: Lab): Promise<{ ours: string[]; ipam: string[
   ];
   const [world, secrets, listed] = await Promise.all([listWorld(client, namespace), client.api(SecretResource, namespace).list(), Promise.all(lists)]);
   const objects = listed.flatMap((l) =>
-    l.items.map((o) => ({ kind: o.kind ?? '?', name: o.metadata.name ?? '?', finalizers: o.metadata.finalizers ?? [], deleting: !!o.metadata.deletionTimestamp, owners: (o.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`) })),
+    l.items.map((o) => ({
+      kind: o.kind ?? '?',
+      name: o.metadata.name ?? '?',
+      finalizers: o.metadata.finalizers ?? [],
+      deleting: !!o.metadata.deletionTimestamp,
+      owners: (o.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`),
+    }))
   );
   return {
     ours: leftovers({ world, secrets: secrets.items, objects: objects.filter((o) => !heldByIpam(o)) }),
@@ -101,12 +121,16 @@ export async function remains(lab: Lab): Promise<{ ours: string[]; ipam: string[
 async function clearIpam(lab: Lab): Promise<void> {
   const { client, namespace } = lab;
   const strip = { metadata: { finalizers: null } };
-  for (const c of (await client.api(IPClaimResource, namespace).list()).items) await client.api(IPClaimResource, namespace).mergePatch(c.metadata.name ?? '', strip).catch(() => {});
+  for (const c of (await client.api(IPClaimResource, namespace).list()).items) {
+    await client.api(IPClaimResource, namespace).mergePatch(c.metadata.name ?? '', strip).catch(() => {});
+  }
   for (const a of (await client.api(IPAddressResource, namespace).list()).items) {
     await client.api(IPAddressResource, namespace).mergePatch(a.metadata.name ?? '', strip).catch(() => {});
     await client.api(IPAddressResource, namespace).delete(a.metadata.name ?? '').catch(() => {});
   }
-  for (const p of (await client.api(IPPoolResource, namespace).list()).items) if (p.metadata.deletionTimestamp) await client.api(IPPoolResource, namespace).mergePatch(p.metadata.name ?? '', strip).catch(() => {});
+  for (const p of (await client.api(IPPoolResource, namespace).list()).items) {
+    if (p.metadata.deletionTimestamp) await client.api(IPPoolResource, namespace).mergePatch(p.metadata.name ?? '', strip).catch(() => {});
+  }
 }
 
 export interface TearDownOutcome {
@@ -124,7 +148,11 @@ export interface TearDownOutcome {
 export async function tearDown(lab: Lab, round: number, manifests: readonly Manifest[], timeoutMs: number): Promise<TearDownOutcome> {
   const { client, namespace } = lab;
   await client.api(ClusterResource, namespace).delete(CLUSTER);
-  await eventually(`round ${round}: the Cluster gone`, async () => ((await client.api(ClusterResource, namespace).list()).items.length === 0 ? true : undefined), timeoutMs);
+  await eventually(
+    `round ${round}: the Cluster gone`,
+    async () => ((await client.api(ClusterResource, namespace).list()).items.length === 0 ? true : undefined),
+    timeoutMs,
+  );
   let left: { ours: string[]; ipam: string[] } = { ours: [], ipam: [] };
   const tag = (xs: string[]) => xs.map((l) => `round ${round}: ${l}`);
   try {
@@ -136,9 +164,15 @@ export async function tearDown(lab: Lab, round: number, manifests: readonly Mani
   } catch {
     return { ours: left.ours.length > 0 ? tag(left.ours) : [`round ${round}: hosts not all available after deletion`], ipam: tag(left.ipam) };
   }
-  const ipam = await eventually(`round ${round}: IPAM released`, async () => ((left = await remains(lab)).ipam.length === 0 ? [] : undefined), 20_000).catch(() => tag(left.ipam));
+  const ipam = await eventually(`round ${round}: IPAM released`, async () => ((left = await remains(lab)).ipam.length === 0 ? [] : undefined), 20_000).catch(
+    () => tag(left.ipam),
+  );
   if (ipam.length > 0) await clearIpam(lab);
   await client.api(Metal3MachineTemplateResource, namespace).delete(`${WORKERS}-r${round}`);
-  await eventually(`round ${round}: the manifests' remaining objects deleted`, async () => ((await deleteManifests(client, namespace, manifests)) === 0 ? true : undefined), timeoutMs);
+  await eventually(
+    `round ${round}: the manifests' remaining objects deleted`,
+    async () => ((await deleteManifests(client, namespace, manifests)) === 0 ? true : undefined),
+    timeoutMs,
+  );
   return { ours: [], ipam };
 }

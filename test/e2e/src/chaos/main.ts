@@ -6,7 +6,8 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { describeReport, runChaos } from './run.ts';
 
-const usage = `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N]
+const usage =
+  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N]
   --kills N               SIGKILLs at least (default 100)
   --apiserver-restarts N  kube-apiserver restarts (default 2)
   --etcd-restarts N       etcd stops/starts (default 1)

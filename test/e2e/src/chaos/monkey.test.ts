@@ -15,7 +15,10 @@ test('prng: the same seed gives the same sequence, in [0, 1)', () => {
 const cases: [string, number, number, number, { afterKill: number; what: string }[]][] = [
   ['none', 20, 0, 0, []],
   ['CI size: one of each', 20, 1, 1, [{ afterKill: 7, what: 'apiserver' }, { afterKill: 13, what: 'etcd' }]],
-  ['full size: two apiserver, one etcd, alternating', 100, 2, 1, [{ afterKill: 25, what: 'apiserver' }, { afterKill: 50, what: 'etcd' }, { afterKill: 75, what: 'apiserver' }]],
+  ['full size: two apiserver, one etcd, alternating', 100, 2, 1, [{ afterKill: 25, what: 'apiserver' }, { afterKill: 50, what: 'etcd' }, {
+    afterKill: 75,
+    what: 'apiserver',
+  }]],
   ['no kills: every outage first', 0, 1, 1, [{ afterKill: 0, what: 'apiserver' }, { afterKill: 0, what: 'etcd' }]],
 ];
 for (const [name, kills, apiserverRestarts, etcdRestarts, want] of cases) {

@@ -37,7 +37,7 @@ export interface ChaosPlan {
  */
 export function outageSchedule(plan: Pick<ChaosPlan, 'kills' | 'apiserverRestarts' | 'etcdRestarts'>): { afterKill: number; what: Outage }[] {
   const kinds: Outage[] = [];
-  for (let a = plan.apiserverRestarts, e = plan.etcdRestarts; a > 0 || e > 0; ) {
+  for (let a = plan.apiserverRestarts, e = plan.etcdRestarts; a > 0 || e > 0;) {
     if (a > 0) (kinds.push('apiserver'), a--);
     if (e > 0) (kinds.push('etcd'), e--);
   }

@@ -7,7 +7,7 @@ import type { RestartPolicy } from '../lab/backoff.ts';
 import { EXAMPLE_MANIFESTS, startLab } from '../lab/lab.ts';
 import { readManifests } from '../lab/manifests.ts';
 import { bringUp, scale, tearDown, upgradeWithReuse } from './lifecycle.ts';
-import { Monkey, prng, type ChaosPlan, type OutageRecord } from './monkey.ts';
+import { type ChaosPlan, Monkey, type OutageRecord, prng } from './monkey.ts';
 import { Sampler } from './sampler.ts';
 
 export interface ChaosOptions extends ChaosPlan {
@@ -106,7 +106,11 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     kills: monkey.kills,
     killsBy: Object.fromEntries(monkey.killsBy),
     restartsBy: Object.fromEntries(controllers.map((c) => [c.name, c.restarts])),
-    exitCodesBy: Object.fromEntries(controllers.map((c) => [c.name, c.exits.reduce<Record<string, number>>((m, e) => ((m[String(e.code ?? e.signal)] = (m[String(e.code ?? e.signal)] ?? 0) + 1), m), {})])),
+    exitCodesBy: Object.fromEntries(
+      controllers.map((
+        c,
+      ) => [c.name, c.exits.reduce<Record<string, number>>((m, e) => ((m[String(e.code ?? e.signal)] = (m[String(e.code ?? e.signal)] ?? 0) + 1), m), {})]),
+    ),
     outages: monkey.outages,
     samples: sampled.samples,
     failedReads: sampled.failedReads,
@@ -129,7 +133,9 @@ export function describeReport(r: ChaosReport): string[] {
   return [
     `seed ${r.seed} (replay: CHAOS_SEED=${r.seed}), ${r.rounds} round(s), wall ${s(r.wallMs)}${r.planComplete ? '' : ' — PLAN INCOMPLETE'}`,
     `kills ${r.kills} (${Object.entries(r.killsBy).map(([n, k]) => `${n} ${k}`).join(', ')})`,
-    `restarts ${Object.values(r.restartsBy).reduce((a, b) => a + b, 0)} (${Object.entries(r.restartsBy).map(([n, k]) => `${n} ${k}`).join(', ')}); exits by code/signal: ${Object.entries(r.exitCodesBy).map(([n, m]) => `${n} ${JSON.stringify(m)}`).join(', ')}`,
+    `restarts ${Object.values(r.restartsBy).reduce((a, b) => a + b, 0)} (${
+      Object.entries(r.restartsBy).map(([n, k]) => `${n} ${k}`).join(', ')
+    }); exits by code/signal: ${Object.entries(r.exitCodesBy).map(([n, m]) => `${n} ${JSON.stringify(m)}`).join(', ')}`,
     `outages ${r.outages.length}: ${r.outages.map((x) => `${x.what} down ${s(x.downMs)} at ${s(x.atMs)} (back after ${s(x.tookMs)})`).join('; ') || 'none'}`,
     `samples ${r.samples} (failed reads during outages ${r.failedReads}), violations ${r.violations.length}`,
     ...Object.entries(r.phases).map(([phase, ms]) => `  ${phase}: ${ms.map(s).join(', ')} (median ${s(median(ms))})`),

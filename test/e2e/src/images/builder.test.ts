@@ -10,7 +10,7 @@ import { changedPaths, DirtyTreeError } from '../../../../scripts/images/git.ts'
 import { lddPaths, parentDirs } from '../../../../scripts/images/layers.ts';
 import { layerOf, ociLayout } from '../../../../scripts/images/oci.ts';
 import { imageConfig, ociArchitecture } from '../../../../scripts/images/spec.ts';
-import { readTar, splitPath, TarError, TarWriter, type TarEntry } from '../../../../scripts/images/tar.ts';
+import { readTar, splitPath, type TarEntry, TarError, TarWriter } from '../../../../scripts/images/tar.ts';
 import { openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
 import { controllerInstall, hostNetworkArgs, leaseName } from './install.ts';
 
@@ -48,9 +48,19 @@ test('tar: the same entries give the same bytes; a path that cannot fit is a Tar
 });
 
 test('OCI layout: deterministic digests; the archive reads back, digests checked, layers applied in order', () => {
-  const layers = [layerOf(new TarWriter().add(entries[0]!).add(entries[1]!).finish()), layerOf(new TarWriter().add({ type: 'file', path: 'etc/passwd', mode: 0o644, data: Buffer.from('second\n') }).finish())];
+  const layers = [
+    layerOf(new TarWriter().add(entries[0]!).add(entries[1]!).finish()),
+    layerOf(new TarWriter().add({ type: 'file', path: 'etc/passwd', mode: 0o644, data: Buffer.from('second\n') }).finish()),
+  ];
   const facts = { controller: 'x', version: '1.2.3', revision: 'abc', description: 'd', license: 'Apache-2.0', created: '2026-01-01T00:00:00Z' };
-  const build = () => ociLayout({ config: imageConfig(facts, layers.map((l) => l.diffId), 'amd64'), layers, refName: 'metal3-ts/controller-x:1.2.3', annotations: {}, architecture: 'amd64' });
+  const build = () =>
+    ociLayout({
+      config: imageConfig(facts, layers.map((l) => l.diffId), 'amd64'),
+      layers,
+      refName: 'metal3-ts/controller-x:1.2.3',
+      annotations: {},
+      architecture: 'amd64',
+    });
   const a = build();
   assert.is(a.manifestDigest, build().manifestDigest);
   const dir = mkdtempSync(join(tmpdir(), 'oci-unit-'));
@@ -97,9 +107,13 @@ test('git status -z: modified, untracked and renamed paths; the refusal names th
   assert.match(error.message, '--allow-dirty');
 });
 
-test('sandbox args: the Deployment\'s probe and metrics ports move to free loopback ports; the Lease name is read', () => {
+test("sandbox args: the Deployment's probe and metrics ports move to free loopback ports; the Lease name is read", () => {
   const cases: [string[], string[]][] = [
-    [['--leader-elect', '--health-probe-bind-address=:9440', '--metrics-bind-address', ':8080'], ['--leader-elect', '--health-probe-bind-address=127.0.0.1:0', '--metrics-bind-address=127.0.0.1:0']],
+    [['--leader-elect', '--health-probe-bind-address=:9440', '--metrics-bind-address', ':8080'], [
+      '--leader-elect',
+      '--health-probe-bind-address=127.0.0.1:0',
+      '--metrics-bind-address=127.0.0.1:0',
+    ]],
     [['--leader-elect'], ['--leader-elect', '--health-probe-bind-address=127.0.0.1:0', '--metrics-bind-address=127.0.0.1:0']],
   ];
   for (const [input, expected] of cases) assert.equal(hostNetworkArgs(input), expected);
@@ -112,20 +126,35 @@ test('config reader: by kind across files, every namespaced object moved, cluste
   const dir = mkdtempSync(join(tmpdir(), 'install-unit-'));
   try {
     writeFileSync(join(dir, 'kustomization.yaml'), 'resources: [a.yaml, b.yaml]\nnamespace: metal3-ts-system\n');
-    writeFileSync(join(dir, 'a.yaml'), [
-      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: manager, image: "metal3-ts/controller-x:1.0.0", args: [--leader-elect]}]}}}',
-      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}',
-      'apiVersion: v1\nkind: Service\nmetadata: {name: metrics}',
-    ].join('\n---\n'));
-    writeFileSync(join(dir, 'b.yaml'), [
-      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr}\nrules: [{apiGroups: [""], resources: [events], verbs: [create]}]',
-      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: crb}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cr}\nsubjects: [{kind: ServiceAccount, name: sa, namespace: metal3-ts-system}]',
-      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: metal3-ts-system}\nrules: []',
-    ].join('\n---\n'));
+    writeFileSync(
+      join(dir, 'a.yaml'),
+      [
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: manager, image: "metal3-ts/controller-x:1.0.0", args: [--leader-elect]}]}}}',
+        'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: sa}',
+        'apiVersion: v1\nkind: Service\nmetadata: {name: metrics}',
+      ].join('\n---\n'),
+    );
+    writeFileSync(
+      join(dir, 'b.yaml'),
+      [
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: cr}\nrules: [{apiGroups: [""], resources: [events], verbs: [create]}]',
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: crb}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cr}\nsubjects: [{kind: ServiceAccount, name: sa, namespace: metal3-ts-system}]',
+        'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: r, namespace: metal3-ts-system}\nrules: []',
+      ].join('\n---\n'),
+    );
     const install = controllerInstall(dir, 'ns1');
-    assert.equal(install.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? '-'}/${o.metadata.name}`), ['ServiceAccount/ns1/sa', 'ClusterRole/-/cr-ns1', 'ClusterRoleBinding/-/crb-ns1', 'Role/ns1/r']);
+    assert.equal(install.objects.map((o) => `${o.kind}/${o.metadata.namespace ?? '-'}/${o.metadata.name}`), [
+      'ServiceAccount/ns1/sa',
+      'ClusterRole/-/cr-ns1',
+      'ClusterRoleBinding/-/crb-ns1',
+      'Role/ns1/r',
+    ]);
     const binding = install.objects.find((o) => o.kind === 'ClusterRoleBinding')!;
-    assert.equal([binding['roleRef'], binding['subjects']], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cr-ns1' }, [{ kind: 'ServiceAccount', name: 'sa', namespace: 'ns1' }]]);
+    assert.equal([binding['roleRef'], binding['subjects']], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cr-ns1' }, [{
+      kind: 'ServiceAccount',
+      name: 'sa',
+      namespace: 'ns1',
+    }]]);
     assert.equal([install.args, install.image], [['--leader-elect'], 'metal3-ts/controller-x:1.0.0']);
     assert.is(install.clusterRole.metadata.name, 'cr-ns1');
     writeFileSync(join(dir, 'c.yaml'), 'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: another}');

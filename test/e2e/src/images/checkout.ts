@@ -36,7 +36,10 @@ export interface BuildRun {
 /** `node scripts/images/build.ts ...args` in `root`, with the project's Node. */
 export async function runImageBuild(root: string, args: readonly string[]): Promise<BuildRun> {
   try {
-    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'node'), [join(root, 'scripts', 'images', 'build.ts'), ...args], { cwd: root, maxBuffer: 16 << 20 });
+    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'node'), [join(root, 'scripts', 'images', 'build.ts'), ...args], {
+      cwd: root,
+      maxBuffer: 16 << 20,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };

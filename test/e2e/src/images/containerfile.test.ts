@@ -38,7 +38,7 @@ test('the same numeric user, entrypoint, working directory and bundle path', () 
   assert.is(only('USER'), IMAGE_USER);
   assert.equal(JSON.parse(only('ENTRYPOINT')), ENTRYPOINT);
   assert.is(only('WORKDIR'), WORKING_DIR);
-  assert.ok(only('COPY').endsWith(` ${BUNDLE_PATH}`), 'the bundle is copied to the entrypoint\'s path');
+  assert.ok(only('COPY').endsWith(` ${BUNDLE_PATH}`), "the bundle is copied to the entrypoint's path");
   assert.equal(all('ENV'), IMAGE_ENV.map((e) => e), 'the same environment');
   assert.is(all('RUN').length, 0, 'no RUN in the runtime stage (it has no shell)');
 });
@@ -46,12 +46,19 @@ test('the same numeric user, entrypoint, working directory and bundle path', () 
 test('the same org.opencontainers.image labels, with the same values for a controller', () => {
   const labels = pairs(only('LABEL'));
   assert.equal(Object.keys(labels).sort(), [...LABEL_KEYS].sort());
-  const expected = imageLabels({ controller: 'machine', version: '${VERSION}', revision: '${REVISION}', description: 'metal3-ts machine controller', license: 'Apache-2.0', created: '' });
+  const expected = imageLabels({
+    controller: 'machine',
+    version: '${VERSION}',
+    revision: '${REVISION}',
+    description: 'metal3-ts machine controller',
+    license: 'Apache-2.0',
+    created: '',
+  });
   const forMachine = Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, v.replaceAll('${CONTROLLER}', 'machine')]));
   assert.equal(forMachine, expected);
   assert.is(labels['org.opencontainers.image.source'], IMAGE_SOURCE);
   const pkg = JSON.parse(readFileSync(join(root, 'controllers', 'machine', 'package.json'), 'utf8')) as { description: string; license: string };
-  assert.is(pkg.description, expected['org.opencontainers.image.description'], 'the description pattern is the packages\'');
+  assert.is(pkg.description, expected['org.opencontainers.image.description'], "the description pattern is the packages'");
 });
 
 test.run();

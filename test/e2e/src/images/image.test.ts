@@ -13,9 +13,9 @@ import { Client, Transport } from '@metal3-ts/generated';
 import { LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { eventually, httpGet, repoRoot } from '@metal3-ts/test/harness/controller-process';
-import { discoverControllers, type BuiltImage } from '../../../../scripts/images/build.ts';
-import { IMAGE_USER, ENTRYPOINT } from '../../../../scripts/images/spec.ts';
-import { openImageArchive, unpackRootfs, type OpenedImage } from '../../../../scripts/images/unpack.ts';
+import { type BuiltImage, discoverControllers } from '../../../../scripts/images/build.ts';
+import { ENTRYPOINT, IMAGE_USER } from '../../../../scripts/images/spec.ts';
+import { type OpenedImage, openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
 import { cleanCheckout, runImageBuild } from './checkout.ts';
 import { applyAll, controllerInstall, hostNetworkArgs, leaseName, type Rule } from './install.ts';
 import { ImagePod, sandboxUnavailable } from './pod.ts';
@@ -84,7 +84,9 @@ function unpacked(controller: string): { image: OpenedImage; rootfs: string; inf
   assert.ok(info.compressedSize <= BUDGET_BYTES, `${controller}: ${info.compressedSize} bytes compressed, budget ${BUDGET_BYTES}`);
   const rootfs = join(work, 'rootfs', controller);
   unpackRootfs(image, rootfs);
-  for (const absent of ['bin/sh', 'usr/bin/sh', 'bin/bash', 'usr/bin/npm', 'nodejs/bin/npm', 'tmp']) assert.not.ok(existsSync(join(rootfs, absent)), `${controller}: no /${absent} in the image`);
+  for (const absent of ['bin/sh', 'usr/bin/sh', 'bin/bash', 'usr/bin/npm', 'nodejs/bin/npm', 'tmp']) {
+    assert.not.ok(existsSync(join(rootfs, absent)), `${controller}: no /${absent} in the image`);
+  }
   return { image, rootfs, info };
 }
 
@@ -99,7 +101,10 @@ interface Started {
 async function startPod(controller: string, image: OpenedImage, rootfs: string, options: { dropRule?: (rules: Rule[]) => Rule[] } = {}): Promise<Started> {
   const ns = await freshNamespace(env().admin.client, `img-${controller}`);
   const install = controllerInstall(join(repoRoot, 'config', 'controllers', controller), ns);
-  assert.ok(install.image.endsWith(image.refName ?? '-'), `config/controllers/${controller}: the Deployment names image ${install.image}, the build made ${image.refName}`);
+  assert.ok(
+    install.image.endsWith(image.refName ?? '-'),
+    `config/controllers/${controller}: the Deployment names image ${install.image}, the build made ${image.refName}`,
+  );
   if (options.dropRule) install.clusterRole.rules = options.dropRule(install.clusterRole.rules);
   await applyAll(env().admin.client, install.objects);
   const token = await env().serviceAccountToken(ns, install.serviceAccount.metadata.name);
@@ -163,15 +168,26 @@ for (const controller of controllers) {
     const { pod, probes, ns, args } = await startPod(controller, image, rootfs);
     await eventually(`${controller}: /readyz 200`, async () => ((await httpGet(probes, '/readyz')).status === 200 ? true : undefined), 30_000);
     const readyMs = performance.now() - pod.startedMs;
-    const lease = await eventually(`${controller}: Lease held`, async () => (await admin.api(LeaseResource, ns).get(leaseName(args))).spec?.holderIdentity || undefined, 30_000);
+    const lease = await eventually(
+      `${controller}: Lease held`,
+      async () => (await admin.api(LeaseResource, ns).get(leaseName(args))).spec?.holderIdentity || undefined,
+      30_000,
+    );
     assert.ok(lease);
     const seen = await sample(admin, ns);
     assert.ok(pod.lines.some((l) => l.msg === 'starting manager'), `the manager started (log tail:\n${pod.tail()})`);
     pod.kill('SIGTERM');
     const exit = await pod.exited;
     assert.is(exit.code, 0, `${controller}: exit code after SIGTERM (log tail:\n${pod.tail()})`);
-    assert.not.ok(pod.lines.some((l) => l.level === 'error' || l.level === 'raw'), `${controller}: nothing logged at error level or unstructured (log tail:\n${pod.tail()})`);
-    figures.push(`${info.name}: ${(info.compressedSize / 1e6).toFixed(1)} MB compressed, ${(info.uncompressedSize / 1e6).toFixed(1)} MB uncompressed, built in ${(info.buildMs / 1000).toFixed(1)} s, /readyz 200 ${(readyMs / 1000).toFixed(2)} s after spawn; ${seen}`);
+    assert.not.ok(
+      pod.lines.some((l) => l.level === 'error' || l.level === 'raw'),
+      `${controller}: nothing logged at error level or unstructured (log tail:\n${pod.tail()})`,
+    );
+    figures.push(
+      `${info.name}: ${(info.compressedSize / 1e6).toFixed(1)} MB compressed, ${(info.uncompressedSize / 1e6).toFixed(1)} MB uncompressed, built in ${
+        (info.buildMs / 1000).toFixed(1)
+      } s, /readyz 200 ${(readyMs / 1000).toFixed(2)} s after spawn; ${seen}`,
+    );
   });
 }
 

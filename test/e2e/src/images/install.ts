@@ -59,7 +59,9 @@ export function controllerInstall(dir: string, namespace: string): ControllerIns
     }
     return copy;
   });
-  const deployment = one(objects, 'Deployment', dir) as Obj & { spec: { template: { spec: { containers: { name: string; image: string; args?: string[] }[] } } } };
+  const deployment = one(objects, 'Deployment', dir) as Obj & {
+    spec: { template: { spec: { containers: { name: string; image: string; args?: string[] }[] } } };
+  };
   const manager = deployment.spec.template.spec.containers.find((c) => c.name === 'manager');
   if (!manager) throw new Error(`${dir}: the Deployment has no container "manager"`);
   return {

@@ -80,7 +80,12 @@ export class ImagePod extends ControllerProcess {
     const volume = join(workDir, 'serviceaccount');
     mkdirSync(volume, { recursive: true });
     chmodSync(volume, 0o755);
-    for (const [file, text] of [['token', options.serviceAccount.token], ['ca.crt', options.serviceAccount.caPem], ['namespace', options.serviceAccount.namespace]] as const) {
+    for (
+      const [file, text] of [['token', options.serviceAccount.token], ['ca.crt', options.serviceAccount.caPem], [
+        'namespace',
+        options.serviceAccount.namespace,
+      ]] as const
+    ) {
       writeFileSync(join(volume, file), text, { mode: 0o644 });
     }
     const script = join(workDir, 'sandbox.sh');
@@ -91,10 +96,27 @@ export class ImagePod extends ControllerProcess {
     super('node', entrypoint[entrypoint.length - 1] ?? '', options.args, {
       command: 'unshare',
       args: [
-        '--mount', '--pid', '--fork', '--kill-child=SIGKILL', '--', 'sh', script, rootfs, volume,
-        'setpriv', '--no-new-privs', '--',
-        'env', '-i', ...env,
-        toolPath('chroot') ?? 'chroot', `--userspec=${uid}:${gid}`, `--groups=${gid}`, rootfs, ...entrypoint, ...options.args,
+        '--mount',
+        '--pid',
+        '--fork',
+        '--kill-child=SIGKILL',
+        '--',
+        'sh',
+        script,
+        rootfs,
+        volume,
+        'setpriv',
+        '--no-new-privs',
+        '--',
+        'env',
+        '-i',
+        ...env,
+        toolPath('chroot') ?? 'chroot',
+        `--userspec=${uid}:${gid}`,
+        `--groups=${gid}`,
+        rootfs,
+        ...entrypoint,
+        ...options.args,
       ],
       env: { PATH: HOST_PATH },
     });

@@ -15,7 +15,12 @@ import {
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { objectWhen } from '@metal3-ts/test/testing/objects';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, METAL3_MACHINE_TEMPLATE_GROUPKIND } from '@metal3-ts/controller-template/names';
-import { claimsBound, createClaim, createCluster as createClaimCluster, createTemplate as createClaimTemplate } from '../../../../controllers/dataclaim/test/support.ts';
+import {
+  claimsBound,
+  createClaim,
+  createCluster as createClaimCluster,
+  createTemplate as createClaimTemplate,
+} from '../../../../controllers/dataclaim/test/support.ts';
 
 const TIMEOUT_MS = 30_000;
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
@@ -27,20 +32,50 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   async cluster(admin, ns) {
     const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'sample' }, spec: {} }));
     const owner = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'sample', uid: cluster.metadata.uid!, controller: true };
-    await admin.api(Metal3ClusterResource, ns).create(newMetal3Cluster({ metadata: { name: 'sample', ownerReferences: [owner] }, spec: { controlPlaneEndpoint: { host: 'api.sample.example', port: 6443 } } }));
-    await objectWhen(admin, Metal3ClusterResource, ns, 'sample', 'Metal3Cluster finalizer and ready', (m) => !!m.metadata.finalizers?.length && m.status?.ready === true, TIMEOUT_MS);
+    await admin.api(Metal3ClusterResource, ns).create(
+      newMetal3Cluster({ metadata: { name: 'sample', ownerReferences: [owner] }, spec: { controlPlaneEndpoint: { host: 'api.sample.example', port: 6443 } } }),
+    );
+    await objectWhen(
+      admin,
+      Metal3ClusterResource,
+      ns,
+      'sample',
+      'Metal3Cluster finalizer and ready',
+      (m) => !!m.metadata.finalizers?.length && m.status?.ready === true,
+      TIMEOUT_MS,
+    );
     return 'Metal3Cluster has its finalizer and status.ready';
   },
   async template(admin, ns) {
-    await admin.api(Metal3MachineTemplateResource, ns).create(newMetal3MachineTemplate({ metadata: { name: 'sample' }, spec: { template: { spec: { image, automatedCleaningMode: 'disabled' } } } }));
+    await admin.api(Metal3MachineTemplateResource, ns).create(
+      newMetal3MachineTemplate({ metadata: { name: 'sample' }, spec: { template: { spec: { image, automatedCleaningMode: 'disabled' } } } }),
+    );
     const annotations = { [CLONED_FROM_NAME_ANNOTATION]: 'sample', [CLONED_FROM_GROUPKIND_ANNOTATION]: METAL3_MACHINE_TEMPLATE_GROUPKIND };
-    await admin.api(Metal3MachineResource, ns).create(newMetal3Machine({ metadata: { name: 'sample-0', annotations }, spec: { image, automatedCleaningMode: 'metadata' } }));
-    await objectWhen(admin, Metal3MachineResource, ns, 'sample-0', 'the template mode on its clone', (m) => m.spec?.automatedCleaningMode === 'disabled', TIMEOUT_MS);
-    return 'the cloned Metal3Machine took the template\'s automatedCleaningMode';
+    await admin.api(Metal3MachineResource, ns).create(
+      newMetal3Machine({ metadata: { name: 'sample-0', annotations }, spec: { image, automatedCleaningMode: 'metadata' } }),
+    );
+    await objectWhen(
+      admin,
+      Metal3MachineResource,
+      ns,
+      'sample-0',
+      'the template mode on its clone',
+      (m) => m.spec?.automatedCleaningMode === 'disabled',
+      TIMEOUT_MS,
+    );
+    return "the cloned Metal3Machine took the template's automatedCleaningMode";
   },
   async machine(admin, ns) {
     await admin.api(Metal3MachineResource, ns).create(newMetal3Machine({ metadata: { name: 'sample' }, spec: { image } }));
-    await objectWhen(admin, Metal3MachineResource, ns, 'sample', 'a status condition (waiting for its owner Machine)', (m) => (m.status?.conditions?.length ?? 0) > 0, TIMEOUT_MS);
+    await objectWhen(
+      admin,
+      Metal3MachineResource,
+      ns,
+      'sample',
+      'a status condition (waiting for its owner Machine)',
+      (m) => (m.status?.conditions?.length ?? 0) > 0,
+      TIMEOUT_MS,
+    );
     return 'the Metal3Machine without an owner got its waiting condition in status';
   },
   async data(admin, ns) {

@@ -49,14 +49,27 @@ export async function startController(env: TestEnv, name: ControllerName, option
   const [bundlePath, user] = await Promise.all([bundleController(name, options.dir), userBoundTo(env, `metal3-ts-${name}`, manifest, options.namespace)]);
   const runtime = options.runtime ?? 'node';
   const args = [
-    '--kubeconfig', user.kubeconfigPath,
+    '--kubeconfig',
+    user.kubeconfigPath,
     // Five processes where CAPM3 runs one: each needs a Lease of its own.
-    '--leader-elect', '--leader-elect-namespace', options.namespace, '--leader-elect-id', `metal3-ts-${name}`,
-    '--metrics-bind-address', '127.0.0.1:0',
-    '--health-probe-bind-address', '127.0.0.1:0',
+    '--leader-elect',
+    '--leader-elect-namespace',
+    options.namespace,
+    '--leader-elect-id',
+    `metal3-ts-${name}`,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--health-probe-bind-address',
+    '127.0.0.1:0',
     ...(options.extraArgs ?? []),
   ];
-  const supervised = new SupervisedController(name, runtime, () => new ControllerProcess(runtime, bundlePath, args), options.restartPolicy ?? LAB_POLICY, options.log ?? (() => {}));
+  const supervised = new SupervisedController(
+    name,
+    runtime,
+    () => new ControllerProcess(runtime, bundlePath, args),
+    options.restartPolicy ?? LAB_POLICY,
+    options.log ?? (() => {}),
+  );
   try {
     await supervised.process.address('readyz');
   } catch (error) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { repoRoot } from '@metal3-ts/test/harness/controller-process';
 import type { BuiltImage } from '../../../../scripts/images/build.ts';
-import { openImageArchive, unpackRootfs, type OpenedImage } from '../../../../scripts/images/unpack.ts';
+import { type OpenedImage, openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
 import { runImageBuild } from '../images/checkout.ts';
 import { applyAll, controllerInstall, hostNetworkArgs } from '../images/install.ts';
 import { ImagePod, sandboxUnavailable } from '../images/pod.ts';
@@ -52,7 +52,12 @@ export interface ImageControllerOptions {
 }
 
 /** Starts controller `name` from its image under config/'s ServiceAccount and RBAC; waits for /readyz. */
-export async function startImageController(env: TestEnv, name: ControllerName, images: LabImages, options: ImageControllerOptions): Promise<SupervisedController> {
+export async function startImageController(
+  env: TestEnv,
+  name: ControllerName,
+  images: LabImages,
+  options: ImageControllerOptions,
+): Promise<SupervisedController> {
   const found = images.images.get(name);
   if (!found) throw new Error(`--images: no image was built for controller ${name}`);
   const install = controllerInstall(join(repoRoot, 'config', 'controllers', name), options.namespace);
@@ -61,14 +66,15 @@ export async function startImageController(env: TestEnv, name: ControllerName, i
   const args = [...hostNetworkArgs(install.args), ...(options.extraArgs ?? [])];
   const workDir = join(options.dir, 'pods', name);
   mkdirSync(workDir, { recursive: true });
-  const spawn = () => new ImagePod({
-    rootfs: found.rootfs,
-    config: found.image.config,
-    args,
-    serviceAccount: { token, caPem: env.admin.caPem, namespace: options.namespace },
-    apiserver: env.admin.server,
-    workDir,
-  });
+  const spawn = () =>
+    new ImagePod({
+      rootfs: found.rootfs,
+      config: found.image.config,
+      args,
+      serviceAccount: { token, caPem: env.admin.caPem, namespace: options.namespace },
+      apiserver: env.admin.server,
+      workDir,
+    });
   const supervised = new SupervisedController(name, 'node', spawn, options.restartPolicy ?? LAB_POLICY, options.log ?? (() => {}));
   try {
     await supervised.process.address('readyz');

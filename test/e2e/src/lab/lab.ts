@@ -6,21 +6,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Transport } from '@metal3-ts/generated';
-import { NamespaceResource, SecretResource, newNamespace } from '@metal3-ts/generated/core/v1';
+import { NamespaceResource, newNamespace, SecretResource } from '@metal3-ts/generated/core/v1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { registerDirectory } from '@metal3-ts/test/envtest/processes';
 import { installPolicy } from '@metal3-ts/test/isolation/policy';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
-import { simulatedHost, type BmoSpeed } from '@metal3-ts/test/sim/bmo/index';
+import { type BmoSpeed, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
-import { allSimulators, bmoSimulator, ipamSimulator, simulatorDeps, startSimulators, workloadSimulator, type RunningSimulators } from '@metal3-ts/test/sim/index';
-import { startClusterAPI, type ClusterApi } from '@metal3-ts/test/capi/managers';
+import {
+  allSimulators,
+  bmoSimulator,
+  ipamSimulator,
+  type RunningSimulators,
+  simulatorDeps,
+  startSimulators,
+  workloadSimulator,
+} from '@metal3-ts/test/sim/index';
+import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
-import { CONTROLLERS, startController, type ControllerName } from './controllers.ts';
-import { prepareImages, startImageController, type LabImages } from './images.ts';
+import { type ControllerName, CONTROLLERS, startController } from './controllers.ts';
+import { type LabImages, prepareImages, startImageController } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
 
@@ -121,22 +129,33 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       log(`Cluster API ${capi.version}: core, kubeadm bootstrap and control-plane managers ready (${Math.round(capi.timings.managersMs)} ms)`);
     }
     sims = await startSimulators(deps, [
-      ...(realCapi
-        ? [...bmoSimulator(deps, bmo), ...ipamSimulator(deps), ...workloadSimulator(deps, workload)]
-        : allSimulators(deps, { workload, bmo })),
+      ...(realCapi ? [...bmoSimulator(deps, bmo), ...ipamSimulator(deps), ...workloadSimulator(deps, workload)] : allSimulators(deps, { workload, bmo })),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
       // The IPPool too: IPAM makes the Cluster its owner, so the collector removes it with the Cluster.
-      ...garbageCollector(deps, { namespace, dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource] }),
+      ...garbageCollector(deps, {
+        namespace,
+        dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource],
+      }),
     ]);
     log(`simulators: BMO, ${realCapi ? '' : 'Cluster API core, KCP, kubeadm bootstrap, '}IPAM, workload clusters, garbage collector`);
     const images = await imagesReady;
     await Promise.all(
       CONTROLLERS.map(async (name) => {
         const runtime = options.runtimes?.[name] ?? 'node';
-        const common = { dir, namespace, extraArgs: options.args?.[name] ?? [], ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}), log };
+        const common = {
+          dir,
+          namespace,
+          extraArgs: options.args?.[name] ?? [],
+          ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
+          log,
+        };
         const controller = images ? await startImageController(env, name, images, common) : await startController(env, name, { ...common, runtime });
         controllers.set(name, controller);
-        log(`controller ${name} ready (${images ? 'image' : runtime}): serving probes ${((performance.now() - controller.process.startedMs) / 1000).toFixed(2)} s after its process started`);
+        log(
+          `controller ${name} ready (${images ? 'image' : runtime}): serving probes ${
+            ((performance.now() - controller.process.startedMs) / 1000).toFixed(2)
+          } s after its process started`,
+        );
       }),
     );
     let next = 0;

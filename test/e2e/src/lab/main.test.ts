@@ -8,15 +8,17 @@ import { runtimes } from '@metal3-ts/test/harness/controller-process';
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 test('bad flags exit 2 with the flag named and the usage, before anything starts', () => {
-  for (const [args, named] of [
-    [['--hosts', 'many'], '--hosts must be a whole number'],
-    [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
-    [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
-    [['--capi', 'v1.9.0'], '--capi must be sim or one of v1.13.5, v1.10.10, got "v1.9.0"'],
-    [['--color'], "Unknown option '--color'"],
-    [['--images', '--deno', 'data'], '--images and --deno exclude each other'],
-    [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],
-  ] as const) {
+  for (
+    const [args, named] of [
+      [['--hosts', 'many'], '--hosts must be a whole number'],
+      [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
+      [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
+      [['--capi', 'v1.9.0'], '--capi must be sim or one of v1.13.5, v1.10.10, got "v1.9.0"'],
+      [['--color'], "Unknown option '--color'"],
+      [['--images', '--deno', 'data'], '--images and --deno exclude each other'],
+      [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],
+    ] as const
+  ) {
     const run = spawnSync(runtimes.node, [main, ...args], { encoding: 'utf8', timeout: 20_000 });
     assert.is(run.status, 2, args.join(' '));
     assert.ok(run.stderr.includes(named), `${args.join(' ')}: ${run.stderr}`);

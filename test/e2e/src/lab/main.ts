@@ -12,7 +12,8 @@ import { startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
-const usage = `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi sim|VERSION] [--exit-when-running [--timeout S]]
+const usage =
+  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi sim|VERSION] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
@@ -118,7 +119,9 @@ try {
         const lines = p.lines;
         for (let i = seen.get(p) ?? 0; i < lines.length; i++) {
           const line = lines[i];
-          if (line && (line.level === 'warn' || line.level === 'error' || line.level === 'raw')) console.log(`${at()} [${name}] ${line.level}: ${line.msg}${line['error'] ? ` ${String(line['error'])}` : ''}`);
+          if (line && (line.level === 'warn' || line.level === 'error' || line.level === 'raw')) {
+            console.log(`${at()} [${name}] ${line.level}: ${line.msg}${line['error'] ? ` ${String(line['error'])}` : ''}`);
+          }
         }
         seen.set(p, lines.length);
       }
@@ -137,7 +140,9 @@ try {
     const clusters = s.clusters.map((c) => c.metadata.name ?? '');
     if (!running && clusters.length > 0 && clusters.every((c) => isClusterRunning(s, c))) {
       running = true;
-      console.log(`${at()} the cluster is Running\n\n  export KUBECONFIG=${lab.env.kubeconfigPath}\n  kubectl get baremetalhosts,metal3machines,machines -n ${lab.namespace}\n`);
+      console.log(
+        `${at()} the cluster is Running\n\n  export KUBECONFIG=${lab.env.kubeconfigPath}\n  kubectl get baremetalhosts,metal3machines,machines -n ${lab.namespace}\n`,
+      );
       if (values['exit-when-running']) {
         await lab.stop();
         process.exit(0);

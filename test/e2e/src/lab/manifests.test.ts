@@ -26,11 +26,13 @@ test('bad manifests are errors naming the file and the document', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lab-manifests-'));
   try {
     const file = join(dir, 'bad.yaml');
-    for (const [text, problem] of [
-      ['kind: Cluster\nmetadata: {name: x}\n', 'apiVersion, kind and metadata.name are required'],
-      ['apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nkey: [unclosed\n', 'document 2'],
-      ['a: *nowhere\n', 'document 1'],
-    ] as const) {
+    for (
+      const [text, problem] of [
+        ['kind: Cluster\nmetadata: {name: x}\n', 'apiVersion, kind and metadata.name are required'],
+        ['apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nkey: [unclosed\n', 'document 2'],
+        ['a: *nowhere\n', 'document 1'],
+      ] as const
+    ) {
       writeFileSync(file, text);
       assert.throws(() => readManifests(dir), (e: unknown) => e instanceof ManifestError && e.message.includes(file) && e.message.includes(problem), problem);
     }

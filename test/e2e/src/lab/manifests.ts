@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { registry, type Client, type KubeObject } from '@metal3-ts/generated';
+import { type Client, type KubeObject, registry } from '@metal3-ts/generated';
 
 export interface Manifest {
   readonly source: string;

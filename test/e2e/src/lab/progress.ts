@@ -3,8 +3,8 @@
 // objects, printed whenever it changes.
 import type { Client } from '@metal3-ts/generated';
 import { KubeadmControlPlaneResource } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineDeploymentResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Cluster, ClusterResource, type Machine, MachineDeploymentResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 
 export interface Snapshot {
   readonly clusters: readonly Cluster[];
@@ -24,7 +24,9 @@ export async function snapshot(client: Client, namespace: string): Promise<Snaps
   ]);
   const wanted = new Map<string, number>();
   const add = (cluster: string | undefined, n: number | undefined) => cluster && wanted.set(cluster, (wanted.get(cluster) ?? 0) + (n ?? 1));
-  for (const kcp of kcps.items) add(kcp.metadata.labels?.['cluster.x-k8s.io/cluster-name'] ?? kcp.metadata.ownerReferences?.find((r) => r.kind === 'Cluster')?.name, kcp.spec?.replicas);
+  for (const kcp of kcps.items) {
+    add(kcp.metadata.labels?.['cluster.x-k8s.io/cluster-name'] ?? kcp.metadata.ownerReferences?.find((r) => r.kind === 'Cluster')?.name, kcp.spec?.replicas);
+  }
   for (const md of mds.items) add(md.spec?.clusterName, md.spec?.replicas);
   return { clusters: clusters.items, machines: machines.items, hosts: hosts.items, wanted };
 }
@@ -43,7 +45,8 @@ export function isClusterRunning(s: Snapshot, cluster: string): boolean {
   const c = s.clusters.find((x) => x.metadata.name === cluster);
   if (!c || c.status?.phase !== 'Provisioned' || c.status?.controlPlaneReady !== true) return false;
   const machines = s.machines.filter((m) => m.spec?.clusterName === cluster && !m.metadata.deletionTimestamp);
-  return machines.length === (s.wanted.get(cluster) ?? -1) && machines.every((m) => m.status?.phase === 'Running' && !!m.status.nodeRef && !!m.spec?.providerID);
+  return machines.length === (s.wanted.get(cluster) ?? -1) &&
+    machines.every((m) => m.status?.phase === 'Running' && !!m.status.nodeRef && !!m.spec?.providerID);
 }
 
 /** The lines the lab prints for a snapshot. */
@@ -52,8 +55,14 @@ export function describe(s: Snapshot): string[] {
   lines.push(`machines: ${count(s.machines.map((m) => m.status?.phase ?? 'Pending'))}`);
   for (const m of [...s.machines].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
     const host = s.hosts.find((h) => h.spec?.consumerRef?.name === m.spec?.infrastructureRef.name);
-    lines.push(`  ${m.metadata.name ?? ''}: ${m.status?.phase ?? 'Pending'}${host ? ` on ${host.metadata.name ?? ''}` : ''}${m.spec?.providerID ? ` ${m.spec.providerID}` : ''}${m.status?.nodeRef ? ` node ${m.status.nodeRef.name}` : ''}`);
+    lines.push(
+      `  ${m.metadata.name ?? ''}: ${m.status?.phase ?? 'Pending'}${host ? ` on ${host.metadata.name ?? ''}` : ''}${
+        m.spec?.providerID ? ` ${m.spec.providerID}` : ''
+      }${m.status?.nodeRef ? ` node ${m.status.nodeRef.name}` : ''}`,
+    );
   }
-  for (const c of s.clusters) lines.push(`cluster ${c.metadata.name ?? ''}: ${c.status?.phase ?? 'Pending'}${isClusterRunning(s, c.metadata.name ?? '') ? ' and Running' : ''}`);
+  for (const c of s.clusters) {
+    lines.push(`cluster ${c.metadata.name ?? ''}: ${c.status?.phase ?? 'Pending'}${isClusterRunning(s, c.metadata.name ?? '') ? ' and Running' : ''}`);
+  }
   return lines;
 }

@@ -71,7 +71,11 @@ export class SupervisedController {
       const delayMs = restartDelay(this.#policy, this.#lastDelayMs, ranMs);
       this.#lastDelayMs = delayMs;
       this.exits.push({ code, signal, ranMs, delayMs });
-      this.#log(`controller ${this.name} exited (code ${code ?? '-'}, signal ${signal ?? '-'}) after ${(ranMs / 1000).toFixed(1)} s; restart ${this.restarts + 1} in ${(delayMs / 1000).toFixed(1)} s`);
+      this.#log(
+        `controller ${this.name} exited (code ${code ?? '-'}, signal ${signal ?? '-'}) after ${(ranMs / 1000).toFixed(1)} s; restart ${this.restarts + 1} in ${
+          (delayMs / 1000).toFixed(1)
+        } s`,
+      );
       this.#timer = setTimeout(() => {
         if (!this.#stopping) this.#start();
       }, delayMs);

@@ -62,8 +62,10 @@ export const WRITE_CASES: readonly WriteCase[] = [
 ];
 
 const EVENTS = 'the event channel itself: a refused Event write cannot be shown as an Event; the recorder logs it at error level naming verb and resource';
-const CACHE_READ = 'not requested in the scene (reads come from the informer cache; a GET is made only to re-read after a conflict or an object missing from the cache)';
-const AFTER_ALREADY_EXISTS = 'made only when a create of the claim finds one the cache has not seen yet (AlreadyExists: a race with another writer of that name), which no scene provokes honestly';
+const CACHE_READ =
+  'not requested in the scene (reads come from the informer cache; a GET is made only to re-read after a conflict or an object missing from the cache)';
+const AFTER_ALREADY_EXISTS =
+  'made only when a create of the claim finds one the cache has not seen yet (AlreadyExists: a race with another writer of that name), which no scene provokes honestly';
 
 /** `controller verb plural` → why the write suite does not show it. */
 export const NOT_SHOWN: Readonly<Record<string, string>> = {

@@ -25,7 +25,8 @@ export async function deleteMachineScene(base: Scene, admin: Client, ns: string)
   return {
     ...base,
     converged: async () =>
-      (await isGone(admin, Metal3MachineResource, ns, base.name)) && (await isGone(admin, Metal3DataClaimResource, ns, base.name)) && (await isGone(admin, MachineResource, ns, base.name)),
+      (await isGone(admin, Metal3MachineResource, ns, base.name)) && (await isGone(admin, Metal3DataClaimResource, ns, base.name)) &&
+      (await isGone(admin, MachineResource, ns, base.name)),
   };
 }
 

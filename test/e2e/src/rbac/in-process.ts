@@ -69,7 +69,11 @@ export interface InProcessController {
 }
 
 /** Controllers of `name` built as their main.ts builds them. */
-function build(name: ControllerName, deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> }, workload: ClusterCache): Controller[] {
+function build(
+  name: ControllerName,
+  deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
+  workload: ClusterCache,
+): Controller[] {
   const common = { ...deps };
   switch (name) {
     case 'cluster':

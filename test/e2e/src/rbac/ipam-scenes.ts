@@ -37,7 +37,12 @@ async function answerCapiClaim(admin: Client, ns: string): Promise<void> {
   if (!claim || claim.metadata.deletionTimestamp || claim.status?.addressRef?.name) return;
   const addresses = admin.api(capi.IPAddressResource, ns);
   if (!(await addresses.list()).items.some((a) => a.metadata.name === 'cpool-10-0-0-5')) {
-    await addresses.create(capi.newIPAddress({ metadata: { name: 'cpool-10-0-0-5' }, spec: { address: '10.0.0.5', prefix: 16, gateway: '10.0.0.1', poolRef: CAPI_POOL, claimRef: { name: CAPI_CLAIM } } }));
+    await addresses.create(
+      capi.newIPAddress({
+        metadata: { name: 'cpool-10-0-0-5' },
+        spec: { address: '10.0.0.5', prefix: 16, gateway: '10.0.0.1', poolRef: CAPI_POOL, claimRef: { name: CAPI_CLAIM } },
+      }),
+    );
   }
   await admin.api(capi.IPAddressClaimResource, ns).mergePatchStatus(CAPI_CLAIM, { status: { addressRef: { name: 'cpool-10-0-0-5' } } });
 }
@@ -49,7 +54,8 @@ export async function ipamScene(env: TestEnv, admin: Client, ns: string, reporte
   const sims = await startSimulators(deps, ipamSimulator(deps));
   await createPool(admin, ns, POOL, { pools: [{ start: '192.168.0.10', end: '192.168.0.20' }], prefix: 24, gateway: '192.168.0.1' });
   await createDataScene(admin, ns, { template: TEMPLATE });
-  const find = async <T extends KubeObject>(d: ResourceDescriptor<T>, name: string) => (await admin.api(d, ns).list()).items.find((o) => o.metadata.name === name);
+  const find = async <T extends KubeObject>(d: ResourceDescriptor<T>, name: string) =>
+    (await admin.api(d, ns).list()).items.find((o) => o.metadata.name === name);
   const base: Scene = {
     descriptor: Metal3DataResource as unknown as ResourceDescriptor<KubeObject>,
     name: DATA,
@@ -58,22 +64,28 @@ export async function ipamScene(env: TestEnv, admin: Client, ns: string, reporte
       await answerCapiClaim(admin, ns);
       const data = await admin.api(Metal3DataResource, ns).get(DATA);
       const secrets = (await admin.api(SecretResource, ns).list()).items.map((x) => x.metadata.name);
-      return data.status?.ready === true && !data.status.errorMessage && held(await find(IPClaimResource, IP_CLAIM)) && held(await find(capi.IPAddressClaimResource, CAPI_CLAIM)) && secrets.includes(`${M3M}-metadata`);
+      return data.status?.ready === true && !data.status.errorMessage && held(await find(IPClaimResource, IP_CLAIM)) &&
+        held(await find(capi.IPAddressClaimResource, CAPI_CLAIM)) && secrets.includes(`${M3M}-metadata`);
     },
     stop: () => sims.stop(),
   };
   if (!deletion) return base;
   // Both claims made and held by our finalizer: what the release must undo.
-  await eventually('both IP claims held by the Metal3Data', async () => (held(await find(IPClaimResource, IP_CLAIM)) && held(await find(capi.IPAddressClaimResource, CAPI_CLAIM)) ? true : undefined), {
-    timeoutMs: 30_000,
-    pollMs: 200,
-  });
+  await eventually(
+    'both IP claims held by the Metal3Data',
+    async () => (held(await find(IPClaimResource, IP_CLAIM)) && held(await find(capi.IPAddressClaimResource, CAPI_CLAIM)) ? true : undefined),
+    {
+      timeoutMs: 30_000,
+      pollMs: 200,
+    },
+  );
   // D-7: the claim goes first (no claim controller here: nothing holds it), then the Metal3Data.
   await admin.api(Metal3DataClaimResource, ns).delete(M3M);
   await admin.api(Metal3DataResource, ns).delete(DATA);
   return {
     ...base,
     converged: async () =>
-      (await isGone(admin, Metal3DataResource, ns, DATA)) && (await isGone(admin, IPClaimResource, ns, IP_CLAIM)) && (await isGone(admin, capi.IPAddressClaimResource, ns, CAPI_CLAIM)),
+      (await isGone(admin, Metal3DataResource, ns, DATA)) && (await isGone(admin, IPClaimResource, ns, IP_CLAIM)) &&
+      (await isGone(admin, capi.IPAddressClaimResource, ns, CAPI_CLAIM)),
   };
 }

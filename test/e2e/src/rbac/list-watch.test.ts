@@ -38,12 +38,24 @@ for (const controller of CONTROLLERS) {
         );
         const visible = since(started);
         assert.match(failing, /403 Forbidden/);
-        assert.ok(running.errors().some((l) => l.includes('informer cannot keep its cache current') && l.includes(`"verb":"${c.verb}"`) && l.includes(`"resource":"${c.resource}"`)), 'an error line names verb and resource');
-        const counted = running.registry.counter('informer_list_watch_errors_total', '', ['resource', 'verb', 'code']).get({ resource: c.resource, verb: c.verb, code: '403' });
+        assert.ok(
+          running.errors().some((l) =>
+            l.includes('informer cannot keep its cache current') && l.includes(`"verb":"${c.verb}"`) && l.includes(`"resource":"${c.resource}"`)
+          ),
+          'an error line names verb and resource',
+        );
+        const counted = running.registry.counter('informer_list_watch_errors_total', '', ['resource', 'verb', 'code']).get({
+          resource: c.resource,
+          verb: c.verb,
+          code: '403',
+        });
         assert.ok(counted > 0, 'informer_list_watch_errors_total counted it');
         await user.restore();
         const restored = performance.now();
-        await eventually('/readyz ok after the verb is given back', async () => ((await running.readyz()).status === 200 ? true : undefined), { timeoutMs: VISIBLE_MS, pollMs: 100 });
+        await eventually('/readyz ok after the verb is given back', async () => ((await running.readyz()).status === 200 ? true : undefined), {
+          timeoutMs: VISIBLE_MS,
+          pollMs: 100,
+        });
         timings.push({ visible, converged: since(restored) });
       } finally {
         await running.stop();

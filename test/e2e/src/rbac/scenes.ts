@@ -7,8 +7,8 @@ import { ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3ClusterResource,
-  Metal3DataResource,
   Metal3DataClaimResource,
+  Metal3DataResource,
   Metal3DataTemplateResource,
   Metal3MachineResource,
   Metal3MachineTemplateResource,
@@ -73,7 +73,12 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
     case 'data-ipam-delete':
       return ipamScene(env, admin, ns, reported, name === 'data-ipam-delete');
     case 'cluster': {
-      const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'c' }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'c' } } }));
+      const cluster = await admin.api(ClusterResource, ns).create(
+        newCluster({
+          metadata: { name: 'c' },
+          spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'c' } },
+        }),
+      );
       await admin.api(Metal3ClusterResource, ns).create(
         newMetal3Cluster({
           metadata: { name: 'c', ownerReferences: [{ apiVersion: cluster.apiVersion, kind: 'Cluster', name: 'c', uid: cluster.metadata.uid ?? '' }] },
@@ -98,7 +103,9 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
       await createClusterScene(admin, ns);
       await createAvailableHosts(admin, ns, ['h0']);
       const withData = name === 'machine-data';
-      if (withData) await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'tmpl' }, spec: { clusterName: 'test1' } }));
+      if (withData) {
+        await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'tmpl' }, spec: { clusterName: 'test1' } }));
+      }
       await createMachine(admin, ns, 'm0', withData ? { spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: ns } } } : {});
       return {
         descriptor: Metal3MachineResource as unknown as ResourceDescriptor<KubeObject>,
@@ -119,10 +126,18 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
       };
     }
     case 'template': {
-      await admin.api(Metal3MachineTemplateResource, ns).create(newMetal3MachineTemplate({ metadata: { name: 't' }, spec: { template: { spec: { image: IMAGE, automatedCleaningMode: 'disabled' } } } }));
+      await admin.api(Metal3MachineTemplateResource, ns).create(
+        newMetal3MachineTemplate({ metadata: { name: 't' }, spec: { template: { spec: { image: IMAGE, automatedCleaningMode: 'disabled' } } } }),
+      );
       await admin.api(Metal3MachineResource, ns).create(
         newMetal3Machine({
-          metadata: { name: 'm0', annotations: { 'cluster.x-k8s.io/cloned-from-name': 't', 'cluster.x-k8s.io/cloned-from-groupkind': 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io' } },
+          metadata: {
+            name: 'm0',
+            annotations: {
+              'cluster.x-k8s.io/cloned-from-name': 't',
+              'cluster.x-k8s.io/cloned-from-groupkind': 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io',
+            },
+          },
           spec: { image: IMAGE, automatedCleaningMode: 'metadata' },
         }),
       );
@@ -139,10 +154,16 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
       await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'cluster' }, spec: {} }));
       await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'tmpl' }, spec: { clusterName: 'cluster' } }));
       const labels = { [CLUSTER_LABEL]: 'cluster' };
-      const m3m = await admin.api(Metal3MachineResource, ns).create(newMetal3Machine({ metadata: { name: 'm0', labels }, spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: ns } } }));
+      const m3m = await admin.api(Metal3MachineResource, ns).create(
+        newMetal3Machine({ metadata: { name: 'm0', labels }, spec: { image: IMAGE, dataTemplate: { name: 'tmpl', namespace: ns } } }),
+      );
       await admin.api(Metal3DataClaimResource, ns).create(
         newMetal3DataClaim({
-          metadata: { name: 'm0', labels, ownerReferences: [{ apiVersion: m3m.apiVersion, kind: 'Metal3Machine', name: 'm0', uid: m3m.metadata.uid ?? '', controller: true }] },
+          metadata: {
+            name: 'm0',
+            labels,
+            ownerReferences: [{ apiVersion: m3m.apiVersion, kind: 'Metal3Machine', name: 'm0', uid: m3m.metadata.uid ?? '', controller: true }],
+          },
           spec: { template: { name: 'tmpl', namespace: ns } },
         }),
       );
@@ -168,7 +189,8 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
           const data = await admin.api(Metal3DataResource, ns).get(DATA);
           const template = await admin.api(Metal3DataTemplateResource, ns).get('tmpl');
           const secrets = (await admin.api(SecretResource, ns).list()).items.map((x) => x.metadata.name);
-          return data.status?.ready === true && !data.status.errorMessage && (template.metadata.finalizers ?? []).length > 0 && secrets.includes(`${M3M}-metadata`) && secrets.includes(`${M3M}-networkdata`);
+          return data.status?.ready === true && !data.status.errorMessage && (template.metadata.finalizers ?? []).length > 0 &&
+            secrets.includes(`${M3M}-metadata`) && secrets.includes(`${M3M}-networkdata`);
         },
         stop: none,
       };

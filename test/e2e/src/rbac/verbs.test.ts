@@ -12,7 +12,9 @@ test('every granted verb of every controller, and each removal takes away exactl
     for (const c of cases) {
       const reduced = rulesWithout(role, c);
       assert.not.ok(grants(reduced, c), `${controller}: ${c.verb} ${c.resource} removed`);
-      for (const other of cases) if (other !== c) assert.ok(grants(reduced, other), `${controller}: removing ${c.verb} ${c.resource} keeps ${other.verb} ${other.resource}`);
+      for (const other of cases) {
+        if (other !== c) assert.ok(grants(reduced, other), `${controller}: removing ${c.verb} ${c.resource} keeps ${other.verb} ${other.resource}`);
+      }
     }
   }
 });

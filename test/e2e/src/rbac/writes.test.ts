@@ -48,7 +48,10 @@ for (const c of WRITE_CASES) {
         `a Warning event ${reason} on ${on.kind} ${on.name} saying "${expected}"`,
         async () => {
           const events = (await admin.api(EventResource, namespace).list()).items;
-          return events.find((e) => e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === on.kind && e.involvedObject.name === on.name && e.message?.includes(expected));
+          return events.find((e) =>
+            e.type === 'Warning' && e.reason === reason && e.involvedObject.kind === on.kind && e.involvedObject.name === on.name &&
+            e.message?.includes(expected)
+          );
         },
         { timeoutMs: VISIBLE_MS, pollMs: 200, explain },
       );
@@ -63,7 +66,11 @@ for (const c of WRITE_CASES) {
       assert.ok(running.errors().some((l) => l.includes(expected)), 'the error log names the refusal too');
       await user.restore();
       const restored = performance.now();
-      await eventually('the scene to converge once the verb is given back', async () => ((await scene.converged()) ? true : undefined), { timeoutMs: CONVERGE_MS, pollMs: 200, explain });
+      await eventually('the scene to converge once the verb is given back', async () => ((await scene.converged()) ? true : undefined), {
+        timeoutMs: CONVERGE_MS,
+        pollMs: 200,
+        explain,
+      });
       timings.push({ visible, converged: since(restored) });
     } finally {
       await running.stop();

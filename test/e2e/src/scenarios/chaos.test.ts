@@ -13,7 +13,16 @@ const KILLS = Number(process.env['CHAOS_KILLS'] ?? 20);
 
 test(`chaos (H-5 one consumer per host, DT-12 unique indexes, D-16 one address per claim, N-6/H-10 node reuse, X-11/X-16 release): ${KILLS} SIGKILLs, an apiserver restart and an etcd outage over bring-up, upgrade with node reuse, scale and deletion: no violation in any sample, nothing left, every phase converges`, async () => {
   console.log(`chaos: seed ${SEED} (replay with CHAOS_SEED=${SEED})`);
-  const report = await runChaos({ seed: SEED, kills: KILLS, apiserverRestarts: 1, etcdRestarts: 1, pauseMs: [500, 2000], outageMs: [2000, 5000], maxRounds: 1, phaseTimeoutMs: 180_000 });
+  const report = await runChaos({
+    seed: SEED,
+    kills: KILLS,
+    apiserverRestarts: 1,
+    etcdRestarts: 1,
+    pauseMs: [500, 2000],
+    outageMs: [2000, 5000],
+    maxRounds: 1,
+    phaseTimeoutMs: 180_000,
+  });
   const lines = describeReport(report);
   console.log(lines.map((l) => `chaos: ${l}`).join('\n'));
   assert.not.ok(report.failure, `seed ${SEED}: every phase converged\n${lines.join('\n')}`);

@@ -22,7 +22,7 @@ import {
 import { IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { PROVIDER_ID_MODE_ANNOTATION } from '@metal3-ts/test/sim/workload/names';
-import { startLab, type Lab } from '../lab/lab.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
 import { isClusterRunning } from '../lab/progress.ts';
 import { CLUSTER, eventually, hosts, hostsByMachine, hostsOf, labUntil, metal3Machines, nodes, running, seconds, secretKeys } from './support.ts';
 
@@ -75,28 +75,45 @@ test('2 upgrade with node reuse (seed 001): nodeReuse and cleaning disabled, a n
     await templates.mergePatch(name, { spec: { nodeReuse: true, template: { spec: { automatedCleaningMode: 'disabled' } } } });
   }
   // N-2: the template controller brings the mode to the Metal3Machines, the machine controller to the hosts.
-  await eventually('cleaning disabled on every used host', async () => ((await hosts(lab)).filter((h) => h.spec?.consumerRef).every((h) => h.spec?.automatedCleaningMode === 'disabled') ? true : undefined));
+  await eventually(
+    'cleaning disabled on every used host',
+    async () => ((await hosts(lab)).filter((h) => h.spec?.consumerRef).every((h) => h.spec?.automatedCleaningMode === 'disabled') ? true : undefined),
+  );
 
   // Watch every host that starts deprovisioning: cleaning must be off at that moment.
   const cleaned = new Set<string>();
   let watching = true;
   const watcher = (async () => {
     while (watching) {
-      for (const h of await hosts(lab)) if (h.status?.provisioning?.state === 'deprovisioning' && h.spec?.automatedCleaningMode !== 'disabled') cleaned.add(h.metadata.name ?? '');
+      for (const h of await hosts(lab)) {
+        if (h.status?.provisioning?.state === 'deprovisioning' && h.spec?.automatedCleaningMode !== 'disabled') cleaned.add(h.metadata.name ?? '');
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
 
   const md0 = await templates.get('md-0');
   await templates.create(newMetal3MachineTemplate({ metadata: { name: 'md-0-v2' }, spec: structuredClone(md0.spec) }));
-  await client.api(KubeadmControlPlaneResource, namespace).mergePatch('m3cluster-controlplane', { spec: { version: 'v1.29.0', rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } } });
+  await client.api(KubeadmControlPlaneResource, namespace).mergePatch('m3cluster-controlplane', {
+    spec: { version: 'v1.29.0', rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
+  });
   await client.api(MachineDeploymentResource, namespace).mergePatch('md-0', {
     spec: {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
-      template: { spec: { version: 'v1.29.0', infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-0-v2' } } },
+      template: {
+        spec: {
+          version: 'v1.29.0',
+          infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-0-v2' },
+        },
+      },
     },
   });
-  const after = await labUntil(lab, 'all Machines upgraded and Running', (s) => isClusterRunning(s, CLUSTER) && s.machines.length === 6 && s.machines.every((m) => m.spec?.version === 'v1.29.0'), 240_000);
+  const after = await labUntil(
+    lab,
+    'all Machines upgraded and Running',
+    (s) => isClusterRunning(s, CLUSTER) && s.machines.length === 6 && s.machines.every((m) => m.spec?.version === 'v1.29.0'),
+    240_000,
+  );
   watching = false;
   await watcher;
   timings.push(`upgrade ${seconds(t0)} s`);
@@ -104,14 +121,19 @@ test('2 upgrade with node reuse (seed 001): nodeReuse and cleaning disabled, a n
   assert.equal(hostsOf(after, 'md-0'), mdHosts, 'N-6/H-10: worker Machines on the same hosts');
   assert.equal([...cleaned], [], 'no host deprovisioned with cleaning');
   const m3ms = await metal3Machines(lab);
-  assert.ok(m3ms.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-0-v2').length === 3, 'the workers were cloned from the new template');
+  assert.ok(
+    m3ms.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-0-v2').length === 3,
+    'the workers were cloned from the new template',
+  );
 });
 
 test('3 scale: down and up; an unhealthy host is never chosen; a selector nothing matches waits with a clear condition until a matching host is added', async () => {
   const t0 = performance.now();
   const { client, namespace } = lab;
   const [healthy, unhealthy] = await lab.addHosts(2, 'worker');
-  await client.api(BareMetalHostResource, namespace).mergePatch(unhealthy ?? '', { metadata: { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } } });
+  await client.api(BareMetalHostResource, namespace).mergePatch(unhealthy ?? '', {
+    metadata: { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } },
+  });
   const mds = client.api(MachineDeploymentResource, namespace);
   await mds.mergePatch('md-0', { spec: { replicas: 2 } });
   await labUntil(lab, 'md-0 scaled down to 2', (s) => isClusterRunning(s, CLUSTER) && hostsOf(s, 'md-0').length === 2);
@@ -124,7 +146,13 @@ test('3 scale: down and up; an unhealthy host is never chosen; a selector nothin
   // A MachineDeployment whose template selects `pool: gpu`: no such host yet.
   const md0Template = await client.api(Metal3MachineTemplateResource, namespace).get('md-0-v2');
   await client.api(Metal3MachineTemplateResource, namespace).create(
-    newMetal3MachineTemplate({ metadata: { name: 'md-gpu' }, spec: { nodeReuse: false, template: { spec: { ...structuredClone(md0Template.spec?.template.spec ?? {}), hostSelector: { matchLabels: { pool: 'gpu' } } } } } }),
+    newMetal3MachineTemplate({
+      metadata: { name: 'md-gpu' },
+      spec: {
+        nodeReuse: false,
+        template: { spec: { ...structuredClone(md0Template.spec?.template.spec ?? {}), hostSelector: { matchLabels: { pool: 'gpu' } } } },
+      },
+    }),
   );
   const md0 = await mds.get('md-0');
   await mds.create(
@@ -136,13 +164,24 @@ test('3 scale: down and up; an unhealthy host is never chosen; a selector nothin
         selector: { matchLabels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, nodepool: 'gpu' } },
         template: {
           metadata: { labels: { 'cluster.x-k8s.io/cluster-name': CLUSTER, nodepool: 'gpu' } },
-          spec: { ...structuredClone(md0.spec?.template.spec ?? { clusterName: CLUSTER, bootstrap: {}, infrastructureRef: {} }), bootstrap: md0.spec?.template.spec?.bootstrap ?? {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-gpu' } },
+          spec: {
+            ...structuredClone(md0.spec?.template.spec ?? { clusterName: CLUSTER, bootstrap: {}, infrastructureRef: {} }),
+            bootstrap: md0.spec?.template.spec?.bootstrap ?? {},
+            infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-gpu' },
+          },
         },
       },
     }),
   );
-  const waiting = await eventually('the gpu Metal3Machine waiting for a host', async () =>
-    (await metal3Machines(lab)).find((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-gpu' && m.status?.conditions?.some((c) => c.type === 'AssociateBMH' && c.status === 'False' && c.reason === 'AssociateBMHFailed' && (c.message ?? '').includes('No available host found'))),
+  const waiting = await eventually(
+    'the gpu Metal3Machine waiting for a host',
+    async () =>
+      (await metal3Machines(lab)).find((m) =>
+        m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-gpu' &&
+        m.status?.conditions?.some((c) =>
+          c.type === 'AssociateBMH' && c.status === 'False' && c.reason === 'AssociateBMHFailed' && (c.message ?? '').includes('No available host found')
+        )
+      ),
   );
   assert.ok(waiting.status?.conditions?.find((c) => c.type === 'AssociateBMH')?.message?.includes('pool=gpu'), 'the message names the selector');
   const [gpu] = await lab.addHosts(1, 'gpu');
@@ -181,11 +220,20 @@ test('5 pause: pausing the Cluster pauses its hosts; unpausing resumes', async (
   await clusters.mergePatch(CLUSTER, { spec: { paused: true } });
   const paused = await eventually('every claimed host paused by us', async () => {
     const claimed = (await hosts(lab)).filter((h) => h.spec?.consumerRef);
-    return claimed.length > 0 && claimed.every((h) => h.metadata.annotations?.['baremetalhost.metal3.io/paused'] === 'metal3.io/capm3' && !!h.metadata.annotations['baremetalhost.metal3.io/status']) ? claimed : undefined;
+    return claimed.length > 0 &&
+        claimed.every((h) =>
+          h.metadata.annotations?.['baremetalhost.metal3.io/paused'] === 'metal3.io/capm3' && !!h.metadata.annotations['baremetalhost.metal3.io/status']
+        )
+      ? claimed
+      : undefined;
   }, 30_000);
   assert.ok(paused.length >= 9);
   await clusters.mergePatch(CLUSTER, { spec: { paused: false } });
-  await eventually('no host paused any more', async () => ((await hosts(lab)).every((h) => !h.metadata.annotations?.['baremetalhost.metal3.io/paused']) ? true : undefined), 30_000);
+  await eventually(
+    'no host paused any more',
+    async () => ((await hosts(lab)).every((h) => !h.metadata.annotations?.['baremetalhost.metal3.io/paused']) ? true : undefined),
+    30_000,
+  );
   await running(lab);
   timings.push(`pause ${seconds(t0)} s`);
 });
@@ -196,7 +244,11 @@ test('6 tear-down: deleting the Cluster returns every host to available and leav
   const m3ms = (await metal3Machines(lab)).map((m) => m.metadata.name ?? '');
   await client.api(ClusterResource, namespace).delete(CLUSTER);
   await eventually('the Cluster gone', async () => ((await client.api(ClusterResource, namespace).list()).items.length === 0 ? true : undefined), 180_000);
-  await eventually('every host available and unclaimed', async () => ((await hosts(lab)).every((h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available') ? true : undefined), 120_000);
+  await eventually(
+    'every host available and unclaimed',
+    async () => ((await hosts(lab)).every((h) => !h.spec?.consumerRef && h.status?.provisioning?.state === 'available') ? true : undefined),
+    120_000,
+  );
   const left = async () => ({
     metal3Clusters: (await client.api(Metal3ClusterResource, namespace).list()).items.length,
     metal3Machines: (await client.api(Metal3MachineResource, namespace).list()).items.length,
@@ -204,19 +256,26 @@ test('6 tear-down: deleting the Cluster returns every host to available and leav
     datas: (await client.api(Metal3DataResource, namespace).list()).items.length,
     dataTemplates: (await client.api(Metal3DataTemplateResource, namespace).list()).items.length,
     ipClaims: (await client.api(IPClaimResource, namespace).list()).items.length,
-    secrets: (await client.api(SecretResource, namespace).list()).items.filter((x) => m3ms.some((m) => x.metadata.name === `${m}-metadata` || x.metadata.name === `${m}-networkdata`)).length,
+    secrets:
+      (await client.api(SecretResource, namespace).list()).items.filter((x) =>
+        m3ms.some((m) => x.metadata.name === `${m}-metadata` || x.metadata.name === `${m}-networkdata`)
+      ).length,
   });
   const none = { metal3Clusters: 0, metal3Machines: 0, claims: 0, datas: 0, dataTemplates: 0, ipClaims: 0, secrets: 0 };
-  await eventually('nothing left', async () => (JSON.stringify(await left()) === JSON.stringify(none) ? true : undefined), 60_000).catch(async (error: unknown) => {
-    throw new Error(`${String(error)}; left: ${JSON.stringify(await left())}`);
-  });
+  await eventually('nothing left', async () => (JSON.stringify(await left()) === JSON.stringify(none) ? true : undefined), 60_000).catch(
+    async (error: unknown) => {
+      throw new Error(`${String(error)}; left: ${JSON.stringify(await left())}`);
+    },
+  );
   for (const h of await hosts(lab)) {
     assert.not.ok(h.metadata.labels?.['infrastructure.cluster.x-k8s.io/node-reuse'], `N-6: no reuse label while the Cluster is deleted (${h.metadata.name})`);
     assert.not.ok(h.metadata.ownerReferences?.length, `${h.metadata.name}: no owner left`);
     assert.not.ok(h.metadata.labels?.['cluster.x-k8s.io/cluster-name'], `${h.metadata.name}: no cluster label left`);
   }
   // What the user created beside the Cluster is theirs to delete, and nothing of ours blocks it.
-  for (const t of (await client.api(Metal3MachineTemplateResource, namespace).list()).items) assert.equal(t.metadata.finalizers ?? [], [], `${t.metadata.name}: no finalizer`);
+  for (const t of (await client.api(Metal3MachineTemplateResource, namespace).list()).items) {
+    assert.equal(t.metadata.finalizers ?? [], [], `${t.metadata.name}: no finalizer`);
+  }
   for (const t of (await client.api(KubeadmConfigTemplateResource, namespace).list()).items) assert.equal(t.metadata.finalizers ?? [], []);
   timings.push(`tear-down ${seconds(t0)} s`);
 });

@@ -2,7 +2,7 @@
 // four under Node 24), from the same bundle format.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startLab, type Lab } from '../lab/lab.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
 import { controllerProblems, hostsByMachine, nodes, running, seconds } from './support.ts';
 
 const test = suite('end to end: bring-up with the machine controller under Deno 2');

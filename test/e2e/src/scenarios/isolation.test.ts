@@ -9,22 +9,22 @@ import { Buffer } from 'node:buffer';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MachineDeploymentResource, newMachineDeployment } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { EventResource, NamespaceResource, SecretResource, newNamespace, newSecret } from '@metal3-ts/generated/core/v1';
+import { EventResource, NamespaceResource, newNamespace, newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3DataClaimResource,
   Metal3DataResource,
   Metal3DataTemplateResource,
+  type Metal3Machine,
   Metal3MachineResource,
   Metal3MachineTemplateResource,
   newMetal3Data,
   newMetal3DataClaim,
   newMetal3DataTemplate,
   newMetal3MachineTemplate,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { caseKey, namespacedCases } from '@metal3-ts/test/isolation/cases';
-import { startLab, type Lab } from '../lab/lab.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
 import { CLUSTER, eventually, hosts, metal3Machines, running } from './support.ts';
 
 const test = suite('end to end: tenant isolation with admission bypassed (issue 21)');
@@ -60,15 +60,25 @@ const warnings = async (name: string) =>
 
 test('admission is bypassed: the same-namespace policy is not bound in the lab', async () => {
   await running(lab, 180_000);
-  const bindings = await lab.env.admin.client.get<{ items: { metadata: { name: string } }[] }>('/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings');
+  const bindings = await lab.env.admin.client.get<{ items: { metadata: { name: string } }[] }>(
+    '/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings',
+  );
   assert.not.ok(bindings.items.some((b) => b.metadata.name === 'metal3-same-namespace-references'));
 });
 
 test('issue 21: Metal3MachineTemplate and Metal3Machine spec references into tenant B fail the machine terminally, each field named, before any host or claim', async () => {
   const { client, namespace } = lab;
   const md0 = await client.api(Metal3MachineTemplateResource, namespace).get('md-0');
-  const spec = { ...structuredClone(md0.spec?.template.spec ?? {}), userData: foreign('victim-userdata'), metaData: foreign('victim-metadata'), networkData: foreign('victim-networkdata'), dataTemplate: foreign('victim') };
-  await client.api(Metal3MachineTemplateResource, namespace).create(newMetal3MachineTemplate({ metadata: { name: 'md-evil' }, spec: { nodeReuse: false, template: { spec } } }));
+  const spec = {
+    ...structuredClone(md0.spec?.template.spec ?? {}),
+    userData: foreign('victim-userdata'),
+    metaData: foreign('victim-metadata'),
+    networkData: foreign('victim-networkdata'),
+    dataTemplate: foreign('victim'),
+  };
+  await client.api(Metal3MachineTemplateResource, namespace).create(
+    newMetal3MachineTemplate({ metadata: { name: 'md-evil' }, spec: { nodeReuse: false, template: { spec } } }),
+  );
   const md = await client.api(MachineDeploymentResource, namespace).get('md-0');
   await client.api(MachineDeploymentResource, namespace).create(newMachineDeployment({
     metadata: { name: 'md-evil', labels: LABELS },
@@ -78,12 +88,23 @@ test('issue 21: Metal3MachineTemplate and Metal3Machine spec references into ten
       selector: { matchLabels: { ...LABELS, nodepool: 'evil' } },
       template: {
         metadata: { labels: { ...LABELS, nodepool: 'evil' } },
-        spec: { ...structuredClone(md.spec?.template.spec ?? {}), clusterName: CLUSTER, bootstrap: md.spec?.template.spec?.bootstrap ?? {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-evil' } },
+        spec: {
+          ...structuredClone(md.spec?.template.spec ?? {}),
+          clusterName: CLUSTER,
+          bootstrap: md.spec?.template.spec?.bootstrap ?? {},
+          infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 'md-evil' },
+        },
       },
     },
   }));
-  const failed = await eventually('the md-evil Metal3Machine failed terminally', async () =>
-    (await metal3Machines(lab)).find((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-evil' && m.status?.failureReason === 'InvalidConfiguration'), 90_000);
+  const failed = await eventually(
+    'the md-evil Metal3Machine failed terminally',
+    async () =>
+      (await metal3Machines(lab)).find((m) =>
+        m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-evil' && m.status?.failureReason === 'InvalidConfiguration'
+      ),
+    90_000,
+  );
   const message = failed.status?.failureMessage ?? '';
   for (const field of ['userData', 'metaData', 'networkData', 'dataTemplate']) {
     assert.match(message, `spec.${field}.namespace`);
@@ -94,9 +115,14 @@ test('issue 21: Metal3MachineTemplate and Metal3Machine spec references into ten
   const condition = failed.status?.conditions?.find((c) => c.type === 'AssociateBMH');
   assert.is(condition?.status, 'False');
   assert.match(condition?.message ?? '', 'spec.dataTemplate.namespace');
-  assert.ok((await eventually('its Warning event', async () => (await warnings(failed.metadata.name ?? '')).find((e) => e.reason === 'InvalidConfiguration'))).message?.includes('spec.userData.namespace'));
-  const onTemplate = await eventually('the template\'s Warning event', async () =>
-    (await warnings('md-evil')).find((e) => e.reason === 'InvalidReference' && e.involvedObject.kind === 'Metal3MachineTemplate'));
+  assert.ok(
+    (await eventually('its Warning event', async () => (await warnings(failed.metadata.name ?? '')).find((e) => e.reason === 'InvalidConfiguration'))).message
+      ?.includes('spec.userData.namespace'),
+  );
+  const onTemplate = await eventually(
+    "the template's Warning event",
+    async () => (await warnings('md-evil')).find((e) => e.reason === 'InvalidReference' && e.involvedObject.kind === 'Metal3MachineTemplate'),
+  );
   assert.match(onTemplate.message ?? '', `spec.template.spec.dataTemplate.namespace ("${TENANT_B}")`);
   assert.not.ok((await hosts(lab)).some((h) => h.spec?.consumerRef?.name === failed.metadata.name), 'no host was claimed');
   for (const ns of [namespace, TENANT_B]) {
@@ -113,9 +139,15 @@ test('issue 21: Metal3Data template, claim and Secret references into tenant B a
   const claimName = evil.metadata.name ?? '';
   const free = (await hosts(lab)).find((h) => !h.spec?.consumerRef && h.metadata.labels?.['pool'] === 'worker');
   assert.ok(free, 'a free worker host');
-  await client.api(Metal3MachineResource, namespace).mergePatch(claimName, { metadata: { annotations: { 'metal3.io/BareMetalHost': `${namespace}/${free.metadata.name}` } } });
+  await client.api(Metal3MachineResource, namespace).mergePatch(claimName, {
+    metadata: { annotations: { 'metal3.io/BareMetalHost': `${namespace}/${free.metadata.name}` } },
+  });
   await client.api(Metal3DataClaimResource, namespace).create(newMetal3DataClaim({
-    metadata: { name: claimName, labels: LABELS, ownerReferences: [{ apiVersion: evil.apiVersion, kind: evil.kind, name: claimName, uid: evil.metadata.uid ?? '', controller: true }] },
+    metadata: {
+      name: claimName,
+      labels: LABELS,
+      ownerReferences: [{ apiVersion: evil.apiVersion, kind: evil.kind, name: claimName, uid: evil.metadata.uid ?? '', controller: true }],
+    },
     spec: { template: { name: 'victim' } },
   }));
   const rows: [name: string, field: string, spec: Record<string, unknown>][] = [
@@ -131,7 +163,10 @@ test('issue 21: Metal3Data template, claim and Secret references into tenant B a
       return d.status?.errorMessage?.startsWith(`${field}.namespace: must be empty or the Metal3Data namespace`) ? d : undefined;
     });
     assert.not.ok(data.status?.ready, `${name} is not ready`);
-    await eventually(`${name}: its Warning event`, async () => (await warnings(name)).find((e) => e.reason === 'AssociationInvalid' && e.message?.startsWith(field)));
+    await eventually(
+      `${name}: its Warning event`,
+      async () => (await warnings(name)).find((e) => e.reason === 'AssociationInvalid' && e.message?.startsWith(field)),
+    );
     covered.add(`Metal3Data ${field}`);
   }
 });
@@ -140,13 +175,19 @@ test('issue 21: a Metal3DataClaim naming a template of tenant B, or recording a 
   const { client, namespace } = lab;
   const claims = client.api(Metal3DataClaimResource, namespace);
   await claims.create(newMetal3DataClaim({ metadata: { name: 'evil-claim', labels: LABELS }, spec: { template: foreign('victim') } }));
-  await eventually('evil-claim: the error naming spec.template.namespace', async () => ((await claims.get('evil-claim')).status?.errorMessage?.startsWith('spec.template.namespace') ? true : undefined));
+  await eventually(
+    'evil-claim: the error naming spec.template.namespace',
+    async () => ((await claims.get('evil-claim')).status?.errorMessage?.startsWith('spec.template.namespace') ? true : undefined),
+  );
   await eventually('evil-claim: its Warning event', async () => (await warnings('evil-claim')).find((e) => e.reason === 'InvalidTemplateReference'));
   covered.add('Metal3DataClaim spec.template');
 
   await claims.create(newMetal3DataClaim({ metadata: { name: 'evil-record', labels: LABELS }, spec: { template: { name: 'md-0-metadata' } } }));
   await claims.mergePatchStatus('evil-record', { status: { renderedData: foreign('victim-0') } });
-  await eventually('evil-record: the error naming status.renderedData.namespace', async () => ((await claims.get('evil-record')).status?.errorMessage?.startsWith('status.renderedData.namespace') ? true : undefined));
+  await eventually(
+    'evil-record: the error naming status.renderedData.namespace',
+    async () => ((await claims.get('evil-record')).status?.errorMessage?.startsWith('status.renderedData.namespace') ? true : undefined),
+  );
   await eventually('evil-record: its Warning event', async () => (await warnings('evil-record')).find((e) => e.reason === 'InvalidRenderedDataReference'));
   covered.add('Metal3DataClaim status.renderedData');
   const datas = (await client.api(Metal3DataResource, namespace).list()).items;
@@ -159,15 +200,21 @@ test('issue 21: Metal3Machine status references turned to tenant B fail the mach
   assert.ok(worker, 'a ready worker');
   const name = worker.metadata.name ?? '';
   const fields = ['userData', 'metaData', 'networkData', 'renderedData'];
-  await client.api(Metal3MachineResource, namespace).mergePatchStatus(name, { status: Object.fromEntries(fields.map((f) => [f, foreign(`victim-${f.toLowerCase()}`)])) });
-  const failed = await eventually(`${name} failed terminally`, async () => (await metal3Machines(lab)).find((m) => m.metadata.name === name && m.status?.failureReason === 'InvalidConfiguration'), 60_000);
+  await client.api(Metal3MachineResource, namespace).mergePatchStatus(name, {
+    status: Object.fromEntries(fields.map((f) => [f, foreign(`victim-${f.toLowerCase()}`)])),
+  });
+  const failed = await eventually(
+    `${name} failed terminally`,
+    async () => (await metal3Machines(lab)).find((m) => m.metadata.name === name && m.status?.failureReason === 'InvalidConfiguration'),
+    60_000,
+  );
   for (const field of fields) {
     assert.match(failed.status?.failureMessage ?? '', `status.${field}.namespace`);
     covered.add(`Metal3Machine status.${field}`);
   }
 });
 
-test('issue 21: nothing crossed: no Secret of tenant A holds tenant B\'s value, no host points into tenant B, nothing was written in tenant B', async () => {
+test("issue 21: nothing crossed: no Secret of tenant A holds tenant B's value, no host points into tenant B, nothing was written in tenant B", async () => {
   const { client, namespace } = lab;
   for (const secret of (await client.api(SecretResource, namespace).list()).items) {
     for (const [key, value] of Object.entries(secret.data ?? {})) {
@@ -175,13 +222,15 @@ test('issue 21: nothing crossed: no Secret of tenant A holds tenant B\'s value, 
     }
   }
   for (const h of await hosts(lab)) {
-    for (const ref of [h.spec?.userData, h.spec?.metaData, h.spec?.networkData]) assert.not.ok(ref?.namespace === TENANT_B, `host ${h.metadata.name} points into tenant B`);
+    for (const ref of [h.spec?.userData, h.spec?.metaData, h.spec?.networkData]) {
+      assert.not.ok(ref?.namespace === TENANT_B, `host ${h.metadata.name} points into tenant B`);
+    }
   }
   assert.is((await client.api(Metal3DataClaimResource, TENANT_B).list()).items.length, 0, 'claims in tenant B');
   assert.is((await client.api(Metal3DataResource, TENANT_B).list()).items.length, 0, 'Metal3Data in tenant B');
   assert.is((await client.api(IPClaimResource, TENANT_B).list()).items.length, 0, 'IP claims in tenant B');
   const victim = await client.api(Metal3DataTemplateResource, TENANT_B).get('victim');
-  assert.equal(victim.status?.indexes ?? {}, {}, 'no index of tenant B\'s template was handed out');
+  assert.equal(victim.status?.indexes ?? {}, {}, "no index of tenant B's template was handed out");
   for (const secret of (await client.api(SecretResource, TENANT_B).list()).items) {
     assert.not.ok(secret.metadata.labels?.['cluster.x-k8s.io/cluster-name'], `Secret ${secret.metadata.name} of tenant B was labelled`);
     assert.equal(secret.metadata.ownerReferences ?? [], [], `Secret ${secret.metadata.name} of tenant B was given an owner`);

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ConfigMapResource, SecretResource } from '@metal3-ts/generated/core/v1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { startLab, type Lab } from '../lab/lab.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
 import { CLUSTER, eventually, running, seconds } from './support.ts';
 
 const test = suite('end to end: real KubeadmControlPlane, 1 replica');

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { MachineDeploymentResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { httpGet } from '@metal3-ts/test/harness/controller-process';
 import { CONTROLLERS } from '../lab/controllers.ts';
-import { startLab, type Lab } from '../lab/lab.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
 import { isClusterRunning } from '../lab/progress.ts';
 import { CLUSTER, eventually, hostsOf, labUntil, running, seconds } from './support.ts';
 
@@ -26,7 +26,8 @@ test.after(async () => {
 });
 
 const scaleTo = (replicas: number) => lab.client.api(MachineDeploymentResource, lab.namespace).mergePatch('md-0', { spec: { replicas } });
-const scaled = (replicas: number, timeoutMs?: number) => labUntil(lab, `md-0 at ${replicas} Running Machines`, (s) => isClusterRunning(s, CLUSTER) && hostsOf(s, 'md-0').length === replicas, timeoutMs);
+const scaled = (replicas: number, timeoutMs?: number) =>
+  labUntil(lab, `md-0 at ${replicas} Running Machines`, (s) => isClusterRunning(s, CLUSTER) && hostsOf(s, 'md-0').length === replicas, timeoutMs);
 
 test('SIGKILLed, the machine controller is restarted (exit logged with signal and count) and a scale-up after the kill converges', async () => {
   const machine = lab.controllers.get('machine')!;
@@ -36,7 +37,10 @@ test('SIGKILLed, the machine controller is restarted (exit logged with signal an
   assert.is(exit.signal, 'SIGKILL');
   await eventually('the machine controller started again', () => (machine.restarts === 1 ? true : undefined), 30_000);
   assert.equal(machine.exits.map((e) => [e.code, e.signal, e.delayMs]), [[null, 'SIGKILL', 1000]], 'one exit, first back-off delay');
-  assert.ok(log.some((l) => /controller machine exited \(code -, signal SIGKILL\).*restart 1 in 1\.0 s/.test(l)), `restart logged: ${log.slice(-5).join(' | ')}`);
+  assert.ok(
+    log.some((l) => /controller machine exited \(code -, signal SIGKILL\).*restart 1 in 1\.0 s/.test(l)),
+    `restart logged: ${log.slice(-5).join(' | ')}`,
+  );
   const address = await machine.process.address('readyz');
   await eventually('the new process ready', async () => ((await httpGet(address, '/readyz')).status === 200 ? true : undefined), 30_000);
   const t0 = performance.now();
@@ -53,7 +57,11 @@ test('an apiserver outage longer than the renew deadline (15 s, etcd kept): ever
   // Each controller loses its lease (or its connection) and exits; the supervisor brings it back.
   for (const name of CONTROLLERS) {
     const c = lab.controllers.get(name)!;
-    await eventually(`controller ${name} exited and restarted`, () => (c.exits.length > before.get(name)! && c.process.child.exitCode === null && c.restarts >= c.exits.length ? true : undefined), 120_000);
+    await eventually(
+      `controller ${name} exited and restarted`,
+      () => (c.exits.length > before.get(name)! && c.process.child.exitCode === null && c.restarts >= c.exits.length ? true : undefined),
+      120_000,
+    );
   }
   const codes = CONTROLLERS.map((name) => `${name}: ${lab.controllers.get(name)!.exits.slice(before.get(name)!).map((e) => e.code ?? e.signal).join(',')}`);
   console.log(`restarts: exits during the outage: ${codes.join('; ')}`);

@@ -2,19 +2,21 @@
 // progress and the controllers' warnings in the failure message), the workload cluster's Nodes, and
 // small readers over the lab's objects.
 import type { Client } from '@metal3-ts/generated';
-import { SecretResource, type Node } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { eventually as pollUntil, eventuallyWith, type Eventually } from '@metal3-ts/test/testing/eventually';
+import { type Node, SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Eventually, eventually as pollUntil, eventuallyWith } from '@metal3-ts/test/testing/eventually';
 import { workloadNodes } from '@metal3-ts/test/testing/workload';
 import type { Lab } from '../lab/lab.ts';
-import { describe, isClusterRunning, snapshot, type Snapshot } from '../lab/progress.ts';
+import { describe, isClusterRunning, type Snapshot, snapshot } from '../lab/progress.ts';
 
 export const CLUSTER = 'cluster';
 
 /** Warnings and errors the controllers logged, for failure messages. */
 export function controllerProblems(lab: Lab): string[] {
-  return [...lab.controllers.values()].flatMap((c) => c.lines().filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `[${c.name}] ${l.msg} ${JSON.stringify(l)}`.slice(0, 400)));
+  return [...lab.controllers.values()].flatMap((c) =>
+    c.lines().filter((l) => l.level === 'warn' || l.level === 'error').map((l) => `[${c.name}] ${l.msg} ${JSON.stringify(l)}`.slice(0, 400))
+  );
 }
 
 /** Polls the lab's snapshot until `check` accepts it; a timeout shows the progress lines and controller warnings. */

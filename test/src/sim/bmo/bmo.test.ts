@@ -5,15 +5,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, NotFoundError, Transport } from '@metal3-ts/generated';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
 import { realClock } from '@metal3-ts/shared/clock/clock';
 import { silentLogger } from '@metal3-ts/shared/log/logger';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
-import { bmoSimulator, type BmoOptions } from './controller.ts';
+import { type RunningSimulators, type SimulatorDeps, startSimulators } from '../simulator.ts';
+import { type BmoOptions, bmoSimulator } from './controller.ts';
 import { simulatedHost, type SimulatedHostOptions } from './fixtures.ts';
 import { BMO_FINALIZER, FAIL_ANNOTATION, HARDWARE_ANNOTATION, PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
 import { sleep } from '../../testing/eventually.ts';
@@ -27,14 +27,25 @@ test.before(() => {
 });
 test.after(() => admin.transport.close());
 
-const IMAGE = { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum', checksumType: 'sha256' as const, format: 'qcow2' as const };
+const IMAGE = {
+  url: 'http://172.22.0.1/images/node.qcow2',
+  checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum',
+  checksumType: 'sha256' as const,
+  format: 'qcow2' as const,
+};
 const hostsOf = (ns: string) => admin.api(BareMetalHostResource, ns);
 
 /** A BMO simulator whose informers see only `ns`. */
 function startBmo(ns: string, options: BmoOptions = {}): Promise<RunningSimulators> {
   const reader = new Client(Transport.fromConnection(env().admin));
   const informers = new InformerFactory(reader, { namespace: ns });
-  const deps: SimulatorDeps = { client: new WriteThroughClient(reader.transport, informers), informers, registry: new Registry(), log: silentLogger, clock: realClock };
+  const deps: SimulatorDeps = {
+    client: new WriteThroughClient(reader.transport, informers),
+    informers,
+    registry: new Registry(),
+    log: silentLogger,
+    clock: realClock,
+  };
   return startSimulators(deps, bmoSimulator(deps, options));
 }
 
@@ -129,7 +140,15 @@ test('a new host registers, is inspected and becomes available with hardware; fi
 
 test('hardware overrides from the annotation land in status.hardware', () =>
   withBmo({}, async (ns) => {
-    await createHost(ns, 'big', { annotations: { [HARDWARE_ANNOTATION]: JSON.stringify({ hostname: 'big.example', ramMebibytes: 1_048_576, nics: [{ name: 'eno1', mac: '00:11:22:33:44:55', ip: '192.168.111.20' }] }) } });
+    await createHost(ns, 'big', {
+      annotations: {
+        [HARDWARE_ANNOTATION]: JSON.stringify({
+          hostname: 'big.example',
+          ramMebibytes: 1_048_576,
+          nics: [{ name: 'eno1', mac: '00:11:22:33:44:55', ip: '192.168.111.20' }],
+        }),
+      },
+    });
     const h = await until(ns, 'big', 'available', inState('available'));
     assert.is(h.status?.hardware?.hostname, 'big.example');
     assert.is(h.status?.hardware?.ramMebibytes, 1_048_576);
@@ -264,7 +283,16 @@ test('injected faults set errorType, errorMessage, operationalStatus error and e
     const good = await until(ns, 'insp', 'provisioned and on', (h) => inState('provisioned')(h) && h.status?.poweredOn === true);
     await recorder.stopAfter('insp', 'provisioned');
     // Deprovisioning clears the saved settings, so the host prepares again before the second attempt (as BMO).
-    assert.equal(recorder.states('insp'), ['available', 'provisioning', 'deprovisioning', 'available', 'preparing', 'available', 'provisioning', 'provisioned']);
+    assert.equal(recorder.states('insp'), [
+      'available',
+      'provisioning',
+      'deprovisioning',
+      'available',
+      'preparing',
+      'available',
+      'provisioning',
+      'provisioned',
+    ]);
     assert.is(good.status?.errorType, undefined);
     assert.is(good.status?.operationalStatus, 'OK');
 
@@ -301,10 +329,18 @@ test('deleting a provisioned host deprovisions it, powers it off, then the final
 
 test('a host recreated without status (clusterctl move) gets it back from the status annotation, which is then dropped', () =>
   withBmo({}, async (ns) => {
-    const saved = { operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, lastUpdated: '2026-01-01T00:00:00Z', provisioning: { ID: 'moved-id', state: 'provisioned', image: IMAGE } };
+    const saved = {
+      operationalStatus: 'OK',
+      errorMessage: '',
+      errorCount: 0,
+      poweredOn: true,
+      lastUpdated: '2026-01-01T00:00:00Z',
+      provisioning: { ID: 'moved-id', state: 'provisioned', image: IMAGE },
+    };
     await createHost(ns, 'moved', { spec: { online: true, image: IMAGE }, annotations: { [STATUS_ANNOTATION]: JSON.stringify(saved) } });
     // BMO's order: restore the status, drop the annotation, then add its finalizer.
-    const h = await until(ns, 'moved', 'restored, annotation dropped, finalizer on', (x) => inState('provisioned')(x) && x.metadata.annotations?.[STATUS_ANNOTATION] === undefined && x.metadata.finalizers !== undefined);
+    const h = await until(ns, 'moved', 'restored, annotation dropped, finalizer on', (x) =>
+      inState('provisioned')(x) && x.metadata.annotations?.[STATUS_ANNOTATION] === undefined && x.metadata.finalizers !== undefined);
     assert.equal(h.status?.provisioning.image, IMAGE);
     assert.is(h.status?.poweredOn, true);
     assert.equal(h.metadata.finalizers, [BMO_FINALIZER]);

@@ -2,14 +2,22 @@
 // CAPM3 changes must.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { hostChanges } from './controller.ts';
 
 const test = suite('BMO event filter');
 
 const base = (): BareMetalHost =>
   newBareMetalHost({
-    metadata: { name: 'h', namespace: 'ns', generation: 1, resourceVersion: '1', labels: { a: 'b' }, annotations: { x: 'y' }, finalizers: ['baremetalhost.metal3.io'] },
+    metadata: {
+      name: 'h',
+      namespace: 'ns',
+      generation: 1,
+      resourceVersion: '1',
+      labels: { a: 'b' },
+      annotations: { x: 'y' },
+      finalizers: ['baremetalhost.metal3.io'],
+    },
     spec: { online: false },
     status: { errorCount: 0, errorMessage: '', operationalStatus: 'OK', poweredOn: false, provisioning: { ID: '', state: 'available' } },
   });

@@ -3,7 +3,7 @@
 // through the patch helper, the status with an optimistic lock as BMO's Update has), requeue.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Predicate } from '@metal3-ts/shared/controller/predicates';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
@@ -13,8 +13,8 @@ import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import type { ReconcileContext, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { SimulatorDeps } from '../simulator.ts';
 import { BMO_FINALIZER } from './names.ts';
-import { nextHostStatus, type HostStep } from './state-machine.ts';
-import { resolveTimings, type BmoSpeed, type BmoTimings } from './timings.ts';
+import { type HostStep, nextHostStatus } from './state-machine.ts';
+import { type BmoSpeed, type BmoTimings, resolveTimings } from './timings.ts';
 
 export interface BmoOptions {
   /** `instant` (default): every transition on the next reconcile. `bmoTestMode`: BMO test-mode delays. */
@@ -70,7 +70,9 @@ export function bmoSimulator(deps: SimulatorDeps, options: BmoOptions = {}): Run
     const host = hosts.store.get(request);
     if (!host) return {};
     const credentialsName = host.spec?.bmc?.credentialsName;
-    const bmcSecret: Readonly<Secret> | undefined = credentialsName ? secrets.store.get({ namespace: host.metadata.namespace, name: credentialsName }) : undefined;
+    const bmcSecret: Readonly<Secret> | undefined = credentialsName
+      ? secrets.store.get({ namespace: host.metadata.namespace, name: credentialsName })
+      : undefined;
     const step = nextHostStatus(host, now(), timings, { bmcSecret });
     if (!step) return {};
     context.log.info(step.reason, { state: step.status?.provisioning.state ?? host.status?.provisioning?.state ?? '' });
@@ -80,7 +82,14 @@ export function bmoSimulator(deps: SimulatorDeps, options: BmoOptions = {}): Run
 
   const controller = controllerFor('bmo', BareMetalHostResource, deps)
     .withPredicates(hostChanges)
-    .watches(SecretResource, (secret) => hosts.store.byIndex(CREDENTIALS_INDEX, secretKey(secret.metadata.namespace, secret.metadata.name ?? '')).map((h) => ({ namespace: h.metadata.namespace ?? '', name: h.metadata.name ?? '' })))
+    .watches(
+      SecretResource,
+      (secret) =>
+        hosts.store.byIndex(CREDENTIALS_INDEX, secretKey(secret.metadata.namespace, secret.metadata.name ?? '')).map((h) => ({
+          namespace: h.metadata.namespace ?? '',
+          name: h.metadata.name ?? '',
+        })),
+    )
     .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
     .build(reconcile);
   return [controller];

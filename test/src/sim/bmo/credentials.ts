@@ -43,5 +43,6 @@ export function checkCredentials(host: Readonly<BareMetalHost>, secret: BmcSecre
 
 /** Whether recorded credentials (good or tried) are the ones just checked (same Secret, same version). */
 export function sameCredentials(a: BareMetalHostStatusGoodCredentials | undefined, b: BareMetalHostStatusGoodCredentials): boolean {
-  return a?.credentials?.name === b.credentials?.name && a?.credentials?.namespace === b.credentials?.namespace && a?.credentialsVersion === b.credentialsVersion;
+  return a?.credentials?.name === b.credentials?.name && a?.credentials?.namespace === b.credentials?.namespace &&
+    a?.credentialsVersion === b.credentialsVersion;
 }

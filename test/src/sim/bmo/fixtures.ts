@@ -1,7 +1,7 @@
 // A host the simulated BMO can take all the way: a BareMetalHost with BMC details and the Secret
 // holding its credentials (BMO refuses to register a host without both).
 import { newSecret, type Secret } from '@metal3-ts/generated/core/v1';
-import { newBareMetalHost, type BareMetalHost, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, type BareMetalHostSpec, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 
 export interface SimulatedHostOptions {
   readonly namespace?: string;
@@ -16,7 +16,10 @@ export function simulatedHost(name: string, options: SimulatedHostOptions = {}):
   const credentialsName = options.spec?.bmc?.credentialsName ?? `${name}-bmc-secret`;
   const meta = (extra: object) => ({ name, ...(options.namespace ? { namespace: options.namespace } : {}), ...extra });
   const host = newBareMetalHost({
-    metadata: meta({ ...(options.labels ? { labels: { ...options.labels } } : {}), ...(options.annotations ? { annotations: { ...options.annotations } } : {}) }),
+    metadata: meta({
+      ...(options.labels ? { labels: { ...options.labels } } : {}),
+      ...(options.annotations ? { annotations: { ...options.annotations } } : {}),
+    }),
     spec: {
       online: true,
       ...options.spec,

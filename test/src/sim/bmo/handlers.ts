@@ -4,7 +4,7 @@
 import type { BareMetalHost, BareMetalHostStatus, BareMetalHostStatusGoodCredentials } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ProvisioningState as State } from '@metal3-ts/baremetal/states';
 import { hasBmcDetails } from './credentials.ts';
-import { faultMessage, type Fault } from './faults.ts';
+import { type Fault, faultMessage } from './faults.ts';
 import { HardwareOverrideError, inspectedHardware } from './hardware.ts';
 import { ErrorType, INSPECT_ANNOTATION, OperationalStatus, REBOOT_ANNOTATION_PREFIX } from './names.ts';
 import { beginOperation, clearError, clearSettings, operationElapsedMs, restartOperation, saveSettings, setError, settingsChanged } from './status.ts';
@@ -102,7 +102,12 @@ function manageHostPower(ctx: HostContext): Outcome {
   const { host, status } = ctx;
   if (!status.poweredOn && host.metadata.annotations?.[REBOOT_ANNOTATION_PREFIX] !== undefined) {
     // The suffixless annotation asks for one reboot: once off, it is consumed and the host comes back.
-    return { kind: 'wait', reason: 'reboot: host is off, one-shot reboot annotation removed', afterMs: AT_ONCE_MS, removeAnnotations: [REBOOT_ANNOTATION_PREFIX] };
+    return {
+      kind: 'wait',
+      reason: 'reboot: host is off, one-shot reboot annotation removed',
+      afterMs: AT_ONCE_MS,
+      removeAnnotations: [REBOOT_ANNOTATION_PREFIX],
+    };
   }
   const state = status.provisioning.state;
   const provisioned = state === State.Provisioned || state === State.ExternallyProvisioned;

@@ -1,7 +1,7 @@
 // Hardware that inspection reports: deterministic per host, different between hosts, overridable.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { generatedHardware, HardwareOverrideError, inspectedHardware, ironicNodeId } from './hardware.ts';
 import { HARDWARE_ANNOTATION } from './names.ts';
 
@@ -10,7 +10,11 @@ const test = suite('simulated hardware');
 const host = (name: string, extra: { annotations?: Record<string, string>; bootMACAddress?: string; architecture?: string } = {}): BareMetalHost =>
   newBareMetalHost({
     metadata: { name, namespace: 'ns', ...(extra.annotations ? { annotations: extra.annotations } : {}) },
-    spec: { online: true, ...(extra.bootMACAddress ? { bootMACAddress: extra.bootMACAddress } : {}), ...(extra.architecture ? { architecture: extra.architecture } : {}) },
+    spec: {
+      online: true,
+      ...(extra.bootMACAddress ? { bootMACAddress: extra.bootMACAddress } : {}),
+      ...(extra.architecture ? { architecture: extra.architecture } : {}),
+    },
   });
 
 test('the same host always inspects the same; other hosts get other MACs, IPs and serials', () => {
@@ -51,7 +55,11 @@ test('malformed overrides are refused with a reason', () => {
     ['{"cpu":[]}', /"cpu" must be an object/],
   ];
   for (const [text, message] of cases) {
-    assert.throws(() => inspectedHardware(host('h', { annotations: { [HARDWARE_ANNOTATION]: text } })), (e: unknown) => e instanceof HardwareOverrideError && message.test(e.message), text);
+    assert.throws(
+      () => inspectedHardware(host('h', { annotations: { [HARDWARE_ANNOTATION]: text } })),
+      (e: unknown) => e instanceof HardwareOverrideError && message.test(e.message),
+      text,
+    );
   }
 });
 

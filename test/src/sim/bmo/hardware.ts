@@ -22,7 +22,9 @@ const at = (bytes: Uint8Array, i: number): number => bytes[i % bytes.length] ?? 
 /** A UUID-shaped id derived from `seed` (Ironic's node UUID stands in `status.provisioning.ID`). */
 export function stableUuid(seed: string): string {
   const h = hex(digest(seed)).slice(0, 32);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${
+    h.slice(20, 32)
+  }`;
 }
 
 /** Ironic's node UUID for the host (`status.provisioning.ID`), from its name so a moved host keeps it. */
@@ -86,18 +88,18 @@ export function generatedHardware(host: Readonly<BareMetalHost>): BareMetalHostS
       },
       ...(bigDisk
         ? [
-            {
-              name: '/dev/sdb',
-              type: 'HDD' as const,
-              rotational: true,
-              sizeBytes: 2_000_398_934_016,
-              model: 'SIM HDD 2000',
-              vendor: 'metal3-ts',
-              serialNumber: `H${serial}`,
-              hctl: '0:0:1:0',
-              wwn: `0x5000${hex(b.slice(27, 32))}`,
-            },
-          ]
+          {
+            name: '/dev/sdb',
+            type: 'HDD' as const,
+            rotational: true,
+            sizeBytes: 2_000_398_934_016,
+            model: 'SIM HDD 2000',
+            vendor: 'metal3-ts',
+            serialNumber: `H${serial}`,
+            hctl: '0:0:1:0',
+            wwn: `0x5000${hex(b.slice(27, 32))}`,
+          },
+        ]
         : []),
     ],
   };
@@ -131,9 +133,20 @@ function parseOverrides(text: string): JsonObject {
     const kind = FIELDS[key];
     if (!kind) throw new HardwareOverrideError(`annotation ${HARDWARE_ANNOTATION}: unknown field "${key}"`);
     if (field === null) continue;
-    const ok =
-      kind === 'integer' ? Number.isInteger(field) : kind === 'array' ? Array.isArray(field) && field.every(isObject) : kind === 'object' ? isObject(field) : typeof field === 'string';
-    if (!ok) throw new HardwareOverrideError(`annotation ${HARDWARE_ANNOTATION}: field "${key}" must be ${kind === 'array' ? 'an array of objects' : `a${kind === 'integer' || kind === 'object' ? 'n' : ''} ${kind}`}`);
+    const ok = kind === 'integer'
+      ? Number.isInteger(field)
+      : kind === 'array'
+      ? Array.isArray(field) && field.every(isObject)
+      : kind === 'object'
+      ? isObject(field)
+      : typeof field === 'string';
+    if (!ok) {
+      throw new HardwareOverrideError(
+        `annotation ${HARDWARE_ANNOTATION}: field "${key}" must be ${
+          kind === 'array' ? 'an array of objects' : `a${kind === 'integer' || kind === 'object' ? 'n' : ''} ${kind}`
+        }`,
+      );
+    }
   }
   return value;
 }

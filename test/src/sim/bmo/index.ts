@@ -33,10 +33,10 @@
 // (nothing outside the simulator changes a host's power). Timestamps carry milliseconds (BMO's have
 // seconds) so short test timings can be measured; a retried inspection or deprovisioning restarts
 // its `operationHistory` entry.
-export { bmoSimulator, hostChanges, type BmoOptions } from './controller.ts';
-export { nextHostStatus, AT_ONCE_MS, UnknownStateError, type HostObservation, type HostStep } from './state-machine.ts';
-export { resolveTimings, instantTimings, bmoTestModeTimings, bmoErrorBackoffMs, type BmoTimings, type BmoSpeed } from './timings.ts';
-export { generatedHardware, inspectedHardware, ironicNodeId, stableUuid, HardwareOverrideError } from './hardware.ts';
-export { FAULTS, type Fault } from './faults.ts';
+export { type BmoOptions, bmoSimulator, hostChanges } from './controller.ts';
+export { AT_ONCE_MS, type HostObservation, type HostStep, nextHostStatus, UnknownStateError } from './state-machine.ts';
+export { bmoErrorBackoffMs, type BmoSpeed, bmoTestModeTimings, type BmoTimings, instantTimings, resolveTimings } from './timings.ts';
+export { generatedHardware, HardwareOverrideError, inspectedHardware, ironicNodeId, stableUuid } from './hardware.ts';
+export { type Fault, FAULTS } from './faults.ts';
 export { simulatedHost, type SimulatedHostOptions } from './fixtures.ts';
 export * from './names.ts';

@@ -6,7 +6,7 @@ import type { BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1'
 import { FAIL_ANNOTATION } from './names.ts';
 import { nextHostStatus, UnknownStateError } from './state-machine.ts';
 import { resolveTimings } from './timings.ts';
-import { IMAGE, T0, applied, at, host, instant, stateAfter, step, timed, walk, type HostOptions } from './testing.ts';
+import { applied, at, host, type HostOptions, IMAGE, instant, stateAfter, step, T0, timed, walk } from './testing.ts';
 
 const test = suite('BMO state machine: provisioning, deprovisioning, deletion');
 
@@ -14,7 +14,9 @@ const test = suite('BMO state machine: provisioning, deprovisioning, deletion');
 // provisioning
 
 test('provisioning → provisioned records the image; customDeploy likewise', () => {
-  const s = step(host({ state: 'provisioning', spec: { online: true, image: IMAGE }, status: { operationHistory: { provision: { start: T0.toISOString() } } } }));
+  const s = step(
+    host({ state: 'provisioning', spec: { online: true, image: IMAGE }, status: { operationHistory: { provision: { start: T0.toISOString() } } } }),
+  );
   assert.is(s?.status?.provisioning.state, 'provisioned');
   assert.equal(s?.status?.provisioning.image, IMAGE);
   assert.is(s?.status?.operationHistory?.provision?.end, T0.toISOString());
@@ -69,9 +71,17 @@ test('provisioned → deprovisioning when the image is removed or changed, or th
   assert.is(stateAfter(provisioned({ online: true })), 'deprovisioning');
   assert.is(stateAfter(provisioned({ online: false })), 'deprovisioning');
   assert.is(stateAfter(provisioned({ online: true, image: { ...IMAGE, url: 'http://other' } })), 'deprovisioning');
-  const custom = host({ state: 'provisioned', spec: { online: true }, status: { poweredOn: true, provisioning: { ID: '', state: 'provisioned', customDeploy: { method: 'm' } } } });
+  const custom = host({
+    state: 'provisioned',
+    spec: { online: true },
+    status: { poweredOn: true, provisioning: { ID: '', state: 'provisioned', customDeploy: { method: 'm' } } },
+  });
   assert.is(stateAfter(custom), 'deprovisioning');
-  assert.is(stateAfter(provisioned({ online: true, image: IMAGE, customDeploy: { method: 'm' } })), undefined, 'adding a method to an image deployment is no change');
+  assert.is(
+    stateAfter(provisioned({ online: true, image: IMAGE, customDeploy: { method: 'm' } })),
+    undefined,
+    'adding a method to an image deployment is no change',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -82,7 +92,12 @@ const deprovisioning = (spec: Partial<BareMetalHostSpec> = {}, extra: HostOption
     state: 'deprovisioning',
     spec,
     ...extra,
-    status: { poweredOn: true, operationHistory: { deprovision: { start: T0.toISOString() } }, ...extra.status, provisioning: { ID: '', state: 'deprovisioning', image: IMAGE, rootDeviceHints: { deviceName: '/dev/sda' } } },
+    status: {
+      poweredOn: true,
+      operationHistory: { deprovision: { start: T0.toISOString() } },
+      ...extra.status,
+      provisioning: { ID: '', state: 'deprovisioning', image: IMAGE, rootDeviceHints: { deviceName: '/dev/sda' } },
+    },
   });
 
 test('deprovisioning → available clears the deployment and leaves the host off', () => {
@@ -104,7 +119,11 @@ test('a deprovisioning fault is a provisioning error; the retry restarts deprovi
   const f = step(deprovisioning({}, { annotations: { [FAIL_ANNOTATION]: 'deprovisioning' } }));
   assert.is(f?.status?.errorType, 'provisioning error');
   assert.is(f?.status?.provisioning.state, 'deprovisioning');
-  const retry = step(deprovisioning({}, { status: { errorType: 'provisioning error', errorMessage: 'x', operationalStatus: 'error', errorCount: 1 } }), at(5_000), timed);
+  const retry = step(
+    deprovisioning({}, { status: { errorType: 'provisioning error', errorMessage: 'x', operationalStatus: 'error', errorCount: 1 } }),
+    at(5_000),
+    timed,
+  );
   assert.is(retry?.status?.errorType, undefined);
   assert.is(retry?.status?.operationHistory?.deprovision?.start, at(5_000).toISOString());
   assert.is(retry?.requeueAfterMs, 10_000);
@@ -151,7 +170,11 @@ test('the detached annotation sets operationalStatus detached; removing it resto
   const d = step(provisioned(undefined, { annotations: { 'baremetalhost.metal3.io/detached': '' } }));
   assert.is(d?.status?.operationalStatus, 'detached');
   assert.is(d?.status?.provisioning.state, 'provisioned');
-  assert.is(step(provisioned({ online: false }, { annotations: { 'baremetalhost.metal3.io/detached': '' }, status: { operationalStatus: 'detached' } })), undefined, 'no power change while detached');
+  assert.is(
+    step(provisioned({ online: false }, { annotations: { 'baremetalhost.metal3.io/detached': '' }, status: { operationalStatus: 'detached' } })),
+    undefined,
+    'no power change while detached',
+  );
   assert.is(step(provisioned(undefined, { status: { operationalStatus: 'detached' } }))?.status?.operationalStatus, 'OK');
   assert.is(stateAfter(provisioned(undefined, { deleting: true, status: { operationalStatus: 'detached' } })), 'deleting');
 });

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { ironicNodeId } from './hardware.ts';
 import { BMO_FINALIZER, FAIL_ANNOTATION, HARDWARE_ANNOTATION, PAUSED_ANNOTATION, STATUS_ANNOTATION } from './names.ts';
 import { AT_ONCE_MS, nextHostStatus } from './state-machine.ts';
-import { CREDS, IMAGE, T0, applied, at, host, instant, secret, stateAfter, step, timed } from './testing.ts';
+import { applied, at, CREDS, host, IMAGE, instant, secret, stateAfter, step, T0, timed } from './testing.ts';
 
 const test = suite('BMO state machine: registration, inspection, available');
 
@@ -31,7 +31,14 @@ test('a deleted host BMO never took on (no finalizer) is left alone', () => {
 });
 
 test('a host without status gets it back from the status annotation, keeping its lastUpdated', () => {
-  const saved = { provisioning: { state: 'provisioned', ID: 'abc', image: IMAGE }, poweredOn: true, operationalStatus: 'OK', errorMessage: '', errorCount: 0, lastUpdated: '2026-02-01T00:00:00Z' };
+  const saved = {
+    provisioning: { state: 'provisioned', ID: 'abc', image: IMAGE },
+    poweredOn: true,
+    operationalStatus: 'OK',
+    errorMessage: '',
+    errorCount: 0,
+    lastUpdated: '2026-02-01T00:00:00Z',
+  };
   const s = step(host({ noStatus: true, finalizers: [], annotations: { [STATUS_ANNOTATION]: JSON.stringify(saved) } }));
   assert.is(s?.status?.provisioning.state, 'provisioned');
   assert.is(s?.status?.provisioning.ID, 'abc');
@@ -83,7 +90,18 @@ test('registering without a usable Secret records a registration error (retried 
 });
 
 test('registering records the credentials and the provisioning ID, clears the error, then moves on', () => {
-  const h = host({ state: 'registering', status: { operationalStatus: '', goodCredentials: undefined, triedCredentials: undefined, errorType: 'registration error', errorMessage: 'x', errorCount: 2, provisioning: { ID: '', state: 'registering' } } });
+  const h = host({
+    state: 'registering',
+    status: {
+      operationalStatus: '',
+      goodCredentials: undefined,
+      triedCredentials: undefined,
+      errorType: 'registration error',
+      errorMessage: 'x',
+      errorCount: 2,
+      provisioning: { ID: '', state: 'registering' },
+    },
+  });
   const s = step(h);
   assert.is(s?.status?.provisioning.state, 'registering');
   assert.equal(s?.status?.goodCredentials, CREDS);
@@ -151,7 +169,11 @@ test('inspecting applies the hardware annotation; a malformed one is an inspecti
 });
 
 test('an inspection fault is recorded with backoff; without it the retry restarts inspection and succeeds', () => {
-  const h = host({ state: 'inspecting', annotations: { [FAIL_ANNOTATION]: 'inspection' }, status: { operationHistory: { inspect: { start: T0.toISOString() } } } });
+  const h = host({
+    state: 'inspecting',
+    annotations: { [FAIL_ANNOTATION]: 'inspection' },
+    status: { operationHistory: { inspect: { start: T0.toISOString() } } },
+  });
   const failed = step(h, at(2_000), timed);
   assert.is(failed?.status?.errorType, 'inspection error');
   assert.is(failed?.status?.operationalStatus, 'error');

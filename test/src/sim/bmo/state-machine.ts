@@ -4,7 +4,7 @@
 // machine (deletion, detach, registration, the handler of the current state).
 import type { BareMetalHost, BareMetalHostStatus } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ProvisioningState as State } from '@metal3-ts/baremetal/states';
-import { checkCredentials, sameCredentials, type BmcSecret } from './credentials.ts';
+import { type BmcSecret, checkCredentials, sameCredentials } from './credentials.ts';
 import { faultMessage, injectedFaults } from './faults.ts';
 import { AT_ONCE_MS, handleState, type HostContext, type Outcome } from './handlers.ts';
 import { ironicNodeId } from './hardware.ts';
@@ -42,7 +42,9 @@ function written(status: BareMetalHostStatus, stamp: string, reason: string, req
 function restoreStatus(host: Readonly<BareMetalHost>, stamp: string): HostStep | undefined {
   const saved = host.metadata.annotations?.[STATUS_ANNOTATION];
   if (saved === undefined) return undefined;
-  if (host.status?.lastUpdated) return { removeAnnotations: [STATUS_ANNOTATION], requeueAfterMs: AT_ONCE_MS, reason: 'status present: status annotation removed' };
+  if (host.status?.lastUpdated) {
+    return { removeAnnotations: [STATUS_ANNOTATION], requeueAfterMs: AT_ONCE_MS, reason: 'status present: status annotation removed' };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(saved);
@@ -125,7 +127,9 @@ function ensureRegistered(ctx: HostContext): Outcome | undefined {
   }
   if (status.errorType === ErrorType.Registration || newCredentials) dirty = clearError(status) || dirty;
   let outcome: Outcome | undefined = dirty ? { kind: 'update', reason: 'registered with the BMC', afterMs: AT_ONCE_MS } : undefined;
-  if (state !== State.Registering && endOperation(status, State.Registering, ctx.stamp)) outcome = { kind: 'update', reason: 're-registered with the BMC', afterMs: AT_ONCE_MS };
+  if (state !== State.Registering && endOperation(status, State.Registering, ctx.stamp)) {
+    outcome = { kind: 'update', reason: 're-registered with the BMC', afterMs: AT_ONCE_MS };
+  }
   return outcome;
 }
 

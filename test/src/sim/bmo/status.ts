@@ -4,7 +4,7 @@
 import type { BareMetalHost, BareMetalHostStatus, BareMetalHostStatusOperationHistory } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ProvisioningState } from '@metal3-ts/baremetal/states';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
-import { OperationalStatus, type ErrorTypeName } from './names.ts';
+import { type ErrorTypeName, OperationalStatus } from './names.ts';
 
 /** The status of a host BMO has not touched yet: every field the CRD requires, at its zero value. */
 export function emptyStatus(): BareMetalHostStatus {

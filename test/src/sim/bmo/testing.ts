@@ -1,17 +1,22 @@
 // Fixtures for the state machine's table tests: hosts in a given state as BMO would have left them,
 // one reconcile (`step`), a step applied as the controller and apiserver would, and whole walks.
-import { newBareMetalHost, type BareMetalHost, type BareMetalHostSpec, type BareMetalHostStatus } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, type BareMetalHostSpec, type BareMetalHostStatus, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { BmcSecret } from './credentials.ts';
 import { ironicNodeId } from './hardware.ts';
 import { BMO_FINALIZER } from './names.ts';
-import { nextHostStatus, type HostStep } from './state-machine.ts';
-import { resolveTimings, type BmoTimings } from './timings.ts';
+import { type HostStep, nextHostStatus } from './state-machine.ts';
+import { type BmoTimings, resolveTimings } from './timings.ts';
 
 export const T0 = new Date('2026-03-01T10:00:00.000Z');
 export const at = (ms: number): Date => new Date(T0.getTime() + ms);
 export const instant = resolveTimings('instant');
 export const timed = resolveTimings('bmoTestMode');
-export const IMAGE = { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum', checksumType: 'sha256' as const, format: 'qcow2' as const };
+export const IMAGE = {
+  url: 'http://172.22.0.1/images/node.qcow2',
+  checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum',
+  checksumType: 'sha256' as const,
+  format: 'qcow2' as const,
+};
 
 export const secret = (resourceVersion = '7', password = 'cGFzc3dvcmQ='): BmcSecret => ({
   metadata: { name: 'h-bmc', namespace: 'ns', resourceVersion },
@@ -87,7 +92,10 @@ export function applied(h: BareMetalHost, s: HostStep): BareMetalHost | undefine
 }
 
 /** Runs reconciles until nothing is left to do (or `until` holds); returns every state entered, in order. */
-export function walk(start: BareMetalHost, options: { timings?: BmoTimings; until?: (h: BareMetalHost) => boolean; max?: number } = {}): { states: string[]; host: BareMetalHost | undefined } {
+export function walk(
+  start: BareMetalHost,
+  options: { timings?: BmoTimings; until?: (h: BareMetalHost) => boolean; max?: number } = {},
+): { states: string[]; host: BareMetalHost | undefined } {
   let h: BareMetalHost | undefined = start;
   let now = T0.getTime();
   const states: string[] = [];

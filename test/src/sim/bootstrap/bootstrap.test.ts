@@ -5,11 +5,11 @@ import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { Client, Transport } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { KubeadmConfigResource, newKubeadmConfig, type KubeadmConfig, type KubeadmConfigSpec } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newSecret, SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { type KubeadmConfig, KubeadmConfigResource, type KubeadmConfigSpec, newKubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newSecret, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
+import { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from '../simulator.ts';
 import {
   bootstrapSimulator,
   CLOUD_CONFIG_HEADER,
@@ -78,10 +78,20 @@ function createMachine(ns: string, name: string, config: string, options: { cont
 /** What the CAPI Machine controller does: make the Machine the config's controller owner. */
 const adopt = (ns: string, config: string, machine: Machine) =>
   configs(ns).mergePatch(config, {
-    metadata: { ownerReferences: [{ apiVersion: machine.apiVersion, kind: 'Machine', name: machine.metadata.name ?? '', uid: machine.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },
+    metadata: {
+      ownerReferences: [{
+        apiVersion: machine.apiVersion,
+        kind: 'Machine',
+        name: machine.metadata.name ?? '',
+        uid: machine.metadata.uid ?? '',
+        controller: true,
+        blockOwnerDeletion: true,
+      }],
+    },
   });
 
-const createConfig = (ns: string, name: string, spec: KubeadmConfigSpec) => configs(ns).create(newKubeadmConfig({ metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } }, spec }));
+const createConfig = (ns: string, name: string, spec: KubeadmConfigSpec) =>
+  configs(ns).create(newKubeadmConfig({ metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } }, spec }));
 
 const ready = (ns: string, name: string): Promise<KubeadmConfig> =>
   eventually(`KubeadmConfig ${name} ready`, async () => {
@@ -121,7 +131,11 @@ bootstrap('waits for an owner Machine, then for the Cluster infrastructure; then
     return conditionOf(c, DATA_SECRET_AVAILABLE_CONDITION) ? c : undefined;
   });
   assert.equal(
-    [conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.status, conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.reason, conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.severity],
+    [
+      conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.status,
+      conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.reason,
+      conditionOf(waiting, DATA_SECRET_AVAILABLE_CONDITION)?.severity,
+    ],
     ['False', WAITING_FOR_CLUSTER_INFRASTRUCTURE_REASON, 'Info'],
   );
   assert.is(conditionOf(waiting, 'Ready')?.status, 'False');
@@ -198,7 +212,10 @@ bootstrap('files and passwords from Secrets: a missing Secret fails the render (
 
   await secrets(ns).create(newSecret({ metadata: { name: 'extra' }, stringData: { registry: '[registry]\nmirror = "x"\n', password: '$6$hash' } }));
   await ready(ns, 'refs');
-  const cloudConfig = parse(dataOf(await secrets(ns).get('refs'), 'value')) as { write_files: { path: string; content: string }[]; users: { name: string; passwd?: string }[] };
+  const cloudConfig = parse(dataOf(await secrets(ns).get('refs'), 'value')) as {
+    write_files: { path: string; content: string }[];
+    users: { name: string; passwd?: string }[];
+  };
   assert.equal(cloudConfig.write_files[0], { path: '/etc/registry.conf', owner: 'root:root', permissions: '0600', content: '[registry]\nmirror = "x"\n' });
   assert.equal(cloudConfig.users, [{ name: 'ops', passwd: '$6$hash' }]);
 });

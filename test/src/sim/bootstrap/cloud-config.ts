@@ -42,7 +42,9 @@ function diskSetup(setup: KubeadmConfigSpecDiskSetup): Json {
   const out: Json = {};
   if (setup.partitions?.length) {
     out['disk_setup'] = Object.fromEntries(
-      setup.partitions.map((p) => [p.device, { table_type: p.tableType ?? 'gpt', layout: p.layout, ...(p.overwrite !== undefined ? { overwrite: p.overwrite } : {}) }]),
+      setup.partitions.map((
+        p,
+      ) => [p.device, { table_type: p.tableType ?? 'gpt', layout: p.layout, ...(p.overwrite !== undefined ? { overwrite: p.overwrite } : {}) }]),
     );
   }
   if (setup.filesystems?.length) {

@@ -29,7 +29,7 @@
 // conditions, `useExperimentalRetryJoin`, re-rendering after a change (CABPK does not either).
 import type { KubeObject } from '@metal3-ts/generated';
 import { KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
@@ -37,17 +37,17 @@ import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import type { SimulatorDeps } from '../simulator.ts';
 import { CLUSTER_NAME_LABEL, kubeadmConfigReconciler } from './reconciler.ts';
 
-export { renderCloudConfig, CLOUD_CONFIG_HEADER } from './cloud-config.ts';
+export { CLOUD_CONFIG_HEADER, renderCloudConfig } from './cloud-config.ts';
 export { renderIgnition } from './ignition.ts';
-export { readNodeRegistration, kubeadmConfigFileOf, parseNodeLabels, type NodeRegistration } from './bootstrap-data.ts';
-export { bootstrapMode, kubeadmApiVersionFor, type BootstrapMode } from './kubeadm-config.ts';
+export { kubeadmConfigFileOf, type NodeRegistration, parseNodeLabels, readNodeRegistration } from './bootstrap-data.ts';
+export { type BootstrapMode, bootstrapMode, kubeadmApiVersionFor } from './kubeadm-config.ts';
 export { KUBEADM_INIT_CONFIG_PATH, KUBEADM_JOIN_CONFIG_PATH } from './plan.ts';
 export {
+  type BootstrapFormat,
   CLUSTER_SECRET_TYPE,
   DATA_SECRET_AVAILABLE_CONDITION,
   DATA_SECRET_GENERATION_FAILED_REASON,
   WAITING_FOR_CLUSTER_INFRASTRUCTURE_REASON,
-  type BootstrapFormat,
 } from './reconciler.ts';
 
 export interface BootstrapSimulatorOptions {

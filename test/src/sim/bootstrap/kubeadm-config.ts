@@ -92,7 +92,12 @@ function adaptNodeRegistration(doc: Json, apiVersion: KubeadmApiVersion): void {
   if (registration && apiVersion === KUBEADM_V1BETA3) delete registration['imagePullSerial'];
 }
 
-export function clusterConfiguration(spec: KubeadmConfigSpec, machine: Readonly<Machine>, cluster: Readonly<Cluster> | undefined, apiVersion: KubeadmApiVersion): Json {
+export function clusterConfiguration(
+  spec: KubeadmConfigSpec,
+  machine: Readonly<Machine>,
+  cluster: Readonly<Cluster> | undefined,
+  apiVersion: KubeadmApiVersion,
+): Json {
   const doc = document(apiVersion, 'ClusterConfiguration', spec.clusterConfiguration);
   const network = cluster?.spec?.clusterNetwork;
   if (doc['controlPlaneEndpoint'] === undefined && endpointOf(cluster)) doc['controlPlaneEndpoint'] = endpointOf(cluster);
@@ -159,9 +164,8 @@ export function kubeadmConfigFile(
   token: string,
 ): string {
   const apiVersion = kubeadmApiVersionFor(machine.spec?.version ?? spec.clusterConfiguration?.kubernetesVersion);
-  const docs =
-    mode === 'init'
-      ? [clusterConfiguration(spec, machine, cluster, apiVersion), initConfiguration(spec, apiVersion)]
-      : [joinConfiguration(spec, machine, cluster, apiVersion, token)];
+  const docs = mode === 'init'
+    ? [clusterConfiguration(spec, machine, cluster, apiVersion), initConfiguration(spec, apiVersion)]
+    : [joinConfiguration(spec, machine, cluster, apiVersion, token)];
   return docs.map((d) => `---\n${asYaml(d)}`).join('');
 }

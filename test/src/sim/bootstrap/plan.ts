@@ -9,7 +9,7 @@ import type {
   KubeadmConfigSpecNtp,
   KubeadmConfigSpecUsers,
 } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { bootstrapMode, bootstrapTokenFor, kubeadmConfigFile, type BootstrapMode } from './kubeadm-config.ts';
+import { type BootstrapMode, bootstrapMode, bootstrapTokenFor, kubeadmConfigFile } from './kubeadm-config.ts';
 
 export const KUBEADM_INIT_CONFIG_PATH = '/run/kubeadm/kubeadm.yaml';
 export const KUBEADM_JOIN_CONFIG_PATH = '/run/kubeadm/kubeadm-join-config.yaml';
@@ -82,7 +82,8 @@ export function bootstrapPlan(config: Readonly<KubeadmConfig>, machine: Readonly
     path: PLACEHOLDER_PATH,
     owner: 'root:root',
     permissions: '0640',
-    content: 'This placeholder file is used to create the /run/cluster-api sub directory in a way that is compatible with both Linux and Windows (mkdir -p /run/cluster-api does not work with Windows)',
+    content:
+      'This placeholder file is used to create the /run/cluster-api sub directory in a way that is compatible with both Linux and Windows (mkdir -p /run/cluster-api does not work with Windows)',
   };
   const users = (spec.users ?? []).map((user) => {
     if (user.passwd === undefined && user.passwdFrom) {

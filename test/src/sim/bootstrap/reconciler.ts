@@ -2,8 +2,8 @@
 // once, store the data Secret, report ready. Ready configs are left alone (CABPK never re-renders).
 import type { Client } from '@metal3-ts/generated';
 import { isAlreadyExists, isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { KubeadmConfigResource, type KubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type KubeadmConfig, KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import type { InformerSource, Store } from '@metal3-ts/shared/cache/types';
 import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';

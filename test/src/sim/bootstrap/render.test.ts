@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse, parseAllDocuments } from 'yaml';
-import { newCluster, newMachine, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { newKubeadmConfig, type KubeadmConfig, type KubeadmConfigSpec } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { type Cluster, type Machine, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type KubeadmConfig, type KubeadmConfigSpec, newKubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
 import { kubeadmConfigFileOf, parseNodeLabels, readNodeRegistration } from './bootstrap-data.ts';
 import { CLOUD_CONFIG_HEADER, renderCloudConfig } from './cloud-config.ts';
 import { renderIgnition } from './ignition.ts';
-import { bootstrapMode, bootstrapTokenFor, kubeadmApiVersionFor, KUBEADM_V1BETA3, KUBEADM_V1BETA4 } from './kubeadm-config.ts';
+import { bootstrapMode, bootstrapTokenFor, KUBEADM_V1BETA3, KUBEADM_V1BETA4, kubeadmApiVersionFor } from './kubeadm-config.ts';
 import { SENTINEL_COMMAND, UnresolvedSecretReferenceError } from './plan.ts';
 
 const test = suite('bootstrap rendering (pure)');
@@ -53,7 +53,14 @@ const workerSpec: KubeadmConfigSpec = {
   ],
   preKubeadmCommands: ['systemctl enable --now crio kubelet', 'echo "a: b"'],
   postKubeadmCommands: ['echo done'],
-  users: [{ name: 'metal3', sudo: 'ALL=(ALL) NOPASSWD:ALL', sshAuthorizedKeys: ['ssh-ed25519 AAAA test'], lockPassword: false, homeDir: '/home/metal3', groups: 'wheel, docker' }],
+  users: [{
+    name: 'metal3',
+    sudo: 'ALL=(ALL) NOPASSWD:ALL',
+    sshAuthorizedKeys: ['ssh-ed25519 AAAA test'],
+    lockPassword: false,
+    homeDir: '/home/metal3',
+    groups: 'wheel, docker',
+  }],
   ntp: { enabled: true, servers: ['time.example.com'] },
 };
 
@@ -66,7 +73,12 @@ test('a worker joins: header, write_files order, runcmd order, users, ntp, and n
     files.map((f) => f['path']),
     ['/etc/keepalived/keepalived.conf', '/etc/b64', '/run/kubeadm/kubeadm-join-config.yaml', '/run/cluster-api/placeholder'],
   );
-  assert.equal(files[0], { path: '/etc/keepalived/keepalived.conf', owner: 'root:root', permissions: '0644', content: 'vrrp_instance VI_1 {\n  state MASTER # primary\n}\n' });
+  assert.equal(files[0], {
+    path: '/etc/keepalived/keepalived.conf',
+    owner: 'root:root',
+    permissions: '0644',
+    content: 'vrrp_instance VI_1 {\n  state MASTER # primary\n}\n',
+  });
   assert.equal(files[1], { path: '/etc/b64', encoding: 'base64', content: 'aGVsbG8=' });
   assert.equal(doc['runcmd'], [
     'systemctl enable --now crio kubelet',
@@ -75,7 +87,14 @@ test('a worker joins: header, write_files order, runcmd order, users, ntp, and n
     'echo done',
   ]);
   assert.equal(doc['users'], [
-    { name: 'metal3', groups: 'wheel, docker', homedir: '/home/metal3', lock_passwd: false, sudo: 'ALL=(ALL) NOPASSWD:ALL', ssh_authorized_keys: ['ssh-ed25519 AAAA test'] },
+    {
+      name: 'metal3',
+      groups: 'wheel, docker',
+      homedir: '/home/metal3',
+      lock_passwd: false,
+      sudo: 'ALL=(ALL) NOPASSWD:ALL',
+      ssh_authorized_keys: ['ssh-ed25519 AAAA test'],
+    },
   ]);
   assert.equal(doc['ntp'], { enabled: true, servers: ['time.example.com'] });
   assert.is(kubeadm.length, 1);
@@ -112,13 +131,20 @@ test('the first control plane machine initialises: ClusterConfiguration from the
       kubernetesVersion: 'v1.30.2',
       networking: { dnsDomain: 'cluster.local', podSubnet: '192.168.0.0/18', serviceSubnet: '10.96.0.0/12' },
     },
-    { apiVersion: KUBEADM_V1BETA3, kind: 'InitConfiguration', nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': UUID_LABEL } } },
+    {
+      apiVersion: KUBEADM_V1BETA3,
+      kind: 'InitConfiguration',
+      nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': UUID_LABEL } },
+    },
   ]);
 });
 
 test('Kubernetes 1.31+ gets kubeadm v1beta4: argument lists sorted by name, the control plane timeout under InitConfiguration.timeouts', () => {
   const spec: KubeadmConfigSpec = {
-    clusterConfiguration: { apiServer: { extraArgs: { b: '2', a: '1' }, timeoutForControlPlane: '20m' }, etcd: { local: { extraArgs: { 'quota-backend-bytes': '8589934592' } } } },
+    clusterConfiguration: {
+      apiServer: { extraArgs: { b: '2', a: '1' }, timeoutForControlPlane: '20m' },
+      etcd: { local: { extraArgs: { 'quota-backend-bytes': '8589934592' } } },
+    },
     initConfiguration: { nodeRegistration: { kubeletExtraArgs: { 'node-labels': UUID_LABEL, 'cgroup-driver': 'systemd' }, imagePullSerial: true } },
   };
   const { kubeadm } = parsed(renderCloudConfig(config(spec), machine('cp-0', { controlPlane: true, version: 'v1.31.1' }), cluster));
@@ -141,13 +167,20 @@ test('Kubernetes 1.31+ gets kubeadm v1beta4: argument lists sorted by name, the 
 
 test('a joining control plane machine gets controlPlane: {} and a given bootstrap token is kept', () => {
   const spec: KubeadmConfigSpec = {
-    joinConfiguration: { discovery: { bootstrapToken: { token: 'abcdef.0123456789abcdef', caCertHashes: ['sha256:aa'] } }, nodeRegistration: { kubeletExtraArgs: { 'node-labels': UUID_LABEL } } },
+    joinConfiguration: {
+      discovery: { bootstrapToken: { token: 'abcdef.0123456789abcdef', caCertHashes: ['sha256:aa'] } },
+      nodeRegistration: { kubeletExtraArgs: { 'node-labels': UUID_LABEL } },
+    },
   };
   const { kubeadm, doc } = parsed(renderCloudConfig(config(spec), machine('cp-1', { controlPlane: true }), cluster));
   const join = kubeadm[0] as Json;
   assert.is(join['kind'], 'JoinConfiguration');
   assert.equal(join['controlPlane'], {});
-  assert.equal((join['discovery'] as Json)['bootstrapToken'], { token: 'abcdef.0123456789abcdef', caCertHashes: ['sha256:aa'], apiServerEndpoint: '192.168.111.249:6443' });
+  assert.equal((join['discovery'] as Json)['bootstrapToken'], {
+    token: 'abcdef.0123456789abcdef',
+    caCertHashes: ['sha256:aa'],
+    apiServerEndpoint: '192.168.111.249:6443',
+  });
   assert.match(String((doc['runcmd'] as string[])[0]), /^kubeadm join /);
 });
 
@@ -187,7 +220,14 @@ test('Ignition: valid 2.3.0 JSON with the same kubeadm file, the commands in a r
   assert.equal(ign.ignition, { version: '2.3.0' });
   assert.equal(
     ign.storage.files.map((f) => f['path']),
-    ['/etc/keepalived/keepalived.conf', '/etc/b64', '/run/kubeadm/kubeadm-join-config.yaml', '/run/cluster-api/placeholder', '/etc/kubeadm.sh', '/etc/ntp.conf'],
+    [
+      '/etc/keepalived/keepalived.conf',
+      '/etc/b64',
+      '/run/kubeadm/kubeadm-join-config.yaml',
+      '/run/cluster-api/placeholder',
+      '/etc/kubeadm.sh',
+      '/etc/ntp.conf',
+    ],
   );
   assert.equal(ign.storage.files[1], { filesystem: 'root', path: '/etc/b64', contents: { source: 'data:;base64,aGVsbG8=' } });
   assert.equal(ign.storage.files[0]?.['mode'], 0o644);

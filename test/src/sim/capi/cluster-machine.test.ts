@@ -5,15 +5,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
-import { Client, Transport, type Api, type KubeObject } from '@metal3-ts/generated';
+import { type Api, Client, type KubeObject, Transport } from '@metal3-ts/generated';
 import { KubeadmConfigResource, newKubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, SecretResource, newNode, type Secret } from '@metal3-ts/generated/core/v1';
+import { ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newNode, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3ClusterResource, Metal3MachineResource, newMetal3Cluster, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import type { WorkloadCluster } from '../../envtest/workload.ts';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
 import { clusterSimulator } from './cluster.ts';
 import { waitFor, waitForGone } from './contract-testing.ts';
 import { machineSimulator } from './machine.ts';
@@ -53,11 +53,20 @@ test('a Running control-plane Machine initializes the Cluster; deleting the Clus
   const configs = client.api(KubeadmConfigResource, ns) as unknown as Api<KubeObject>;
   const nodes = workload.api(NodeResource);
 
-  await m3cs.create(newMetal3Cluster({ metadata: { name: 'c1' }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } } }) as unknown as KubeObject);
-  await clusters.create(newCluster({ metadata: { name: 'c1' }, spec: { infrastructureRef: { apiVersion: INFRA_GROUP_VERSION, kind: 'Metal3Cluster', name: 'c1' } } }));
+  await m3cs.create(
+    newMetal3Cluster({ metadata: { name: 'c1' }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } } }) as unknown as KubeObject,
+  );
+  await clusters.create(
+    newCluster({ metadata: { name: 'c1' }, spec: { infrastructureRef: { apiVersion: INFRA_GROUP_VERSION, kind: 'Metal3Cluster', name: 'c1' } } }),
+  );
   await client.api(SecretResource, ns).create(wl.kubeconfigSecret(ns, 'c1') as unknown as Secret);
   await configs.create(newKubeadmConfig({ metadata: { name: 'cp-0' }, spec: {} }) as unknown as KubeObject);
-  await m3ms.create(newMetal3Machine({ metadata: { name: 'cp-0' }, spec: { image: { url: 'http://172.22.0.1/i.img', checksum: 'http://172.22.0.1/i.img.sha256sum' } } }) as unknown as KubeObject);
+  await m3ms.create(
+    newMetal3Machine({
+      metadata: { name: 'cp-0' },
+      spec: { image: { url: 'http://172.22.0.1/i.img', checksum: 'http://172.22.0.1/i.img.sha256sum' } },
+    }) as unknown as KubeObject,
+  );
   await machines.create(newMachine({
     metadata: { name: 'cp-0', labels: { 'cluster.x-k8s.io/control-plane': '' } },
     spec: {

@@ -9,10 +9,10 @@ import {
   applyControlPlane,
   applyControlPlaneInitialized,
   applyInfrastructureCluster,
+  type ClusterDescendants,
   clusterPhase,
   finishClusterStatus,
   planClusterDeletion,
-  type ClusterDescendants,
 } from './cluster-status.ts';
 import type { ContractObject } from './contract.ts';
 
@@ -23,7 +23,13 @@ const CP_REF = { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'Kub
 const DELETED_AT = '2026-01-01T00:00:00Z';
 
 function cluster(spec: Cluster['spec'] = {}, status: Cluster['status'] = {}, meta: Partial<Cluster['metadata']> = {}): Cluster {
-  return { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'c1', namespace: 'ns', uid: 'uid-c1', generation: 3, ...meta }, spec, status };
+  return {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Cluster',
+    metadata: { name: 'c1', namespace: 'ns', uid: 'uid-c1', generation: 3, ...meta },
+    spec,
+    status,
+  };
 }
 
 function infra(spec: Record<string, unknown> = {}, status: Record<string, unknown> = {}, meta: Partial<KubeObject['metadata']> = {}): ContractObject {
@@ -61,7 +67,11 @@ test('phase: later rules win, and a Cluster nothing applies to keeps its phase',
     ['ready without endpoint', cluster({ infrastructureRef: INFRA_REF }, { infrastructureReady: true }), 'Provisioning'],
     ['endpoint without ready', cluster({ infrastructureRef: INFRA_REF, controlPlaneEndpoint: endpoint }), 'Provisioning'],
     ['ready with endpoint', cluster({ infrastructureRef: INFRA_REF, controlPlaneEndpoint: endpoint }, { infrastructureReady: true }), 'Provisioned'],
-    ['port 0 is no endpoint', cluster({ infrastructureRef: INFRA_REF, controlPlaneEndpoint: { host: 'h', port: 0 } }, { infrastructureReady: true }), 'Provisioning'],
+    [
+      'port 0 is no endpoint',
+      cluster({ infrastructureRef: INFRA_REF, controlPlaneEndpoint: { host: 'h', port: 0 } }, { infrastructureReady: true }),
+      'Provisioning',
+    ],
     ['failure', cluster({ infrastructureRef: INFRA_REF }, { infrastructureReady: true, failureReason: 'InvalidConfiguration' }), 'Failed'],
     ['deleting beats failure', cluster({ infrastructureRef: INFRA_REF }, { failureMessage: 'x' }, { deletionTimestamp: DELETED_AT }), 'Deleting'],
   ];
@@ -78,7 +88,10 @@ test('infrastructure not ready: infrastructureReady false, WaitingForInfrastruct
 
 test('infrastructure ready: endpoint copied back when the Cluster has none, failure domains taken', () => {
   const c = cluster({ infrastructureRef: INFRA_REF });
-  applyInfrastructureCluster(c, infra({ controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } }, { ready: true, failureDomains: { rack1: { controlPlane: true } } }));
+  applyInfrastructureCluster(
+    c,
+    infra({ controlPlaneEndpoint: { host: '10.0.0.1', port: 6443 } }, { ready: true, failureDomains: { rack1: { controlPlane: true } } }),
+  );
   assert.is(c.status?.infrastructureReady, true);
   assert.equal(condition(c, 'InfrastructureReady'), ['True', '', '']);
   assert.equal(c.spec?.controlPlaneEndpoint, { host: '10.0.0.1', port: 6443 });
@@ -97,16 +110,28 @@ test('infrastructure ready: an endpoint the Cluster already has is kept', () => 
 
 test('infrastructure failures surface on the Cluster in CAPI wording; a deleting infrastructure is otherwise ignored', () => {
   const c = cluster({ infrastructureRef: INFRA_REF }, { infrastructureReady: true });
-  applyInfrastructureCluster(c, infra({}, { ready: false, failureReason: 'InvalidConfiguration', failureMessage: 'Invalid Metal3Cluster provided' }, { deletionTimestamp: DELETED_AT }));
+  applyInfrastructureCluster(
+    c,
+    infra({}, { ready: false, failureReason: 'InvalidConfiguration', failureMessage: 'Invalid Metal3Cluster provided' }, { deletionTimestamp: DELETED_AT }),
+  );
   assert.is(c.status?.failureReason, 'InvalidConfiguration');
-  assert.is(c.status?.failureMessage, 'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=Metal3Cluster with name "c1": Invalid Metal3Cluster provided');
+  assert.is(
+    c.status?.failureMessage,
+    'Failure detected from referenced resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=Metal3Cluster with name "c1": Invalid Metal3Cluster provided',
+  );
   assert.is(c.status?.infrastructureReady, true, 'unchanged while the infrastructure is being deleted');
   assert.is(clusterPhase(c), 'Failed');
 });
 
 test('control plane: ready, initialized once and for good, endpoint from the control plane', () => {
   const c = cluster({ controlPlaneRef: CP_REF });
-  const cp = (status: Record<string, unknown>): ContractObject => ({ apiVersion: CP_REF.apiVersion, kind: CP_REF.kind, metadata: { name: 'c1-cp', namespace: 'ns' }, spec: { controlPlaneEndpoint: { host: 'vip', port: 6443 } }, status });
+  const cp = (status: Record<string, unknown>): ContractObject => ({
+    apiVersion: CP_REF.apiVersion,
+    kind: CP_REF.kind,
+    metadata: { name: 'c1-cp', namespace: 'ns' },
+    spec: { controlPlaneEndpoint: { host: 'vip', port: 6443 } },
+    status,
+  });
   applyControlPlane(c, cp({}));
   assert.equal([c.status?.controlPlaneReady, condition(c, 'ControlPlaneReady'), condition(c, 'ControlPlaneInitialized')], [
     false,
@@ -114,7 +139,11 @@ test('control plane: ready, initialized once and for good, endpoint from the con
     ['False', 'WaitingForControlPlaneProviderInitialized', 'Info'],
   ]);
   applyControlPlane(c, cp({ ready: true, initialized: true }));
-  assert.equal([c.status?.controlPlaneReady, condition(c, 'ControlPlaneReady'), condition(c, 'ControlPlaneInitialized')], [true, ['True', '', ''], ['True', '', '']]);
+  assert.equal([c.status?.controlPlaneReady, condition(c, 'ControlPlaneReady'), condition(c, 'ControlPlaneInitialized')], [true, ['True', '', ''], [
+    'True',
+    '',
+    '',
+  ]]);
   applyControlPlane(c, cp({ ready: false, initialized: false }));
   assert.equal(condition(c, 'ControlPlaneInitialized'), ['True', '', ''], 'never taken back');
   assert.equal(c.spec?.controlPlaneEndpoint, { host: 'vip', port: 6443 });
@@ -143,12 +172,26 @@ const names = (objects: readonly Readonly<KubeObject>[]) => objects.map((o) => o
 
 test('deletion: owned descendants are deleted (control-plane Machines last), all descendants are waited for', () => {
   const c = cluster({ infrastructureRef: INFRA_REF }, {}, { deletionTimestamp: DELETED_AT });
-  const md: KubeObject = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', metadata: { name: 'md', namespace: 'ns', ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'c1', uid: 'uid-c1' }] } };
-  const plan = planClusterDeletion(c, {
-    machineDeployments: [md],
-    machineSets: [],
-    machines: [machine('cp', { controlPlane: true, ownedByCluster: true }), machine('from-ms'), machine('standalone', { ownedByCluster: true }), machine('going', { ownedByCluster: true, deleting: true })],
-  }, undefined, infra());
+  const md: KubeObject = {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    metadata: { name: 'md', namespace: 'ns', ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'c1', uid: 'uid-c1' }] },
+  };
+  const plan = planClusterDeletion(
+    c,
+    {
+      machineDeployments: [md],
+      machineSets: [],
+      machines: [
+        machine('cp', { controlPlane: true, ownedByCluster: true }),
+        machine('from-ms'),
+        machine('standalone', { ownedByCluster: true }),
+        machine('going', { ownedByCluster: true, deleting: true }),
+      ],
+    },
+    undefined,
+    infra(),
+  );
   assert.equal(names(plan.delete), ['md', 'standalone', 'cp']);
   assert.ok(plan.waitingFor?.startsWith('descendants'));
   assert.ok(plan.waitingFor?.includes('from-ms'), 'indirect descendants are waited for too');

@@ -10,6 +10,7 @@ import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import {
   CapiCondition,
   CapiReason,
+  type ContractObject,
   controlPlaneEndpointOf,
   failureDomainsOf,
   failuresFrom,
@@ -19,7 +20,6 @@ import {
   isReady,
   isValidEndpoint,
   mirrorReadyCondition,
-  type ContractObject,
 } from './contract.ts';
 
 export type ClusterPhase = NonNullable<ClusterStatus['phase']>;
@@ -78,8 +78,13 @@ export function applyControlPlane(cluster: Cluster, controlPlane: Readonly<Contr
   if (!isTrue(cluster, CapiCondition.ControlPlaneInitialized)) {
     if (isInitialized(controlPlane)) markTrue(cluster, CapiCondition.ControlPlaneInitialized);
     else {
-      markFalse(cluster, CapiCondition.ControlPlaneInitialized, CapiReason.WaitingForControlPlaneProviderInitialized, 'Info',
-        'Waiting for control plane provider to indicate the control plane has been initialized');
+      markFalse(
+        cluster,
+        CapiCondition.ControlPlaneInitialized,
+        CapiReason.WaitingForControlPlaneProviderInitialized,
+        'Info',
+        'Waiting for control plane provider to indicate the control plane has been initialized',
+      );
     }
   }
   const spec = (cluster.spec ??= {});
@@ -98,8 +103,13 @@ export function applyControlPlaneInitialized(cluster: Cluster, machines: readonl
   const initialized = machines.some((m) => !m.metadata.deletionTimestamp && isControlPlaneMachine(m) && m.status?.nodeRef);
   if (initialized) markTrue(cluster, CapiCondition.ControlPlaneInitialized);
   else {
-    markFalse(cluster, CapiCondition.ControlPlaneInitialized, CapiReason.MissingNodeRef, 'Info',
-      'Waiting for the first control plane machine to have its status.nodeRef set');
+    markFalse(
+      cluster,
+      CapiCondition.ControlPlaneInitialized,
+      CapiReason.MissingNodeRef,
+      'Info',
+      'Waiting for the first control plane machine to have its status.nodeRef set',
+    );
   }
 }
 

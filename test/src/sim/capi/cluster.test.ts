@@ -3,13 +3,13 @@
 // ControlPlaneInitialized, a control-plane object, pause, and the deletion order.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, type Api, type KubeObject } from '@metal3-ts/generated';
+import { type Api, Client, type KubeObject, Transport } from '@metal3-ts/generated';
 import { KubeadmControlPlaneResource, newKubeadmControlPlane } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3ClusterResource, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
 import { clusterSimulator } from './cluster.ts';
 import { HOLD_FINALIZER, release, settle, waitFor, waitForGone } from './contract-testing.ts';
 
@@ -45,7 +45,10 @@ async function fixture(): Promise<Fixture> {
 
 /** A Metal3Cluster as a stand-in infrastructure cluster (our CRD requires the endpoint). */
 const m3c = (name: string, finalizers?: string[]): KubeObject =>
-  newMetal3Cluster({ metadata: { name, ...(finalizers ? { finalizers } : {}) }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } } }) as unknown as KubeObject;
+  newMetal3Cluster({
+    metadata: { name, ...(finalizers ? { finalizers } : {}) },
+    spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } },
+  }) as unknown as KubeObject;
 
 const clusterWithInfra = (name: string, extra: Partial<NonNullable<Cluster['spec']>> = {}): Cluster =>
   newCluster({ metadata: { name }, spec: { infrastructureRef: { ...INFRA, name }, ...extra } });
@@ -102,7 +105,10 @@ test('a Cluster created before its infrastructure cluster adopts it when it appe
   await waitFor('bare Cluster Pending', async () => ((await f.clusters.get('bare')).status?.phase === 'Pending' ? true : undefined));
   await waitFor('late Cluster Provisioning', async () => ((await f.clusters.get('late')).status?.phase === 'Provisioning' ? true : undefined));
   await f.infra.create(m3c('late'));
-  await waitFor('the late Metal3Cluster owned', async () => ((await f.infra.get('late')).metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'late' ? true : undefined));
+  await waitFor(
+    'the late Metal3Cluster owned',
+    async () => ((await f.infra.get('late')).metadata.labels?.['cluster.x-k8s.io/cluster-name'] === 'late' ? true : undefined),
+  );
 });
 
 test('a paused Cluster is left alone until unpaused; a paused infrastructure cluster is not adopted', async () => {
@@ -134,7 +140,11 @@ test('ControlPlaneInitialized turns True when the first control-plane Machine ge
   const machines = client.api(MachineResource, f.ns);
   await machines.create(newMachine({
     metadata: { name: 'cp-0', labels: { 'cluster.x-k8s.io/control-plane': '' } },
-    spec: { clusterName: 'c1', bootstrap: { dataSecretName: 'x' }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'cp-0' } },
+    spec: {
+      clusterName: 'c1',
+      bootstrap: { dataSecretName: 'x' },
+      infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'cp-0' },
+    },
   }));
   await machines.mergePatchStatus('cp-0', { status: { nodeRef: { apiVersion: 'v1', kind: 'Node', name: 'node-0' } } });
   await waitFor('ControlPlaneInitialized True', async () => (cond(await f.clusters.get('c1'), 'ControlPlaneInitialized') === 'True/' ? true : undefined));
@@ -145,9 +155,18 @@ test('a control-plane object is owned too; its ready/initialized/endpoint reach 
   const kcps = client.api(KubeadmControlPlaneResource, f.ns);
   await kcps.create(newKubeadmControlPlane({
     metadata: { name: 'c1-cp' },
-    spec: { version: 'v1.31.0', kubeadmConfigSpec: {}, machineTemplate: { infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 't' } } },
+    spec: {
+      version: 'v1.31.0',
+      kubeadmConfigSpec: {},
+      machineTemplate: { infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3MachineTemplate', name: 't' } },
+    },
   }));
-  await f.clusters.create(newCluster({ metadata: { name: 'c1' }, spec: { controlPlaneRef: { apiVersion: KubeadmControlPlaneResource.apiVersion, kind: 'KubeadmControlPlane', name: 'c1-cp' } } }));
+  await f.clusters.create(
+    newCluster({
+      metadata: { name: 'c1' },
+      spec: { controlPlaneRef: { apiVersion: KubeadmControlPlaneResource.apiVersion, kind: 'KubeadmControlPlane', name: 'c1-cp' } },
+    }),
+  );
   const kcp = await waitFor('KCP owned', async () => {
     const k = await kcps.get('c1-cp');
     return k.metadata.ownerReferences?.length ? k : undefined;
@@ -178,7 +197,11 @@ test('deleting a Cluster deletes its Machines, waits for them, then deletes and 
   const machine = (name: string, owned: boolean) =>
     newMachine({
       metadata: { name, finalizers: [HOLD_FINALIZER], labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, ...(owned ? { ownerReferences: [owner] } : {}) },
-      spec: { clusterName: 'c1', bootstrap: { dataSecretName: 'x' }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name } },
+      spec: {
+        clusterName: 'c1',
+        bootstrap: { dataSecretName: 'x' },
+        infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name },
+      },
     }) as unknown as KubeObject;
   await machines.create(machine('owned', true));
   await machines.create(machine('indirect', false));

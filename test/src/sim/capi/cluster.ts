@@ -21,12 +21,12 @@
 // (there are no defaulting webhooks in the test environment to add the label).
 import type { Client, KubeObject, ObjectReference } from '@metal3-ts/generated';
 import {
+  type Cluster,
   ClusterResource,
+  type Machine,
   MachineDeploymentResource,
   MachineResource,
   MachineSetResource,
-  type Cluster,
-  type Machine,
 } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
@@ -42,21 +42,21 @@ import {
   applyControlPlane,
   applyControlPlaneInitialized,
   applyInfrastructureCluster,
+  type ClusterDescendants,
   finishClusterStatus,
   planClusterDeletion,
-  type ClusterDescendants,
 } from './cluster-status.ts';
 import {
   CapiCondition,
   CLUSTER_FINALIZER,
   CLUSTER_NAME_LABEL,
   completeRef,
+  type ContractObject,
   descriptorForRef,
+  type FullReference,
   objectKey,
   referenceKey,
   takeOwnership,
-  type ContractObject,
-  type FullReference,
 } from './contract.ts';
 import { deleteObject, ExternalWatches, runnableWithCleanup } from './contract-watch.ts';
 

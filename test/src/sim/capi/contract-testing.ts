@@ -2,7 +2,7 @@
 // (Metal3Cluster/Metal3Machine/KubeadmConfig used as plain contract objects whose status the test sets).
 import type { Api, KubeObject } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { eventuallyWith, type Eventually } from '../../testing/eventually.ts';
+import { type Eventually, eventuallyWith } from '../../testing/eventually.ts';
 
 /** Polls `check` until it returns something other than undefined (10 s unless told, every 25 ms). */
 export const waitFor: Eventually = eventuallyWith({ timeoutMs: 10_000, pollMs: 25 });

@@ -2,13 +2,13 @@
 // a Cluster or Machine may reference any registered kind, so the first reconcile that meets a kind
 // subscribes the controller to that kind's shared informer. Reads then come from the informer's
 // store, like every other read of the simulators.
-import { gvkKey, type Client, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Client, gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import { isConflict, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Informer, InformerSource } from '@metal3-ts/shared/cache/types';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
-import { descriptorForRef, type ContractObject, type FullReference } from './contract.ts';
+import { type ContractObject, descriptorForRef, type FullReference } from './contract.ts';
 
 /** The informer of a referenced kind did not sync in time (its CRD is probably not installed). */
 export class KindNotServedError extends Error {
@@ -74,7 +74,10 @@ async function waitWithTimeout(informer: Informer<KubeObject>, signal: AbortSign
   const ac = new AbortController();
   const onAbort = () => ac.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => ac.abort(new KindNotServedError(`${informer.descriptor.kind}: no list within ${timeoutMs} ms (is its CRD installed?)`)), timeoutMs);
+  const timer = setTimeout(
+    () => ac.abort(new KindNotServedError(`${informer.descriptor.kind}: no list within ${timeoutMs} ms (is its CRD installed?)`)),
+    timeoutMs,
+  );
   try {
     await informer.waitForSync(ac.signal);
   } finally {

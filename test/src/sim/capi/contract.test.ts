@@ -4,23 +4,23 @@ import * as assert from 'uvu/assert';
 import type { KubeObject } from '@metal3-ts/generated';
 import { AlreadyOwnedError } from '@metal3-ts/shared/meta/owner-references';
 import {
-  CLUSTER_NAME_LABEL,
-  ContractViolationError,
-  InvalidReferenceError,
-  UnknownKindError,
   addressesOf,
+  CLUSTER_NAME_LABEL,
   completeRef,
+  type ContractObject,
+  ContractViolationError,
   controlPlaneEndpointOf,
   dataSecretNameOf,
   descriptorForRef,
   failuresFrom,
+  InvalidReferenceError,
   isReady,
   mirrorReadyCondition,
   objectKey,
   providerIdOf,
   referenceKey,
   takeOwnership,
-  type ContractObject,
+  UnknownKindError,
 } from './contract.ts';
 
 const test = suite('CAPI contract helpers');
@@ -73,7 +73,10 @@ test('contract fields are read by path and type-checked', () => {
   assert.is(dataSecretNameOf(provider({}, { dataSecretName: 'm-0' })), 'm-0');
   assert.equal(failuresFrom(provider({}, { failureReason: 'CreateError', failureMessage: 'boom' })), { reason: 'CreateError', message: 'boom' });
   assert.equal(failuresFrom(provider()), {});
-  assert.equal(addressesOf(provider({}, { addresses: [{ type: 'InternalIP', address: '192.168.111.21' }] })), [{ type: 'InternalIP', address: '192.168.111.21' }]);
+  assert.equal(addressesOf(provider({}, { addresses: [{ type: 'InternalIP', address: '192.168.111.21' }] })), [{
+    type: 'InternalIP',
+    address: '192.168.111.21',
+  }]);
   assert.is(addressesOf(provider()), undefined);
   throwsKind(() => addressesOf(provider({}, { addresses: [{ type: 'Bogus', address: 'x' }] })), ContractViolationError);
   assert.equal(controlPlaneEndpointOf(provider({ controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } })), { host: '192.168.111.249', port: 6443 });
@@ -112,7 +115,16 @@ test('mirroring copies the provider Ready condition, else falls back on status.r
   mirrorReadyCondition(target, 'InfrastructureReady', provider(), { ready: true, reason: 'WaitingForInfrastructure' });
   assert.is(target.status?.conditions?.[0]?.status, 'True');
   assert.is(target.status?.conditions?.[0]?.reason, undefined);
-  const withReady = provider({}, { conditions: [{ type: 'Ready', status: 'False', severity: 'Warning', reason: 'AssociateBMHFailed', message: 'no host', lastTransitionTime: '2026-01-01T00:00:00Z' }] });
+  const withReady = provider({}, {
+    conditions: [{
+      type: 'Ready',
+      status: 'False',
+      severity: 'Warning',
+      reason: 'AssociateBMHFailed',
+      message: 'no host',
+      lastTransitionTime: '2026-01-01T00:00:00Z',
+    }],
+  });
   mirrorReadyCondition(target, 'InfrastructureReady', withReady, { ready: true, reason: 'WaitingForInfrastructure' });
   const mirrored = target.status?.conditions?.[0];
   assert.equal([mirrored?.status, mirrored?.severity, mirrored?.reason, mirrored?.message], ['False', 'Warning', 'AssociateBMHFailed', 'no host']);

@@ -6,7 +6,14 @@
 //
 // Provider objects are read "unstructured": any registered kind may stand behind a reference, so the
 // contract fields are picked out by path and checked for type, as CAPI's contract package does.
-import { registry as generatedRegistry, type Condition, type KubeObject, type ObjectReference, type ResourceDescriptor, type ResourceRegistry } from '@metal3-ts/generated';
+import {
+  type Condition,
+  type KubeObject,
+  type ObjectReference,
+  registry as generatedRegistry,
+  type ResourceDescriptor,
+  type ResourceRegistry,
+} from '@metal3-ts/generated';
 import { markFalse, markTrue, setCondition } from '@metal3-ts/shared/conditions/set';
 import type { ConditionSeverity, ConditionStatus, V1Beta1ConditionHolder } from '@metal3-ts/shared/conditions/types';
 import { apiGroupOf, setOwnerReference } from '@metal3-ts/shared/meta/owner-references';
@@ -199,7 +206,9 @@ export function controlPlaneEndpointOf(obj: Readonly<ContractObject>): ApiEndpoi
 export function failureDomainsOf(obj: Readonly<ContractObject>): Record<string, { controlPlane?: boolean; attributes?: Record<string, string> }> | undefined {
   const value = field(obj, 'status', 'failureDomains');
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ContractViolationError(`${obj.kind} ${obj.metadata.name}: status.failureDomains must be a map`);
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ContractViolationError(`${obj.kind} ${obj.metadata.name}: status.failureDomains must be a map`);
+  }
   return structuredClone(value) as Record<string, { controlPlane?: boolean; attributes?: Record<string, string> }>;
 }
 
@@ -215,7 +224,12 @@ export function readyConditionOf(obj: Readonly<ContractObject>): Condition | und
  * condition when it has one; otherwise it is True when `fallback.ready`, else False with
  * `fallback.reason` and severity Info.
  */
-export function mirrorReadyCondition(target: V1Beta1ConditionHolder, type: string, source: Readonly<ContractObject>, fallback: { ready: boolean; reason: string }): void {
+export function mirrorReadyCondition(
+  target: V1Beta1ConditionHolder,
+  type: string,
+  source: Readonly<ContractObject>,
+  fallback: { ready: boolean; reason: string },
+): void {
   const ready = readyConditionOf(source);
   if (ready) {
     const status: ConditionStatus = ready.status === 'True' || ready.status === 'False' ? ready.status : 'Unknown';

@@ -5,12 +5,18 @@
 // from `spec.machineTemplate.infrastructureRef` by the caller (machineset-clone.ts) with the same
 // labels and the KCP as on-create owner.
 import type { OwnerReference } from '@metal3-ts/generated';
-import { newKubeadmConfig, type KubeadmConfig, type KubeadmConfigSpec } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type KubeadmConfig, type KubeadmConfigSpec, newKubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { type Machine, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { KubeadmControlPlane } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
 import type { ObjectReference } from '@metal3-ts/generated';
 import { clusterConfigurationJson } from './controlplane-plan.ts';
-import { CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, CONTROL_PLANE_NAME_LABEL, KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION, MACHINE_FINALIZER } from './machineset-constants.ts';
+import {
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  CONTROL_PLANE_NAME_LABEL,
+  KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION,
+  MACHINE_FINALIZER,
+} from './machineset-constants.ts';
 import { controllerRef, labelValueFor, plainOwnerRef } from './machineset-machine.ts';
 
 /** Labels of every control-plane Machine (and its KubeadmConfig and infrastructure machine). */

@@ -14,7 +14,13 @@
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { KubeadmControlPlane, KubeadmControlPlaneStatus } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
 import { groupKindString } from './machineset-clone.ts';
-import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL, CONTROL_PLANE_LABEL, KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION } from './machineset-constants.ts';
+import {
+  CLONED_FROM_GROUPKIND_ANNOTATION,
+  CLONED_FROM_NAME_ANNOTATION,
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  KUBEADM_CLUSTER_CONFIGURATION_ANNOTATION,
+} from './machineset-constants.ts';
 import { isMachineReady } from './machineset-plan.ts';
 import { selectorString } from './machineset-selector.ts';
 import { scaledValue } from './rollout-plan.ts';
@@ -177,7 +183,12 @@ export function lowestVersion(versions: readonly string[]): string | undefined {
  * The status a KubeadmControlPlane publishes. `initialized` and `ready` turn true with the first
  * Running Machine (its API server answers) and stay true, as in CAPI.
  */
-export function controlPlaneStatus(kcp: Readonly<KubeadmControlPlane>, clusterName: string, machines: readonly Readonly<Machine>[], outdated: ReadonlySet<string>): KubeadmControlPlaneStatus {
+export function controlPlaneStatus(
+  kcp: Readonly<KubeadmControlPlane>,
+  clusterName: string,
+  machines: readonly Readonly<Machine>[],
+  outdated: ReadonlySet<string>,
+): KubeadmControlPlaneStatus {
   const ready = machines.filter(isMachineReady).length;
   const version = lowestVersion(machines.map((m) => m.spec?.version).filter((v): v is string => typeof v === 'string'));
   return {

@@ -2,13 +2,13 @@
 // that makes Machines Running a little after they appear.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, isNotFound } from '@metal3-ts/generated';
+import { Client, isNotFound, Transport } from '@metal3-ts/generated';
 import { KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { KubeadmControlPlaneResource, newKubeadmControlPlane, type KubeadmControlPlane } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type KubeadmControlPlane, KubeadmControlPlaneResource, newKubeadmControlPlane } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
+import { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from '../simulator.ts';
 import { controlPlaneSimulator } from './controlplane.ts';
 import { createCluster, createMetal3MachineTemplate, eventually, infraRef, machineStandIn } from './rollout-testing.ts';
 
@@ -33,7 +33,10 @@ test.after.each(async () => {
   running = undefined;
 });
 
-async function setup(prefix: string, clusterStatus: Parameters<typeof createCluster>[3] = { infrastructureReady: true, endpoint: '192.168.111.249' }): Promise<{ ns: string; cluster: Cluster }> {
+async function setup(
+  prefix: string,
+  clusterStatus: Parameters<typeof createCluster>[3] = { infrastructureReady: true, endpoint: '192.168.111.249' },
+): Promise<{ ns: string; cluster: Cluster }> {
   const ns = await freshNamespace(env().admin.client, prefix);
   const cluster = await createCluster(client, ns, 'c1', clusterStatus);
   await createMetal3MachineTemplate(client, ns, 'cp-v1');
@@ -54,8 +57,12 @@ function controlPlane(cluster: Cluster, replicas: number): KubeadmControlPlane {
       machineTemplate: { infrastructureRef: infraRef('cp-v1'), metadata: { labels: { tier: 'control-plane' } } },
       kubeadmConfigSpec: {
         clusterConfiguration: { apiServer: { certSANs: ['192.168.111.249'] } },
-        initConfiguration: { nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': 'metal3.io/uuid={{ ds.meta_data.uuid }}' } } },
-        joinConfiguration: { nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': 'metal3.io/uuid={{ ds.meta_data.uuid }}' } } },
+        initConfiguration: {
+          nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': 'metal3.io/uuid={{ ds.meta_data.uuid }}' } },
+        },
+        joinConfiguration: {
+          nodeRegistration: { name: '{{ ds.meta_data.name }}', kubeletExtraArgs: { 'node-labels': 'metal3.io/uuid={{ ds.meta_data.uuid }}' } },
+        },
       },
     },
   });
@@ -90,21 +97,42 @@ test('replicas are created one at a time: the first with the init configuration,
   unsubscribe();
   assert.is(maxProvisioning, 1, 'never more than one Machine provisioning at a time');
   assert.equal(
-    { r: kcp.status?.replicas, u: kcp.status?.updatedReplicas, un: kcp.status?.unavailableReplicas, i: kcp.status?.initialized, ok: kcp.status?.ready, v: kcp.status?.version },
+    {
+      r: kcp.status?.replicas,
+      u: kcp.status?.updatedReplicas,
+      un: kcp.status?.unavailableReplicas,
+      i: kcp.status?.initialized,
+      ok: kcp.status?.ready,
+      v: kcp.status?.version,
+    },
     { r: 3, u: 3, un: 0, i: true, ok: true, v: 'v1.31.0' },
   );
   assert.is(kcp.status?.selector, 'cluster.x-k8s.io/cluster-name=c1,cluster.x-k8s.io/control-plane');
   assert.ok(kcp.metadata.finalizers?.includes('kubeadm.controlplane.cluster.x-k8s.io'));
 
   // Creation times have a one-second grain: order by what the informer saw first.
-  const list = (await client.api(MachineResource, ns).list()).items.sort((a, b) => creationOrder.indexOf(a.metadata.name ?? '') - creationOrder.indexOf(b.metadata.name ?? ''));
+  const list = (await client.api(MachineResource, ns).list()).items.sort((a, b) =>
+    creationOrder.indexOf(a.metadata.name ?? '') - creationOrder.indexOf(b.metadata.name ?? '')
+  );
   assert.is(list.length, 3);
   const configs = client.api(KubeadmConfigResource, ns);
   for (const [i, m] of list.entries()) {
     const name = m.metadata.name ?? '';
     assert.match(name, /^cp-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
-    assert.equal(m.metadata.labels, { tier: 'control-plane', 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/control-plane': '', 'cluster.x-k8s.io/control-plane-name': 'cp' });
-    assert.equal(m.metadata.ownerReferences, [{ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane', name: 'cp', uid: created.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }]);
+    assert.equal(m.metadata.labels, {
+      tier: 'control-plane',
+      'cluster.x-k8s.io/cluster-name': 'c1',
+      'cluster.x-k8s.io/control-plane': '',
+      'cluster.x-k8s.io/control-plane-name': 'cp',
+    });
+    assert.equal(m.metadata.ownerReferences, [{
+      apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1',
+      kind: 'KubeadmControlPlane',
+      name: 'cp',
+      uid: created.metadata.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    }]);
     assert.is(m.spec?.version, 'v1.31.0');
     assert.equal(m.spec?.bootstrap.configRef, { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name, namespace: ns });
     const m3m = await client.api(Metal3MachineResource, ns).get(name);

@@ -19,8 +19,8 @@
 // component health (a Running Machine counts as healthy), remediation, in-place propagation of
 // template labels/annotations, conditions, KubeadmConfig spec drift other than clusterConfiguration.
 import { isNotFound, type ObjectReference } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { KubeadmControlPlaneResource, type KubeadmControlPlane } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type KubeadmControlPlane, KubeadmControlPlaneResource } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
@@ -31,7 +31,15 @@ import type { ReconcileContext, Request, Result } from '@metal3-ts/shared/reconc
 import type { SimulatorDeps } from '../simulator.ts';
 import { isControlPlaneMachine, isValidEndpoint } from './contract.ts';
 import { controlPlaneAnnotations, controlPlaneLabels, controlPlaneMachine, controlPlaneOwner, kubeadmConfigFor } from './controlplane-machine.ts';
-import { clonedFromOf, controlPlaneMaxSurge, controlPlaneStatus, failureDomainForScaleUp, planControlPlane, rolloutReason, toPlannerView } from './controlplane-plan.ts';
+import {
+  clonedFromOf,
+  controlPlaneMaxSurge,
+  controlPlaneStatus,
+  failureDomainForScaleUp,
+  planControlPlane,
+  rolloutReason,
+  toPlannerView,
+} from './controlplane-plan.ts';
 import { groupOfApiVersion } from './machineset-clone.ts';
 import { CLUSTER_NAME_LABEL, KUBEADM_CONTROL_PLANE_FINALIZER } from './machineset-constants.ts';
 import { createFromTemplate, createObject, deleteReferenced, getReferenced } from './machineset-external.ts';
@@ -58,7 +66,8 @@ export function controlPlaneSimulator(deps: SimulatorDeps, options: ControlPlane
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
 
-  const clusterNameOf = (kcp: Readonly<KubeadmControlPlane>) => getOwnerByKind(kcp, 'cluster.x-k8s.io', 'Cluster')?.name ?? kcp.metadata.labels?.[CLUSTER_NAME_LABEL];
+  const clusterNameOf = (kcp: Readonly<KubeadmControlPlane>) =>
+    getOwnerByKind(kcp, 'cluster.x-k8s.io', 'Cluster')?.name ?? kcp.metadata.labels?.[CLUSTER_NAME_LABEL];
 
   // The Cluster's controlPlaneRef, and any KCP that names the Cluster as its own.
   const clusterToControlPlane = (cluster: Readonly<Cluster>) => {
@@ -77,7 +86,13 @@ export function controlPlaneSimulator(deps: SimulatorDeps, options: ControlPlane
   const ownMachines = (kcp: Readonly<KubeadmControlPlane>) =>
     machinesControlledBy(kcp.metadata.uid, machines.store.list(kcp.metadata.namespace)).filter((m) => isControlPlaneMachine(m));
 
-  async function createMachine(kcp: Readonly<KubeadmControlPlane>, cluster: Readonly<Cluster>, init: boolean, failureDomain: string | undefined, context: ReconcileContext): Promise<void> {
+  async function createMachine(
+    kcp: Readonly<KubeadmControlPlane>,
+    cluster: Readonly<Cluster>,
+    init: boolean,
+    failureDomain: string | undefined,
+    context: ReconcileContext,
+  ): Promise<void> {
     const namespace = kcp.metadata.namespace ?? '';
     const clusterName = cluster.metadata.name ?? '';
     const name = generateName(`${kcp.metadata.name}-`, random);
@@ -95,7 +110,9 @@ export function controlPlaneSimulator(deps: SimulatorDeps, options: ControlPlane
       created.push(infrastructureRef);
       const bootstrapConfigRef = await createObject(client, kubeadmConfigFor(kcp, name, clusterName, init));
       created.push(bootstrapConfigRef);
-      await client.api(MachineResource, namespace).create(controlPlaneMachine(kcp, name, clusterName, { infrastructureRef, bootstrapConfigRef, failureDomain }));
+      await client.api(MachineResource, namespace).create(
+        controlPlaneMachine(kcp, name, clusterName, { infrastructureRef, bootstrapConfigRef, failureDomain }),
+      );
       context.log.info(init ? 'initialized control plane' : 'scaled up control plane', { machine: name });
     } catch (error) {
       for (const ref of created) await deleteReferenced(client, ref, namespace).catch(() => undefined);
@@ -113,9 +130,7 @@ export function controlPlaneSimulator(deps: SimulatorDeps, options: ControlPlane
     const namespace = kcp.metadata.namespace ?? '';
     // Workers go first: they need the API server to drain and leave cleanly.
     const clusterName = cluster?.metadata.name;
-    const workers = clusterName
-      ? machines.store.list(namespace).filter((m) => m.spec?.clusterName === clusterName && !isControlPlaneMachine(m))
-      : [];
+    const workers = clusterName ? machines.store.list(namespace).filter((m) => m.spec?.clusterName === clusterName && !isControlPlaneMachine(m)) : [];
     if (workers.length > 0) return { requeueAfterMs: options.workerWaitMs ?? 500 };
     const own = ownMachines(kcp);
     for (const machine of own) if (!machine.metadata.deletionTimestamp) await deleteMachine(machine);
@@ -183,4 +198,3 @@ export function controlPlaneSimulator(deps: SimulatorDeps, options: ControlPlane
     .build(reconcile);
   return [controller];
 }
-

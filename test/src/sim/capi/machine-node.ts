@@ -4,7 +4,7 @@
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { NodeResource } from '@metal3-ts/generated/core/v1';
 import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { type ClusterKey, ClusterNotReachableError, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError } from '@metal3-ts/shared/workload/errors';
 import type { NodeLookup } from './machine-status.ts';
 
 /** The workload cluster cannot be reached yet: no kubeconfig, a broken one, or no answer. */

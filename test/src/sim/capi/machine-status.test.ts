@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Node } from '@metal3-ts/generated/core/v1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
-import { ContractViolationError, type ContractObject } from './contract.ts';
+import { type ContractObject, ContractViolationError } from './contract.ts';
 import {
   applyBootstrap,
   applyInfrastructure,
@@ -30,12 +30,22 @@ function machine(spec: Partial<NonNullable<Machine['spec']>> = {}, status: Machi
     apiVersion: 'cluster.x-k8s.io/v1beta1',
     kind: 'Machine',
     metadata: { name: 'm', namespace: 'ns', generation: 2, ...meta },
-    spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm' }, ...spec },
+    spec: {
+      clusterName: 'c1',
+      bootstrap: {},
+      infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm' },
+      ...spec,
+    },
     status,
   };
 }
 
-const provider = (kind: string, spec: Record<string, unknown> = {}, status: Record<string, unknown> = {}, meta: Partial<ContractObject['metadata']> = {}): ContractObject => ({
+const provider = (
+  kind: string,
+  spec: Record<string, unknown> = {},
+  status: Record<string, unknown> = {},
+  meta: Partial<ContractObject['metadata']> = {},
+): ContractObject => ({
   apiVersion: kind === 'KubeadmConfig' ? 'bootstrap.cluster.x-k8s.io/v1beta1' : 'infrastructure.cluster.x-k8s.io/v1beta1',
   kind,
   metadata: { name: 'm', namespace: 'ns', ...meta },
@@ -112,7 +122,10 @@ test('bootstrap: ready without a dataSecretName breaks the contract; failures su
   const m = machine();
   applyBootstrap(m, provider('KubeadmConfig', {}, { failureReason: 'BootstrapError', failureMessage: 'bad join config' }));
   assert.is(m.status?.failureReason, 'BootstrapError');
-  assert.is(m.status?.failureMessage, 'Failure detected from referenced resource bootstrap.cluster.x-k8s.io/v1beta1, Kind=KubeadmConfig with name "m": bad join config');
+  assert.is(
+    m.status?.failureMessage,
+    'Failure detected from referenced resource bootstrap.cluster.x-k8s.io/v1beta1, Kind=KubeadmConfig with name "m": bad join config',
+  );
   assert.is(machinePhase(m), 'Failed');
 });
 
@@ -121,7 +134,10 @@ test('infrastructure: waits for ready, then providerID, addresses and failure do
   assert.is(applyInfrastructure(m, provider('Metal3Machine', { providerID: 'metal3://ns/host-0/m' }, { ready: false })), 'waiting');
   assert.is(m.spec?.providerID, undefined);
   assert.equal(cond(m, 'InfrastructureReady'), ['False', 'WaitingForInfrastructure', 'Info']);
-  const ready = provider('Metal3Machine', { providerID: 'metal3://ns/host-0/m', failureDomain: 'rack-1' }, { ready: true, addresses: [{ type: 'InternalIP', address: '192.168.111.20' }, { type: 'Hostname', address: 'node-0' }] });
+  const ready = provider('Metal3Machine', { providerID: 'metal3://ns/host-0/m', failureDomain: 'rack-1' }, {
+    ready: true,
+    addresses: [{ type: 'InternalIP', address: '192.168.111.20' }, { type: 'Hostname', address: 'node-0' }],
+  });
   assert.is(applyInfrastructure(m, ready), 'done');
   assert.equal([m.spec?.providerID, m.spec?.failureDomain, m.status?.infrastructureReady], ['metal3://ns/host-0/m', 'rack-1', true]);
   assert.equal(m.status?.addresses, [{ type: 'InternalIP', address: '192.168.111.20' }, { type: 'Hostname', address: 'node-0' }]);
@@ -137,7 +153,10 @@ test('infrastructure: ready without providerID breaks the contract; gone after r
   const m = machine({ providerID: 'p' }, { infrastructureReady: true });
   throwsKind(() => applyInfrastructure(m, 'missing'), InfrastructureGoneError);
   assert.is(m.status?.failureReason, 'InvalidConfiguration');
-  assert.is(m.status?.failureMessage, 'Machine infrastructure resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=Metal3Machine with name "m" has been deleted after being ready');
+  assert.is(
+    m.status?.failureMessage,
+    'Machine infrastructure resource infrastructure.cluster.x-k8s.io/v1beta1, Kind=Metal3Machine with name "m" has been deleted after being ready',
+  );
   assert.is(applyInfrastructure(machine({}, { infrastructureReady: true }, { deletionTimestamp: DELETED_AT }), 'missing'), 'done');
 });
 
@@ -156,7 +175,11 @@ test('node health: CAPI summarizeNodeConditions', () => {
     ['not ready', node([{ type: 'Ready', status: 'False' }]), 'False'],
     ['ready unknown only', node([{ type: 'Ready', status: 'Unknown' }]), 'Unknown'],
     ['ready and memory pressure', node([{ type: 'Ready', status: 'True' }, { type: 'MemoryPressure', status: 'True' }]), 'False'],
-    ['ready and no pressure', node([{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }, { type: 'PIDPressure', status: 'False' }]), 'True'],
+    [
+      'ready and no pressure',
+      node([{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }, { type: 'PIDPressure', status: 'False' }]),
+      'True',
+    ],
     ['ready and pressure unknown', node([{ type: 'Ready', status: 'True' }, { type: 'PIDPressure', status: 'Unknown' }]), 'True'],
   ];
   for (const [name, n, status] of rows) assert.is(summarizeNodeConditions(n).status, status, name);
@@ -179,7 +202,13 @@ test('node: waits for a providerID, then for the Node; the nodeRef is set once; 
 });
 
 test('adoption: only stand-alone Machines get their Cluster as owner', () => {
-  const owner = (kind: string, controller?: boolean) => ({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind, name: 'x', uid: 'u', ...(controller ? { controller } : {}) });
+  const owner = (kind: string, controller?: boolean) => ({
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind,
+    name: 'x',
+    uid: 'u',
+    ...(controller ? { controller } : {}),
+  });
   const rows: [string, Machine, boolean][] = [
     ['stand-alone', machine(), true],
     ['controlled by a MachineSet', machine({}, {}, { ownerReferences: [owner('MachineSet', true)] }), false],
@@ -192,18 +221,42 @@ test('adoption: only stand-alone Machines get their Cluster as owner', () => {
 });
 
 test('node deletion is allowed only with a nodeRef, a live Cluster and another active control-plane Machine', () => {
-  const cluster = (meta: Partial<Cluster['metadata']> = {}, spec: Cluster['spec'] = {}): Cluster => ({ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', metadata: { name: 'c1', namespace: 'ns', ...meta }, spec });
+  const cluster = (meta: Partial<Cluster['metadata']> = {}, spec: Cluster['spec'] = {}): Cluster => ({
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Cluster',
+    metadata: { name: 'c1', namespace: 'ns', ...meta },
+    spec,
+  });
   const withNode = machine({}, { nodeRef: { apiVersion: 'v1', kind: 'Node', name: 'n' } }, { deletionTimestamp: DELETED_AT });
-  const cp = (deletingToo = false) => machine({}, {}, { name: 'cp', labels: { 'cluster.x-k8s.io/control-plane': '' }, ...(deletingToo ? { deletionTimestamp: DELETED_AT } : {}) });
-  const cpObject = (status: Record<string, unknown>, meta: Partial<ContractObject['metadata']> = {}): ContractObject => ({ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane', metadata: { name: 'cp', ...meta }, status });
+  const cp = (deletingToo = false) =>
+    machine({}, {}, { name: 'cp', labels: { 'cluster.x-k8s.io/control-plane': '' }, ...(deletingToo ? { deletionTimestamp: DELETED_AT } : {}) });
+  const cpObject = (status: Record<string, unknown>, meta: Partial<ContractObject['metadata']> = {}): ContractObject => ({
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1',
+    kind: 'KubeadmControlPlane',
+    metadata: { name: 'cp', ...meta },
+    status,
+  });
   const rows: [string, string | undefined, ReturnType<typeof nodeDeletionBlocker>][] = [
     ['allowed', undefined, nodeDeletionBlocker(cluster(), withNode, undefined, [withNode, cp()])],
     ['cluster gone', 'cluster is being deleted', nodeDeletionBlocker(undefined, withNode, undefined, [cp()])],
     ['cluster deleting', 'cluster is being deleted', nodeDeletionBlocker(cluster({ deletionTimestamp: DELETED_AT }), withNode, undefined, [cp()])],
     ['no nodeRef', 'noderef is nil', nodeDeletionBlocker(cluster(), machine(), undefined, [cp()])],
     ['no active control plane', 'no control plane members', nodeDeletionBlocker(cluster(), withNode, undefined, [withNode, cp(true)])],
-    ['control plane deleting', 'control plane is being deleted', nodeDeletionBlocker(cluster({}, { controlPlaneRef: { kind: 'KubeadmControlPlane', name: 'cp' } }), withNode, cpObject({}, { deletionTimestamp: DELETED_AT }), [cp()])],
-    ['externally managed control plane', undefined, nodeDeletionBlocker(cluster({}, { controlPlaneRef: { kind: 'X', name: 'cp' } }), withNode, cpObject({ externalManagedControlPlane: true }), [])],
+    [
+      'control plane deleting',
+      'control plane is being deleted',
+      nodeDeletionBlocker(
+        cluster({}, { controlPlaneRef: { kind: 'KubeadmControlPlane', name: 'cp' } }),
+        withNode,
+        cpObject({}, { deletionTimestamp: DELETED_AT }),
+        [cp()],
+      ),
+    ],
+    [
+      'externally managed control plane',
+      undefined,
+      nodeDeletionBlocker(cluster({}, { controlPlaneRef: { kind: 'X', name: 'cp' } }), withNode, cpObject({ externalManagedControlPlane: true }), []),
+    ],
   ];
   for (const [name, expected, actual] of rows) assert.is(actual, expected, name);
 });
@@ -226,7 +279,9 @@ test('deletion order: hooks, infrastructure, bootstrap, Node, done', () => {
     nextMachineDeletionStep(m, true, undefined, undefined, false),
     nextMachineDeletionStep(m, true, undefined, undefined, true),
     nextMachineDeletionStep(m, false, undefined, undefined, false),
-  ].map((s) => (s.step === 'delete' ? `delete ${s.object.kind}` : s.step === 'wait' ? `wait ${s.for}` : s.step === 'delete-node' ? `delete-node ${s.node}` : s.step));
+  ].map((
+    s,
+  ) => (s.step === 'delete' ? `delete ${s.object.kind}` : s.step === 'wait' ? `wait ${s.for}` : s.step === 'delete-node' ? `delete-node ${s.node}` : s.step));
   assert.equal(steps, [
     'wait pre-terminate hooks',
     'wait pre-drain hooks',

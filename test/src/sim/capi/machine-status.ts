@@ -12,6 +12,7 @@ import {
   CAPI_GROUP,
   CapiCondition,
   CapiReason,
+  type ContractObject,
   ContractViolationError,
   dataSecretNameOf,
   failureDomainOf,
@@ -23,7 +24,6 @@ import {
   MACHINE_SET_NAME_LABEL,
   mirrorReadyCondition,
   providerIdOf,
-  type ContractObject,
 } from './contract.ts';
 
 export type MachinePhase = NonNullable<MachineStatus['phase']>;
@@ -81,7 +81,10 @@ export function applyBootstrap(machine: Machine, config: Readonly<ContractObject
     return 'done';
   }
   const ready = isReady(config);
-  mirrorReadyCondition(machine, CapiCondition.BootstrapReady, config, { ready, reason: deleting(machine) ? CapiReason.Deleting : CapiReason.WaitingForDataSecret });
+  mirrorReadyCondition(machine, CapiCondition.BootstrapReady, config, {
+    ready,
+    reason: deleting(machine) ? CapiReason.Deleting : CapiReason.WaitingForDataSecret,
+  });
   if (config.metadata.deletionTimestamp) return 'done';
   if (!ready) return 'waiting';
   const secretName = dataSecretNameOf(config);
@@ -110,7 +113,10 @@ export function applyInfrastructure(machine: Machine, infra: Readonly<ContractOb
   }
   surfaceFailures(machine, infra);
   const ready = isReady(infra);
-  mirrorReadyCondition(machine, CapiCondition.InfrastructureReady, infra, { ready, reason: deleting(machine) ? CapiReason.Deleting : CapiReason.WaitingForInfrastructure });
+  mirrorReadyCondition(machine, CapiCondition.InfrastructureReady, infra, {
+    ready,
+    reason: deleting(machine) ? CapiReason.Deleting : CapiReason.WaitingForInfrastructure,
+  });
   if (infra.metadata.deletionTimestamp) return 'done';
   if (!ready && !status.infrastructureReady) return 'waiting';
   const providerID = providerIdOf(infra);
@@ -230,8 +236,7 @@ export type MachineDeletionStep =
   | { readonly step: 'delete-node'; readonly node: string }
   | { readonly step: 'done' };
 
-const hasHook = (machine: Readonly<Machine>, prefix: string): boolean =>
-  Object.keys(machine.metadata.annotations ?? {}).some((key) => key.startsWith(prefix));
+const hasHook = (machine: Readonly<Machine>, prefix: string): boolean => Object.keys(machine.metadata.annotations ?? {}).some((key) => key.startsWith(prefix));
 
 /**
  * reconcileDelete, one step per call: wait for pre-drain hooks (when the Node may be deleted) and
@@ -250,7 +255,9 @@ export function nextMachineDeletionStep(
   if (hasHook(machine, PRE_TERMINATE_HOOK_PREFIX)) return { step: 'wait', for: 'pre-terminate hooks' };
   for (const [what, obj] of [['infrastructure', infra], ['bootstrap', bootstrap]] as const) {
     if (!obj) continue;
-    return obj.metadata.deletionTimestamp ? { step: 'wait', for: `${what} ${obj.metadata.name}` } : { step: 'delete', object: obj, for: `${what} ${obj.metadata.name}` };
+    return obj.metadata.deletionTimestamp
+      ? { step: 'wait', for: `${what} ${obj.metadata.name}` }
+      : { step: 'delete', object: obj, for: `${what} ${obj.metadata.name}` };
   }
   if (nodeDeletionAllowed && !nodeDeleted && machine.status?.nodeRef?.name) return { step: 'delete-node', node: machine.status.nodeRef.name };
   return { step: 'done' };

@@ -5,15 +5,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
-import { Client, Transport, type Api, type KubeObject } from '@metal3-ts/generated';
+import { type Api, Client, type KubeObject, Transport } from '@metal3-ts/generated';
 import { KubeadmConfigResource, newKubeadmConfig } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, SecretResource, newNode, type Secret } from '@metal3-ts/generated/core/v1';
+import { ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { newNode, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import type { WorkloadCluster } from '../../envtest/workload.ts';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
 import { HOLD_FINALIZER, release, settle, waitFor, waitForGone } from './contract-testing.ts';
 import { machineSimulator } from './machine.ts';
 
@@ -79,7 +79,9 @@ function machine(name: string, options: { labels?: Record<string, string>; boots
     metadata: { name, ...(options.labels ? { labels: options.labels } : {}), ...(options.annotations ? { annotations: options.annotations } : {}) },
     spec: {
       clusterName: 'c1',
-      bootstrap: options.bootstrap === false ? { dataSecretName: `${name}-own` } : { configRef: { apiVersion: KubeadmConfigResource.apiVersion, kind: 'KubeadmConfig', name } },
+      bootstrap: options.bootstrap === false
+        ? { dataSecretName: `${name}-own` }
+        : { configRef: { apiVersion: KubeadmConfigResource.apiVersion, kind: 'KubeadmConfig', name } },
       infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name },
     },
   });
@@ -88,7 +90,10 @@ function machine(name: string, options: { labels?: Record<string, string>; boots
 /** A Metal3Machine as its provider reports it once the host is provisioned. */
 async function infraReady(f: Fixture, name: string, providerID: string): Promise<void> {
   await f.infra.mergePatch(name, { spec: { providerID } } as never);
-  await f.infra.mergePatchStatus(name, { status: { ready: true, addresses: [{ type: 'InternalIP', address: '192.168.111.20' }, { type: 'Hostname', address: name }] } } as never);
+  await f.infra.mergePatchStatus(
+    name,
+    { status: { ready: true, addresses: [{ type: 'InternalIP', address: '192.168.111.20' }, { type: 'Hostname', address: name }] } } as never,
+  );
 }
 
 /** The kubelet of the workload cluster registering a Ready Node. */
@@ -112,16 +117,31 @@ const phaseIs = (f: Fixture, name: string, phase: string) =>
 test('a Machine takes its bootstrap config and infrastructure machine and waits for them: Pending', async () => {
   const f = await fixture();
   await f.configs.create(kubeadmConfig('m-0'));
-  await f.infra.create(metal3Machine('m-0', { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'ms', uid: '6b3a1f8e-0000-4000-8000-000000000001' }] }));
+  await f.infra.create(
+    metal3Machine('m-0', {
+      ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'ms', uid: '6b3a1f8e-0000-4000-8000-000000000001' }],
+    }),
+  );
   const created = await f.machines.create(machine('m-0'));
   const m = await phaseIs(f, 'm-0', 'Pending');
   assert.equal(m.metadata.finalizers, ['machine.cluster.x-k8s.io']);
   assert.is(m.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c1');
-  assert.equal(m.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]), [['Cluster', 'c1', undefined]], 'a stand-alone Machine is owned by its Cluster');
+  assert.equal(
+    m.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]),
+    [['Cluster', 'c1', undefined]],
+    'a stand-alone Machine is owned by its Cluster',
+  );
   assert.is(cond(m, 'BootstrapReady'), 'False/WaitingForDataSecret');
   assert.is(cond(m, 'InfrastructureReady'), 'False/WaitingForInfrastructure');
   assert.is(cond(m, 'Ready'), 'False/WaitingForInfrastructure');
-  const controllerRef = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'm-0', uid: created.metadata.uid!, controller: true, blockOwnerDeletion: true };
+  const controllerRef = {
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'Machine',
+    name: 'm-0',
+    uid: created.metadata.uid!,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
   for (const api of [f.configs, f.infra]) {
     const obj = await waitFor('the Machine as controller', async () => {
       const o = await api.get('m-0');
@@ -184,8 +204,10 @@ test('NodeHealthy: NodeProvisioning until the Node registers, True when it is Re
   await f.machines.create(machine('m-2', { bootstrap: false }));
   const providerID = `metal3://${f.ns}/host-2/m-2`;
   await infraReady(f, 'm-2', providerID);
-  await waitFor('NodeProvisioning while the workload cluster has no such Node', async () =>
-    cond(await f.machines.get('m-2'), 'NodeHealthy') === 'False/NodeProvisioning' ? true : undefined);
+  await waitFor(
+    'NodeProvisioning while the workload cluster has no such Node',
+    async () => cond(await f.machines.get('m-2'), 'NodeHealthy') === 'False/NodeProvisioning' ? true : undefined,
+  );
   await joinNode(`node2-${f.ns}`, providerID);
   await phaseIs(f, 'm-2', 'Running');
   await workload.api(NodeResource).delete(`node2-${f.ns}`);

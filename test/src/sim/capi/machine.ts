@@ -23,8 +23,8 @@
 // events, in-place updates. CAPI watches workload Nodes; the simulator polls the workload cluster
 // (`nodePollMs` while waiting for a Node, `nodeResyncMs` once Running).
 import type { Client, KubeObject } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import { conditionTimestamp } from '@metal3-ts/shared/conditions/types';
 import { markFalse } from '@metal3-ts/shared/conditions/set';
@@ -45,15 +45,15 @@ import {
   CapiReason,
   CLUSTER_NAME_LABEL,
   completeRef,
+  type ContractObject,
   descriptorForRef,
+  type FullReference,
   isControlPlaneMachine,
   MACHINE_FINALIZER,
   objectKey,
+  type OnCreateOwner,
   referenceKey,
   takeOwnership,
-  type ContractObject,
-  type FullReference,
-  type OnCreateOwner,
 } from './contract.ts';
 import { deleteObject, ExternalWatches, runnableWithCleanup } from './contract-watch.ts';
 import { WorkloadNodes } from './machine-node.ts';
@@ -65,8 +65,8 @@ import {
   nextMachineDeletionStep,
   nodeDeletionBlocker,
   nodeDeletionTimedOut,
-  shouldAdopt,
   type PhaseOutcome,
+  shouldAdopt,
 } from './machine-status.ts';
 
 export interface MachineSimulatorOptions {
@@ -94,8 +94,7 @@ function machineRefs(machine: Readonly<Machine>): string[] {
   return refs.flatMap((ref) => (ref?.apiVersion && ref.kind && ref.name ? [referenceKey(completeRef(ref, namespace))] : []));
 }
 
-const machineCluster = (machine: Readonly<Machine>): string[] =>
-  machine.spec?.clusterName ? [`${machine.metadata.namespace}/${machine.spec.clusterName}`] : [];
+const machineCluster = (machine: Readonly<Machine>): string[] => machine.spec?.clusterName ? [`${machine.metadata.namespace}/${machine.spec.clusterName}`] : [];
 
 const requestOf = (obj: Readonly<KubeObject>): Request => ({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
 
@@ -107,11 +106,13 @@ export function machineSimulator(deps: SimulatorDeps, options: MachineSimulatorO
   const clusters = informers.informerFor(ClusterResource);
   const secrets = informers.informerFor(SecretResource);
   const ownCache = options.clusterCache === undefined;
-  const cache = options.clusterCache ?? new ClusterCache(client, { secretReader: (key) => secrets.store.get(key), log: deps.log, closeGraceMs: 100, probeTimeoutMs: 2_000 });
+  const cache = options.clusterCache ??
+    new ClusterCache(client, { secretReader: (key) => secrets.store.get(key), log: deps.log, closeGraceMs: 100, probeTimeoutMs: 2_000 });
   const watches = new ExternalWatches(informers, {
     map: (obj) => [...ownerRequests(obj, MachineResource), ...machines.store.byIndex(MACHINE_REFS_INDEX, objectKey(obj)).map(requestOf)],
   });
-  const machinesOfCluster = (namespace: string | undefined, name: string) => machines.store.byIndex(MACHINE_CLUSTER_INDEX, `${namespace}/${name}`).map(requestOf);
+  const machinesOfCluster = (namespace: string | undefined, name: string) =>
+    machines.store.byIndex(MACHINE_CLUSTER_INDEX, `${namespace}/${name}`).map(requestOf);
   const reconciler = new MachineReconciler(client, watches, new WorkloadNodes(cache), { machines, clusters }, options);
   const controller = controllerFor(options.name ?? 'capi-machine', MachineResource, deps)
     .watches(ClusterResource, (cluster) => machinesOfCluster(cluster.metadata.namespace, cluster.metadata.name ?? ''))
@@ -191,7 +192,9 @@ class MachineReconciler {
     finishMachineStatus(machine, conditionTimestamp());
     const written = await patch.patch(machine, { ownedConditions: OWNED_CONDITIONS });
     if (finished && pass.errors.length === 0) await removeFinalizerGuarded(api, written ?? machine, MACHINE_FINALIZER);
-    if (pass.errors.length > 0) throw pass.errors.length === 1 ? pass.errors[0] : new AggregateError(pass.errors, `Machine ${request.namespace}/${request.name}`);
+    if (pass.errors.length > 0) {
+      throw pass.errors.length === 1 ? pass.errors[0] : new AggregateError(pass.errors, `Machine ${request.namespace}/${request.name}`);
+    }
     return pass.result;
   }
 
@@ -225,7 +228,9 @@ class MachineReconciler {
 
   async #reconcileNode(machine: Machine, ctx: ReconcileContext) {
     const providerID = machine.spec?.providerID;
-    const lookup = providerID ? await this.#nodes.find({ namespace: machine.metadata.namespace ?? '', name: machine.spec?.clusterName ?? '' }, providerID, ctx.signal) : undefined;
+    const lookup = providerID
+      ? await this.#nodes.find({ namespace: machine.metadata.namespace ?? '', name: machine.spec?.clusterName ?? '' }, providerID, ctx.signal)
+      : undefined;
     if (providerID && !lookup) ctx.log.info('Workload cluster not reachable yet, will ask again', { cluster: machine.spec?.clusterName });
     const outcome = applyNode(machine, providerID ? lookup : { node: undefined });
     if (outcome === 'waiting') return { result: providerID ? { requeueAfterMs: this.#nodePollMs } : {} };
@@ -283,7 +288,12 @@ class MachineReconciler {
    * CAPI's reconcileExternal for a Machine: read the referenced object and take ownership of it
    * (unless it carries the paused annotation, or the Cluster is gone during deletion).
    */
-  async #adopt(machine: Machine, cluster: Readonly<Cluster> | undefined, ref: FullReference, ctx: ReconcileContext): Promise<Readonly<ContractObject> | 'missing'> {
+  async #adopt(
+    machine: Machine,
+    cluster: Readonly<Cluster> | undefined,
+    ref: FullReference,
+    ctx: ReconcileContext,
+  ): Promise<Readonly<ContractObject> | 'missing'> {
     const obj = await this.#watches.get(ref, ctx.signal);
     if (!obj) {
       ctx.log.info('Could not find the referenced object, requeuing', { refKind: ref.kind, refName: ref.name });

@@ -36,7 +36,11 @@ const rollouts: { name: string; template: MachineDeploymentSpecTemplate; rolls: 
   { name: 'same template', template: structuredClone(base), rolls: false },
   { name: 'labels changed (in-place)', template: changed((t) => (t.metadata = { labels: { a: '2' } })), rolls: false },
   { name: 'nodeDrainTimeout changed (in-place)', template: changed((t) => (t.spec!.nodeDrainTimeout = '10s')), rolls: false },
-  { name: 'infrastructure template apiVersion bumped (same group)', template: changed((t) => (t.spec!.infrastructureRef.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2')), rolls: false },
+  {
+    name: 'infrastructure template apiVersion bumped (same group)',
+    template: changed((t) => (t.spec!.infrastructureRef.apiVersion = 'infrastructure.cluster.x-k8s.io/v1beta2')),
+    rolls: false,
+  },
   { name: 'infrastructure template renamed', template: changed((t) => (t.spec!.infrastructureRef.name = 'm3mt-v2')), rolls: true },
   { name: 'bootstrap template renamed', template: changed((t) => (t.spec!.bootstrap.configRef!.name = 'kct-2')), rolls: true },
   { name: 'version changed', template: changed((t) => (t.spec!.version = 'v1.32.0')), rolls: true },

@@ -29,7 +29,11 @@ const md: MachineDeployment = {
   },
 };
 
-function setFrom(deployment: MachineDeployment, created: string, extra: { replicas?: number; status?: MachineSet['status']; revision?: number } = {}): MachineSet {
+function setFrom(
+  deployment: MachineDeployment,
+  created: string,
+  extra: { replicas?: number; status?: MachineSet['status']; revision?: number } = {},
+): MachineSet {
   const ms = machineSetForDeployment(deployment, { replicas: extra.replicas ?? 0, revision: extra.revision ?? 1, maxReplicas: 4 });
   ms.metadata.creationTimestamp = created;
   if (extra.status) ms.status = extra.status;
@@ -55,13 +59,25 @@ test('the set of a revision: named by hash, hash in labels and selector, deploym
   const hash = templateHash(md.spec!.template);
   const ms = machineSetForDeployment(md, { replicas: 1, revision: 3, maxReplicas: 4 });
   assert.is(ms.metadata.name, `md-${hash}`);
-  assert.equal(ms.metadata.labels, { pool: 'w', 'machine-template-hash': hash, 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/deployment-name': 'md' });
+  assert.equal(ms.metadata.labels, {
+    pool: 'w',
+    'machine-template-hash': hash,
+    'cluster.x-k8s.io/cluster-name': 'c1',
+    'cluster.x-k8s.io/deployment-name': 'md',
+  });
   assert.equal(ms.metadata.annotations, {
     'machinedeployment.clusters.x-k8s.io/revision': '3',
     'machinedeployment.clusters.x-k8s.io/desired-replicas': '3',
     'machinedeployment.clusters.x-k8s.io/max-replicas': '4',
   });
-  assert.equal(ms.metadata.ownerReferences, [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md', uid: 'md-uid', controller: true, blockOwnerDeletion: true }]);
+  assert.equal(ms.metadata.ownerReferences, [{
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    name: 'md',
+    uid: 'md-uid',
+    controller: true,
+    blockOwnerDeletion: true,
+  }]);
   assert.equal(ms.spec?.selector, { matchLabels: { pool: 'w', 'machine-template-hash': hash } });
   assert.equal(ms.spec?.template?.metadata, { labels: { pool: 'w', 'machine-template-hash': hash }, annotations: { a: 'b' } });
   assert.is(ms.spec?.template?.spec?.infrastructureRef.name, 'v1');
@@ -105,7 +121,16 @@ test('status sums the sets; updatedReplicas from the new set; phase from ready v
   const fresh = setFrom(v2, 't2', { replicas: 3, status: { replicas: 3, readyReplicas: 2, availableReplicas: 1 } });
   const status = deploymentStatus(v2, fresh, [old, fresh]);
   assert.equal(
-    { r: status.replicas, u: status.updatedReplicas, rd: status.readyReplicas, a: status.availableReplicas, un: status.unavailableReplicas, p: status.phase, g: status.observedGeneration, s: status.selector },
+    {
+      r: status.replicas,
+      u: status.updatedReplicas,
+      rd: status.readyReplicas,
+      a: status.availableReplicas,
+      un: status.unavailableReplicas,
+      p: status.phase,
+      g: status.observedGeneration,
+      s: status.selector,
+    },
     { r: 4, u: 3, rd: 3, a: 2, un: 1, p: 'Running', g: 2, s: 'pool=w' },
   );
   assert.is(deploymentStatus(v2, fresh, [fresh]).phase, 'ScalingUp');

@@ -1,7 +1,7 @@
 // What a MachineDeployment asks of its MachineSets, with no I/O: the defaults CAPI's webhook and
 // controller keep on the deployment, the MachineSet for a template revision, which existing set is
 // the new one, revisions, and which old sets history no longer needs.
-import { newMachineSet, type MachineDeployment, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type MachineDeployment, type MachineSet, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { sameRevision, templateHash } from './machinedeployment-hash.ts';
 import {
   CLUSTER_NAME_LABEL,
@@ -51,7 +51,10 @@ const byAge = (a: Readonly<MachineSet>, b: Readonly<MachineSet>) => {
 const byRevision = (a: Readonly<MachineSet>, b: Readonly<MachineSet>) => revisionOf(a) - revisionOf(b) || byAge(a, b);
 
 /** The set made from the deployment's current template (the oldest such, as CAPI), and the others. */
-export function splitSets(md: Readonly<MachineDeployment>, sets: readonly Readonly<MachineSet>[]): { newSet?: Readonly<MachineSet>; oldSets: Readonly<MachineSet>[] } {
+export function splitSets(
+  md: Readonly<MachineDeployment>,
+  sets: readonly Readonly<MachineSet>[],
+): { newSet?: Readonly<MachineSet>; oldSets: Readonly<MachineSet>[] } {
   const sorted = [...sets].sort(byAge);
   const newSet = sorted.find((ms) => sameRevision(ms.spec?.template, md.spec?.template));
   const oldSets = sorted.filter((ms) => ms !== newSet);
@@ -81,7 +84,10 @@ export function machineSetForDeployment(md: Readonly<MachineDeployment>, options
       clusterName: spec.clusterName,
       replicas: options.replicas,
       selector: { ...spec.selector, matchLabels: { ...spec.selector.matchLabels, [MACHINE_TEMPLATE_HASH_LABEL]: hash } },
-      template: { metadata: { ...spec.template.metadata, labels: templateLabels }, ...(spec.template.spec ? { spec: structuredClone(spec.template.spec) } : {}) },
+      template: {
+        metadata: { ...spec.template.metadata, labels: templateLabels },
+        ...(spec.template.spec ? { spec: structuredClone(spec.template.spec) } : {}),
+      },
       ...(spec.strategy?.rollingUpdate?.deletePolicy ? { deletePolicy: spec.strategy.rollingUpdate.deletePolicy } : {}),
       ...(spec.minReadySeconds !== undefined ? { minReadySeconds: spec.minReadySeconds } : {}),
     },
@@ -99,6 +105,8 @@ export function nextRevision(sets: readonly Readonly<MachineSet>[]): number {
  */
 export function setsToPrune(md: Readonly<MachineDeployment>, oldSets: readonly Readonly<MachineSet>[]): Readonly<MachineSet>[] {
   const limit = md.spec?.revisionHistoryLimit ?? DEFAULT_REVISION_HISTORY_LIMIT;
-  const empty = [...oldSets].sort(byRevision).filter((ms) => (ms.spec?.replicas ?? 0) === 0 && (ms.status?.replicas ?? 0) === 0 && !ms.metadata.deletionTimestamp);
+  const empty = [...oldSets].sort(byRevision).filter((ms) =>
+    (ms.spec?.replicas ?? 0) === 0 && (ms.status?.replicas ?? 0) === 0 && !ms.metadata.deletionTimestamp
+  );
   return empty.slice(0, Math.max(0, empty.length - limit));
 }

@@ -6,7 +6,11 @@ import type { MachineDeployment, MachineDeploymentStatus, MachineSet } from '@me
 import { deploymentReplicas } from './machinedeployment-sets.ts';
 import { selectorString } from './machineset-selector.ts';
 
-export function deploymentStatus(md: Readonly<MachineDeployment>, newSet: Readonly<MachineSet> | undefined, sets: readonly Readonly<MachineSet>[]): MachineDeploymentStatus {
+export function deploymentStatus(
+  md: Readonly<MachineDeployment>,
+  newSet: Readonly<MachineSet> | undefined,
+  sets: readonly Readonly<MachineSet>[],
+): MachineDeploymentStatus {
   const desired = deploymentReplicas(md);
   const total = (pick: (ms: Readonly<MachineSet>) => number | undefined) => sets.reduce((n, ms) => n + (pick(ms) ?? 0), 0);
   const replicas = total((ms) => ms.status?.replicas);

@@ -2,22 +2,30 @@
 // a stand-in for the Machine controller makes Machines Running a little after they appear.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, isNotFound } from '@metal3-ts/generated';
+import { Client, isNotFound, Transport } from '@metal3-ts/generated';
 import {
+  type Machine,
+  type MachineDeployment,
   MachineDeploymentResource,
   MachineResource,
   MachineSetResource,
   newMachineDeployment,
-  type Machine,
-  type MachineDeployment,
 } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
+import { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from '../simulator.ts';
 import { templateHash } from './machinedeployment-hash.ts';
 import { machineDeploymentSimulator } from './machinedeployment.ts';
 import { machineSetSimulator } from './machineset.ts';
-import { bootstrapRef, createCluster, createKubeadmConfigTemplate, createMetal3MachineTemplate, eventually, infraRef, machineStandIn } from './rollout-testing.ts';
+import {
+  bootstrapRef,
+  createCluster,
+  createKubeadmConfigTemplate,
+  createMetal3MachineTemplate,
+  eventually,
+  infraRef,
+  machineStandIn,
+} from './rollout-testing.ts';
 
 const test = suite('MachineDeployment simulator on the real apiserver');
 const env = withSharedEnv(test);
@@ -97,7 +105,14 @@ test('a new MachineDeployment makes one MachineSet for its template and reaches 
   const ms = sets[0]!;
   const hash = templateHash(md.spec?.template);
   assert.is(ms.metadata.name, `workers-${hash}`);
-  assert.equal(ms.metadata.ownerReferences, [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'workers', uid: created.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }]);
+  assert.equal(ms.metadata.ownerReferences, [{
+    apiVersion: 'cluster.x-k8s.io/v1beta1',
+    kind: 'MachineDeployment',
+    name: 'workers',
+    uid: created.metadata.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  }]);
   assert.is(ms.metadata.labels?.['cluster.x-k8s.io/deployment-name'], 'workers');
   assert.is(ms.metadata.labels?.['machine-template-hash'], hash);
   assert.is(ms.spec?.selector.matchLabels?.['machine-template-hash'], hash);

@@ -17,7 +17,13 @@
 // conditions. Rollout decisions wait until every set's status has caught up with its spec
 // (observedGeneration), so a step never acts on counts a set has not yet published.
 import { isNotFound, type KubeObject } from '@metal3-ts/generated';
-import { ClusterResource, MachineDeploymentResource, MachineSetResource, type MachineDeployment, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import {
+  ClusterResource,
+  type MachineDeployment,
+  MachineDeploymentResource,
+  type MachineSet,
+  MachineSetResource,
+} from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import { requestFor } from '@metal3-ts/shared/controller/handlers';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -25,10 +31,18 @@ import { getOwnerByKind, setOwnerReference } from '@metal3-ts/shared/meta/owner-
 import { isPaused } from '@metal3-ts/shared/meta/paused';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
-import { TerminalError, type ReconcileContext, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { type ReconcileContext, type Request, type Result, TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 import type { SimulatorDeps } from '../simulator.ts';
 import { deploymentStatus } from './machinedeployment-status.ts';
-import { deploymentReplicas, ensureDeploymentLabels, machineSetForDeployment, nextRevision, revisionOf, setsToPrune, splitSets } from './machinedeployment-sets.ts';
+import {
+  deploymentReplicas,
+  ensureDeploymentLabels,
+  machineSetForDeployment,
+  nextRevision,
+  revisionOf,
+  setsToPrune,
+  splitSets,
+} from './machinedeployment-sets.ts';
 import { DESIRED_REPLICAS_ANNOTATION, MACHINE_DEPLOYMENT_FINALIZER, MAX_REPLICAS_ANNOTATION, REVISION_ANNOTATION } from './machineset-constants.ts';
 import { selectorString } from './machineset-selector.ts';
 import { InvalidRolloutStrategyError, resolveFenceposts, rolloutStep, type SetReplicas } from './rollout-plan.ts';
@@ -80,7 +94,13 @@ export function machineDeploymentSimulator(deps: SimulatorDeps, options: Machine
     return {};
   }
 
-  async function scaleSet(ms: Readonly<MachineSet>, replicas: number, md: Readonly<MachineDeployment>, maxReplicas: number, context: ReconcileContext): Promise<void> {
+  async function scaleSet(
+    ms: Readonly<MachineSet>,
+    replicas: number,
+    md: Readonly<MachineDeployment>,
+    maxReplicas: number,
+    context: ReconcileContext,
+  ): Promise<void> {
     const annotations = { [DESIRED_REPLICAS_ANNOTATION]: String(deploymentReplicas(md)), [MAX_REPLICAS_ANNOTATION]: String(maxReplicas) };
     const sameAnnotations = Object.entries(annotations).every(([k, v]) => ms.metadata.annotations?.[k] === v);
     if ((ms.spec?.replicas ?? 0) === replicas && sameAnnotations) return;
@@ -120,12 +140,18 @@ export function machineDeploymentSimulator(deps: SimulatorDeps, options: Machine
     if (!md.spec?.paused && !own.some(isSettling)) {
       const step = rolloutStep({
         desired,
-        strategy: { type: md.spec?.strategy?.type, maxSurge: md.spec?.strategy?.rollingUpdate?.maxSurge, maxUnavailable: md.spec?.strategy?.rollingUpdate?.maxUnavailable },
+        strategy: {
+          type: md.spec?.strategy?.type,
+          maxSurge: md.spec?.strategy?.rollingUpdate?.maxSurge,
+          maxUnavailable: md.spec?.strategy?.rollingUpdate?.maxUnavailable,
+        },
         newSet: newSet ? replicasOf(newSet) : { name: '', replicas: 0, actualReplicas: 0, availableReplicas: 0, createdAt: '' },
         oldSets: oldSets.map(replicasOf),
       });
       if (!newSet) {
-        const created = await client.api(MachineSetResource, namespace).create(machineSetForDeployment(md, { replicas: step.newReplicas, revision: nextRevision(own), maxReplicas }));
+        const created = await client.api(MachineSetResource, namespace).create(
+          machineSetForDeployment(md, { replicas: step.newReplicas, revision: nextRevision(own), maxReplicas }),
+        );
         context.log.info('created MachineSet', { machineSet: created.metadata.name, replicas: step.newReplicas });
         newSet = created;
       } else {
@@ -133,14 +159,17 @@ export function machineDeploymentSimulator(deps: SimulatorDeps, options: Machine
         // Rolling back to an older template makes its set the newest revision again.
         const revision = nextRevision(own);
         if (oldSets.some((ms) => revisionOf(ms) > revisionOf(newSet!))) {
-          await client.api(MachineSetResource, namespace).mergePatch(newSet.metadata.name ?? '', { metadata: { annotations: { [REVISION_ANNOTATION]: String(revision) } } });
+          await client.api(MachineSetResource, namespace).mergePatch(newSet.metadata.name ?? '', {
+            metadata: { annotations: { [REVISION_ANNOTATION]: String(revision) } },
+          });
         }
       }
       for (const ms of oldSets) {
         const to = step.oldReplicas.get(ms.metadata.name ?? '');
         if (to !== undefined) await scaleSet(ms, to, md, maxReplicas, context);
       }
-      const rolledOut = (newSet.status?.availableReplicas ?? 0) >= desired && oldSets.every((ms) => (step.oldReplicas.get(ms.metadata.name ?? '') ?? ms.spec?.replicas ?? 0) === 0);
+      const rolledOut = (newSet.status?.availableReplicas ?? 0) >= desired &&
+        oldSets.every((ms) => (step.oldReplicas.get(ms.metadata.name ?? '') ?? ms.spec?.replicas ?? 0) === 0);
       if (rolledOut) {
         for (const ms of setsToPrune(md, oldSets)) {
           await client.api(MachineSetResource, namespace).delete(ms.metadata.name ?? '').catch((error: unknown) => {

@@ -47,7 +47,12 @@ test('Metal3MachineTemplate becomes a Metal3Machine with the cloned-from annotat
 
 test('KubeadmConfigTemplate becomes a KubeadmConfig; no owner means no ownerReferences', () => {
   const clone = cloneFromTemplate({
-    template: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfigTemplate', metadata: { name: 'kct' }, spec: { template: { spec: { format: 'cloud-config' } } } },
+    template: {
+      apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1',
+      kind: 'KubeadmConfigTemplate',
+      metadata: { name: 'kct' },
+      spec: { template: { spec: { format: 'cloud-config' } } },
+    },
     templateRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfigTemplate', name: 'kct' },
     name: 'm-1',
     namespace: 'ns',
@@ -74,15 +79,30 @@ test('a kind without the Template suffix keeps its name; an empty template spec 
 
 test('a template without spec.template is refused', () => {
   assert.throws(
-    () => cloneFromTemplate({ template: { apiVersion: 'v1', kind: 'XTemplate', metadata: { name: 't' } }, templateRef: { name: 't' }, name: 'x', namespace: 'ns', clusterName: 'c' }),
+    () =>
+      cloneFromTemplate({
+        template: { apiVersion: 'v1', kind: 'XTemplate', metadata: { name: 't' } },
+        templateRef: { name: 't' },
+        name: 'x',
+        namespace: 'ns',
+        clusterName: 'c',
+      }),
     (e: unknown) => e instanceof InvalidTemplateError,
   );
 });
 
 test('group-kind strings and references', () => {
   assert.is(groupKindString({ apiVersion: 'v1', kind: 'Secret' }), 'Secret');
-  assert.is(groupKindString({ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane' }), 'KubeadmControlPlane.controlplane.cluster.x-k8s.io');
-  assert.equal(referenceTo({ apiVersion: 'a/v1', kind: 'K', metadata: { name: 'n', namespace: 'ns', uid: 'u' } }), { apiVersion: 'a/v1', kind: 'K', name: 'n', namespace: 'ns' });
+  assert.is(
+    groupKindString({ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta1', kind: 'KubeadmControlPlane' }),
+    'KubeadmControlPlane.controlplane.cluster.x-k8s.io',
+  );
+  assert.equal(referenceTo({ apiVersion: 'a/v1', kind: 'K', metadata: { name: 'n', namespace: 'ns', uid: 'u' } }), {
+    apiVersion: 'a/v1',
+    kind: 'K',
+    name: 'n',
+    namespace: 'ns',
+  });
 });
 
 test.run();

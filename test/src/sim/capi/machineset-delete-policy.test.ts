@@ -6,7 +6,11 @@ import { generateName, randomSuffix } from './machineset-names.ts';
 
 const test = suite('MachineSet delete policy and generated names');
 
-function machine(name: string, created: string, extra: { deleting?: boolean; annotated?: boolean; running?: boolean; failed?: boolean; nodeUnhealthy?: boolean } = {}): Machine {
+function machine(
+  name: string,
+  created: string,
+  extra: { deleting?: boolean; annotated?: boolean; running?: boolean; failed?: boolean; nodeUnhealthy?: boolean } = {},
+): Machine {
   const { deleting = false, annotated = false, running = true, failed = false, nodeUnhealthy = false } = extra;
   return {
     apiVersion: 'cluster.x-k8s.io/v1beta1',
@@ -36,12 +40,42 @@ const cases: { name: string; machines: Machine[]; count: number; policy?: 'Rando
   { name: 'default policy deletes the oldest first', machines: [young, old, mid], count: 1, want: ['m-old'] },
   { name: 'Oldest policy', machines: [young, mid, old], count: 2, policy: 'Oldest', want: ['m-old', 'm-mid'] },
   { name: 'Newest policy', machines: [old, young, mid], count: 2, policy: 'Newest', want: ['m-young', 'm-mid'] },
-  { name: 'the delete-machine annotation wins over age', machines: [old, machine('m-marked', '2030-01-01T00:00:09Z', { annotated: true })], count: 1, want: ['m-marked'] },
-  { name: 'a Machine being deleted ranks first (it counts toward the excess)', machines: [machine('m-marked', '2030-01-01T00:00:09Z', { annotated: true }), machine('m-going', '2030-01-01T00:00:09Z', { deleting: true })], count: 1, want: ['m-going'] },
-  { name: 'a Machine without a node ranks before healthy ones', machines: [old, machine('m-pending', '2030-01-01T00:00:09Z', { running: false })], count: 1, want: ['m-pending'] },
-  { name: 'a failed Machine ranks before healthy ones', machines: [old, machine('m-failed', '2030-01-01T00:00:09Z', { failed: true })], count: 1, want: ['m-failed'] },
-  { name: 'NodeHealthy False ranks before healthy ones', machines: [old, machine('m-sick', '2030-01-01T00:00:09Z', { nodeUnhealthy: true })], count: 1, want: ['m-sick'] },
-  { name: 'same creation second: ties broken by name', machines: [machine('m-b', '2030-01-01T00:00:01Z'), machine('m-a', '2030-01-01T00:00:01Z')], count: 1, want: ['m-a'] },
+  {
+    name: 'the delete-machine annotation wins over age',
+    machines: [old, machine('m-marked', '2030-01-01T00:00:09Z', { annotated: true })],
+    count: 1,
+    want: ['m-marked'],
+  },
+  {
+    name: 'a Machine being deleted ranks first (it counts toward the excess)',
+    machines: [machine('m-marked', '2030-01-01T00:00:09Z', { annotated: true }), machine('m-going', '2030-01-01T00:00:09Z', { deleting: true })],
+    count: 1,
+    want: ['m-going'],
+  },
+  {
+    name: 'a Machine without a node ranks before healthy ones',
+    machines: [old, machine('m-pending', '2030-01-01T00:00:09Z', { running: false })],
+    count: 1,
+    want: ['m-pending'],
+  },
+  {
+    name: 'a failed Machine ranks before healthy ones',
+    machines: [old, machine('m-failed', '2030-01-01T00:00:09Z', { failed: true })],
+    count: 1,
+    want: ['m-failed'],
+  },
+  {
+    name: 'NodeHealthy False ranks before healthy ones',
+    machines: [old, machine('m-sick', '2030-01-01T00:00:09Z', { nodeUnhealthy: true })],
+    count: 1,
+    want: ['m-sick'],
+  },
+  {
+    name: 'same creation second: ties broken by name',
+    machines: [machine('m-b', '2030-01-01T00:00:01Z'), machine('m-a', '2030-01-01T00:00:01Z')],
+    count: 1,
+    want: ['m-a'],
+  },
   { name: 'asking for more than exist returns all', machines: [old, mid], count: 5, want: ['m-old', 'm-mid'] },
 ];
 

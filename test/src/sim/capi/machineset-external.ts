@@ -1,9 +1,9 @@
 // Reading templates and writing the objects cloned from them, for any kind the generated registry
 // knows (CAPI does this with unstructured objects; our typed client needs a descriptor per kind).
-import { isNotFound, type Client, type KubeObject, type ObjectReference, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Client, isNotFound, type KubeObject, type ObjectReference, type ResourceDescriptor } from '@metal3-ts/generated';
 import { TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
 import { descriptorForRef, InvalidReferenceError, UnknownKindError } from './contract.ts';
-import { cloneFromTemplate, referenceTo, type CloneInput, type TemplateObject } from './machineset-clone.ts';
+import { cloneFromTemplate, type CloneInput, referenceTo, type TemplateObject } from './machineset-clone.ts';
 
 /** A template reference no retry can make usable (unknown kind, missing apiVersion/kind/name). */
 export class BadTemplateReferenceError extends TerminalError {

@@ -4,7 +4,7 @@
 // the set belongs to a MachineDeployment), the template's annotations, the set as controller owner
 // and the Machine finalizer, which the Machine controller owns from then on.
 import type { ObjectReference, OwnerReference } from '@metal3-ts/generated';
-import { newMachine, type Machine, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Machine, type MachineSet, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { fnv1a32, safeEncode } from './machinedeployment-hash.ts';
 import { MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_FINALIZER, MACHINE_SET_NAME_LABEL } from './machineset-constants.ts';
 

@@ -30,7 +30,18 @@ const ms: MachineSet = {
 };
 
 let seq = 0;
-function machine(opts: { name?: string; labels?: Record<string, string>; controller?: string | null; ns?: string; deleting?: boolean; running?: boolean; created?: string; readySince?: string } = {}): Machine {
+function machine(
+  opts: {
+    name?: string;
+    labels?: Record<string, string>;
+    controller?: string | null;
+    ns?: string;
+    deleting?: boolean;
+    running?: boolean;
+    created?: string;
+    readySince?: string;
+  } = {},
+): Machine {
   const name = opts.name ?? `m-${seq++}`;
   const controller = opts.controller === undefined ? 'ms-uid' : opts.controller;
   return {
@@ -41,16 +52,18 @@ function machine(opts: { name?: string; labels?: Record<string, string>; control
       namespace: opts.ns ?? 'ns',
       labels: opts.labels ?? { pool: 'w', 'cluster.x-k8s.io/cluster-name': 'c1' },
       creationTimestamp: opts.created ?? `2030-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
-      ...(controller ? { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'x', uid: controller, controller: true }] } : {}),
+      ...(controller
+        ? { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'x', uid: controller, controller: true }] }
+        : {}),
       ...(opts.deleting ? { deletionTimestamp: '2030-01-02T00:00:00Z', finalizers: ['machine.cluster.x-k8s.io'] } : {}),
     },
     spec: { clusterName: 'c1', bootstrap: {}, infrastructureRef: {} },
     status: opts.running
       ? {
-          phase: 'Running',
-          nodeRef: { kind: 'Node', name },
-          ...(opts.readySince ? { conditions: [{ type: 'NodeHealthy', status: 'True', lastTransitionTime: opts.readySince }] } : {}),
-        }
+        phase: 'Running',
+        nodeRef: { kind: 'Node', name },
+        ...(opts.readySince ? { conditions: [{ type: 'NodeHealthy', status: 'True', lastTransitionTime: opts.readySince }] } : {}),
+      }
       : { phase: 'Provisioning' },
   };
 }
@@ -127,7 +140,14 @@ test('status: replicas count every Machine, ready only Running ones not being de
   const machines = [machine({ running: true }), machine({ running: true, deleting: true }), machine(), machine({ running: true, labels: { pool: 'w' } })];
   const { status, nextAvailableAt } = machineSetStatus(ms, machines, Date.parse('2030-02-01T00:00:00Z'));
   assert.equal(
-    { replicas: status.replicas, fully: status.fullyLabeledReplicas, ready: status.readyReplicas, available: status.availableReplicas, selector: status.selector, gen: status.observedGeneration },
+    {
+      replicas: status.replicas,
+      fully: status.fullyLabeledReplicas,
+      ready: status.readyReplicas,
+      available: status.availableReplicas,
+      selector: status.selector,
+      gen: status.observedGeneration,
+    },
     { replicas: 4, fully: 3, ready: 2, available: 2, selector: 'pool=w', gen: 4 },
   );
   assert.is(nextAvailableAt, undefined);
@@ -160,7 +180,9 @@ test('the Machine of a set: template spec, refs, labels with set and deployment 
   assert.is(m.spec?.version, 'v1.31.0');
   assert.is(m.spec?.nodeDrainTimeout, '30s');
   assert.is(m.spec?.infrastructureRef.kind, 'Metal3Machine');
-  assert.equal(m.spec?.bootstrap, { configRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'ms-abcde', namespace: 'ns' } });
+  assert.equal(m.spec?.bootstrap, {
+    configRef: { apiVersion: 'bootstrap.cluster.x-k8s.io/v1beta1', kind: 'KubeadmConfig', name: 'ms-abcde', namespace: 'ns' },
+  });
 });
 
 test('a template with a ready-made bootstrap data secret gives Machines that secret and no config', () => {

@@ -33,7 +33,10 @@ function controllerUid(machine: Readonly<Machine>): string | undefined {
 }
 
 /** The set's own Machines and the orphans it may adopt, among `candidates` (any namespace filter done). */
-export function machinesOfSet(ms: Readonly<MachineSet>, candidates: readonly Readonly<Machine>[]): { owned: Readonly<Machine>[]; orphans: Readonly<Machine>[] } {
+export function machinesOfSet(
+  ms: Readonly<MachineSet>,
+  candidates: readonly Readonly<Machine>[],
+): { owned: Readonly<Machine>[]; orphans: Readonly<Machine>[] } {
   const owned: Readonly<Machine>[] = [];
   const orphans: Readonly<Machine>[] = [];
   const selector = ms.spec?.selector;
@@ -68,8 +71,7 @@ export function isMachineReady(machine: Readonly<Machine>): boolean {
 // status update, else its creation.
 function readySince(machine: Readonly<Machine>): number {
   const conditions = machine.status?.conditions ?? [];
-  const since =
-    conditions.find((c) => c.type === 'NodeHealthy' && c.status === 'True')?.lastTransitionTime ??
+  const since = conditions.find((c) => c.type === 'NodeHealthy' && c.status === 'True')?.lastTransitionTime ??
     conditions.find((c) => c.type === 'Ready' && c.status === 'True')?.lastTransitionTime ??
     machine.status?.lastUpdated ??
     machine.metadata.creationTimestamp;

@@ -45,7 +45,10 @@ test('string form sorts requirements by key and prints each operator as apimachi
 
 test('bad selectors are refused with a typed error', () => {
   assert.throws(() => selectorMatches({ matchExpressions: [{ key: 'a', operator: 'In', values: [] }] }, {}), (e: unknown) => e instanceof InvalidSelectorError);
-  assert.throws(() => selectorString({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }), (e: unknown) => e instanceof InvalidSelectorError);
+  assert.throws(
+    () => selectorString({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] }),
+    (e: unknown) => e instanceof InvalidSelectorError,
+  );
   assert.throws(
     () => selectorMatches({ matchExpressions: [{ key: 'a', operator: 'Gt', values: ['1'] }] }, {}),
     (e: unknown) => e instanceof InvalidSelectorError,

@@ -2,12 +2,12 @@
 // marks Machines Running when the test lets it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Client, Transport, isNotFound } from '@metal3-ts/generated';
+import { Client, isNotFound, Transport } from '@metal3-ts/generated';
 import { KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { MachineResource, MachineSetResource, newMachineSet, type Machine, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Machine, MachineResource, type MachineSet, MachineSetResource, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
 import { machineSetSimulator } from './machineset.ts';
 import {
   bootstrapRef,
@@ -16,8 +16,8 @@ import {
   createMetal3MachineTemplate,
   eventually,
   infraRef,
-  machineStandIn,
   type MachineStandIn,
+  machineStandIn,
 } from './rollout-testing.ts';
 
 const test = suite('MachineSet simulator on the real apiserver');
@@ -81,7 +81,14 @@ test('scale up from zero creates Machines with cloned Metal3Machines and Kubeadm
   for (const m of machines) {
     const name = m.metadata.name ?? '';
     assert.match(name, /^workers-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
-    assert.equal(m.metadata.ownerReferences, [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineSet', name: 'workers', uid: ms.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }]);
+    assert.equal(m.metadata.ownerReferences, [{
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'MachineSet',
+      name: 'workers',
+      uid: ms.metadata.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    }]);
     assert.is(m.metadata.labels?.['cluster.x-k8s.io/set-name'], 'workers');
     assert.is(m.metadata.labels?.['cluster.x-k8s.io/cluster-name'], 'c1');
     assert.is(m.metadata.labels?.['pool'], 'workers');
@@ -142,7 +149,9 @@ test('scale down deletes the Machine marked cluster.x-k8s.io/delete-machine, the
   await sets.create(machineSet('workers', 3));
   await eventually('3 ready', async () => ((await statusOf(ns, 'workers')).readyReplicas === 3 ? true : undefined));
   const before = await listMachines(ns);
-  const byAge = [...before].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const byAge = [...before].sort((a, b) =>
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '')
+  );
   const marked = byAge[2]?.metadata.name ?? '';
   await client.api(MachineResource, ns).mergePatch(marked, { metadata: { annotations: { 'cluster.x-k8s.io/delete-machine': 'yes' } } });
   await sets.mergePatch('workers', { spec: { replicas: 2 } });
@@ -189,7 +198,11 @@ test('an orphan Machine matching the selector is adopted and counted', async () 
     apiVersion: 'cluster.x-k8s.io/v1beta1',
     kind: 'Machine',
     metadata: { name: 'stray', labels: { pool: 'workers', 'cluster.x-k8s.io/cluster-name': 'c1' } },
-    spec: { clusterName: 'c1', bootstrap: { dataSecretName: 'x' }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'stray' } },
+    spec: {
+      clusterName: 'c1',
+      bootstrap: { dataSecretName: 'x' },
+      infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'stray' },
+    },
   });
   const ms = await client.api(MachineSetResource, ns).create(machineSet('workers', 2));
   const machines = await eventually('2 Machines', async () => {

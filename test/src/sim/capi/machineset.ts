@@ -17,7 +17,7 @@
 // `machineNamingStrategy`, CAPI's random delete order (the simulator's "Random" is oldest first, to
 // be repeatable).
 import { isNotFound, type KubeObject, type ObjectReference } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, MachineSetResource, type Machine, type MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ClusterResource, type Machine, MachineResource, type MachineSet, MachineSetResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import { requestFor } from '@metal3-ts/shared/controller/handlers';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
@@ -31,7 +31,7 @@ import { MACHINE_DEPLOYMENT_NAME_LABEL, MACHINE_SET_FINALIZER } from './machines
 import { createFromTemplate, deleteReferenced } from './machineset-external.ts';
 import { controllerRef, machineAnnotations, machineForSet, machineLabels, plainOwnerRef } from './machineset-machine.ts';
 import { generateName, type RandomSource } from './machineset-names.ts';
-import { ensureClusterNameLabels, machineSetStatus, machinesControlledBy, planMachineSet } from './machineset-plan.ts';
+import { ensureClusterNameLabels, machinesControlledBy, machineSetStatus, planMachineSet } from './machineset-plan.ts';
 import { InvalidSelectorError, selectorMatches } from './machineset-selector.ts';
 
 export interface MachineSetSimulatorOptions {
@@ -72,7 +72,14 @@ export function machineSetSimulator(deps: SimulatorDeps, options: MachineSetSimu
     const template = ms.spec?.template?.spec;
     if (!template) throw new Error(`MachineSet ${namespace}/${ms.metadata.name}: no spec.template.spec`);
     const name = generateName(`${ms.metadata.name}-`, random);
-    const clone = { namespace, name, clusterName: ms.spec?.clusterName ?? '', labels: machineLabels(ms), annotations: machineAnnotations(ms), owner: plainOwnerRef(ms) };
+    const clone = {
+      namespace,
+      name,
+      clusterName: ms.spec?.clusterName ?? '',
+      labels: machineLabels(ms),
+      annotations: machineAnnotations(ms),
+      owner: plainOwnerRef(ms),
+    };
     const created: ObjectReference[] = [];
     try {
       let bootstrapConfigRef: ObjectReference | undefined;
@@ -82,7 +89,9 @@ export function machineSetSimulator(deps: SimulatorDeps, options: MachineSetSimu
       }
       const infrastructureRef = await createFromTemplate(client, { ...clone, templateRef: template.infrastructureRef });
       created.push(infrastructureRef);
-      await client.api(MachineResource, namespace).create(machineForSet(ms, name, { infrastructureRef, ...(bootstrapConfigRef ? { bootstrapConfigRef } : {}) }));
+      await client.api(MachineResource, namespace).create(
+        machineForSet(ms, name, { infrastructureRef, ...(bootstrapConfigRef ? { bootstrapConfigRef } : {}) }),
+      );
       context.log.info('created Machine', { machine: name });
     } catch (error) {
       // Leave nothing half-made behind: a later attempt starts again under a new name.
@@ -120,7 +129,10 @@ export function machineSetSimulator(deps: SimulatorDeps, options: MachineSetSimu
 
     ensureClusterNameLabels(ms);
     // A stand-alone set (not made by a MachineDeployment) is owned by its Cluster.
-    if (!getOwnerByKind(ms, GROUP, 'MachineDeployment') && !getOwnerByKind(ms, GROUP, 'Cluster') && ms.metadata.labels?.[MACHINE_DEPLOYMENT_NAME_LABEL] === undefined) {
+    if (
+      !getOwnerByKind(ms, GROUP, 'MachineDeployment') && !getOwnerByKind(ms, GROUP, 'Cluster') &&
+      ms.metadata.labels?.[MACHINE_DEPLOYMENT_NAME_LABEL] === undefined
+    ) {
       setOwnerReference(ms, cluster);
     }
 
@@ -128,7 +140,10 @@ export function machineSetSimulator(deps: SimulatorDeps, options: MachineSetSimu
     const machineApi = client.api(MachineResource, namespace);
     for (const orphan of plan.adopt) {
       await machineApi.mergePatch(orphan.metadata.name ?? '', {
-        metadata: { ownerReferences: [...(orphan.metadata.ownerReferences ?? []), controllerRef(ms)], resourceVersion: orphan.metadata.resourceVersion ?? null },
+        metadata: {
+          ownerReferences: [...(orphan.metadata.ownerReferences ?? []), controllerRef(ms)],
+          resourceVersion: orphan.metadata.resourceVersion ?? null,
+        },
       });
     }
     for (let i = 0; i < plan.create; i++) await createMachine(ms, context);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InvalidRolloutStrategyError, resolveFenceposts, rolloutStep, scaledValue, type RolloutInput, type SetReplicas } from './rollout-plan.ts';
+import { InvalidRolloutStrategyError, resolveFenceposts, type RolloutInput, rolloutStep, scaledValue, type SetReplicas } from './rollout-plan.ts';
 
 const test = suite('MachineDeployment rollout steps (pure)');
 
@@ -28,11 +28,31 @@ const steps: { name: string; input: RolloutInput; newReplicas: number; old: Reco
   { name: 'scale up without rollout', input: { desired: 5, newSet: set('new', 3), oldSets: [] }, newReplicas: 5, old: {} },
   { name: 'scale down without rollout', input: { desired: 2, newSet: set('new', 3), oldSets: [] }, newReplicas: 2, old: {} },
   { name: 'steady state: nothing changes', input: { desired: 3, newSet: set('new', 3), oldSets: [set('old', 0, 0)] }, newReplicas: 3, old: {} },
-  { name: 'rollout starts: new set surges by one, old untouched (nothing new available yet)', input: { desired: 3, newSet: set('new', 0, 0), oldSets: [set('old', 3)] }, newReplicas: 1, old: {} },
-  { name: 'waiting: the surged Machine is not available yet', input: { desired: 3, newSet: set('new', 1, 0), oldSets: [set('old', 3)] }, newReplicas: 1, old: {} },
-  { name: 'surged Machine available: old set gives one up', input: { desired: 3, newSet: set('new', 1, 1), oldSets: [set('old', 3)] }, newReplicas: 1, old: { old: 2 } },
+  {
+    name: 'rollout starts: new set surges by one, old untouched (nothing new available yet)',
+    input: { desired: 3, newSet: set('new', 0, 0), oldSets: [set('old', 3)] },
+    newReplicas: 1,
+    old: {},
+  },
+  {
+    name: 'waiting: the surged Machine is not available yet',
+    input: { desired: 3, newSet: set('new', 1, 0), oldSets: [set('old', 3)] },
+    newReplicas: 1,
+    old: {},
+  },
+  {
+    name: 'surged Machine available: old set gives one up',
+    input: { desired: 3, newSet: set('new', 1, 1), oldSets: [set('old', 3)] },
+    newReplicas: 1,
+    old: { old: 2 },
+  },
   { name: 'then the new set grows into the room', input: { desired: 3, newSet: set('new', 1, 1), oldSets: [set('old', 2)] }, newReplicas: 2, old: {} },
-  { name: 'last old Machine goes once the new set is fully available', input: { desired: 3, newSet: set('new', 3, 3), oldSets: [set('old', 1)] }, newReplicas: 3, old: { old: 0 } },
+  {
+    name: 'last old Machine goes once the new set is fully available',
+    input: { desired: 3, newSet: set('new', 3, 3), oldSets: [set('old', 1)] },
+    newReplicas: 3,
+    old: { old: 0 },
+  },
   {
     name: 'maxUnavailable 1, maxSurge 0: old set shrinks first',
     input: { desired: 3, strategy: { maxSurge: 0, maxUnavailable: 1 }, newSet: set('new', 0, 0), oldSets: [set('old', 3)] },

@@ -4,8 +4,8 @@
 // Running (phase and nodeRef, as the Machine controller would once the Node appears) when the test's
 // gate lets it, and removes the Machine finalizer of deleting Machines.
 import type { Client } from '@metal3-ts/generated';
-import { newKubeadmConfigTemplate, KubeadmConfigTemplateResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
-import { ClusterResource, MachineResource, newCluster, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { KubeadmConfigTemplateResource, newKubeadmConfigTemplate } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource, type Machine, MachineResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import { requestFor } from '@metal3-ts/shared/controller/handlers';
@@ -13,7 +13,7 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { SimulatorDeps } from '../simulator.ts';
 import { MACHINE_FINALIZER } from './machineset-constants.ts';
-import { eventuallyWith, type Eventually } from '../../testing/eventually.ts';
+import { type Eventually, eventuallyWith } from '../../testing/eventually.ts';
 
 export const INFRA_API_VERSION = 'infrastructure.cluster.x-k8s.io/v1beta1';
 export const BOOTSTRAP_API_VERSION = 'bootstrap.cluster.x-k8s.io/v1beta1';
@@ -35,11 +35,18 @@ export async function createCluster(
   });
 }
 
-export async function createMetal3MachineTemplate(client: Client, namespace: string, name: string, imageUrl = 'http://172.22.0.1/images/node.img'): Promise<void> {
+export async function createMetal3MachineTemplate(
+  client: Client,
+  namespace: string,
+  name: string,
+  imageUrl = 'http://172.22.0.1/images/node.img',
+): Promise<void> {
   await client.api(Metal3MachineTemplateResource, namespace).create(
     newMetal3MachineTemplate({
       metadata: { name, namespace },
-      spec: { template: { spec: { image: { url: imageUrl, checksum: `${imageUrl}.sha256sum`, format: 'raw' }, hostSelector: { matchLabels: { role: 'worker' } } } } },
+      spec: {
+        template: { spec: { image: { url: imageUrl, checksum: `${imageUrl}.sha256sum`, format: 'raw' }, hostSelector: { matchLabels: { role: 'worker' } } } },
+      },
     }),
   );
 }
@@ -101,9 +108,7 @@ export function machineStandIn(deps: SimulatorDeps, options: { delayMs?: number 
     const next = running || !standIn.gate(machine) ? {} : { requeueAfterMs: wait };
     if (machine.status?.phase === phase) return next;
     await api.mergePatchStatus(request.name, {
-      status: running
-        ? { phase, bootstrapReady: true, infrastructureReady: true, nodeRef: { apiVersion: 'v1', kind: 'Node', name: request.name } }
-        : { phase },
+      status: running ? { phase, bootstrapReady: true, infrastructureReady: true, nodeRef: { apiVersion: 'v1', kind: 'Node', name: request.name } } : { phase },
     });
     return next;
   });

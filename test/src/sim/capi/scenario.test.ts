@@ -10,26 +10,31 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
-import { Client, Transport, isNotFound } from '@metal3-ts/generated';
+import { Client, isNotFound, Transport } from '@metal3-ts/generated';
 import { KubeadmConfigResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
 import {
   ClusterResource,
+  type Machine,
+  type MachineDeployment,
   MachineDeploymentResource,
   MachineResource,
   newCluster,
   newMachineDeployment,
-  type Machine,
-  type MachineDeployment,
 } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, SecretResource, newNode, type Secret } from '@metal3-ts/generated/core/v1';
-import { Metal3ClusterResource, Metal3MachineResource, newMetal3Cluster, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { newNode, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
+import {
+  Metal3ClusterResource,
+  type Metal3Machine,
+  Metal3MachineResource,
+  newMetal3Cluster,
+} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { WorkloadCluster } from '../../envtest/workload.ts';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
 import { bootstrapSimulator } from '../bootstrap/index.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
+import { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from '../simulator.ts';
 import { clusterSimulator } from './cluster.ts';
 import { machineDeploymentSimulator } from './machinedeployment.ts';
 import { machineSimulator } from './machine.ts';
@@ -59,8 +64,10 @@ function infrastructureStandIn(deps: SimulatorDeps): Runnable {
   const machines = deps.informers.informerFor(MachineResource);
   const firstSeen = new Map<string, number>();
   return controllerFor('test-metal3machine-standin', Metal3MachineResource, { informers: deps.informers, log: deps.log })
-    .watches(MachineResource, (m: Readonly<Machine>) =>
-      m.spec?.infrastructureRef.kind === 'Metal3Machine' ? [{ namespace: m.metadata.namespace ?? '', name: m.spec.infrastructureRef.name ?? '' }] : [],
+    .watches(
+      MachineResource,
+      (m: Readonly<Machine>) =>
+        m.spec?.infrastructureRef.kind === 'Metal3Machine' ? [{ namespace: m.metadata.namespace ?? '', name: m.spec.infrastructureRef.name ?? '' }] : [],
     )
     .build(async (request) => {
       const m3m = m3ms.store.get(request);
@@ -81,7 +88,16 @@ function infrastructureStandIn(deps: SimulatorDeps): Runnable {
         if (!(error instanceof Error && error.name === 'AlreadyExistsError')) throw error;
       }
       await nodes.mergePatchStatus(request.name, {
-        status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }] },
+        status: {
+          conditions: [{
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: new Date().toISOString(),
+            lastTransitionTime: new Date().toISOString(),
+          }],
+        },
       });
       const api = deps.client.api(Metal3MachineResource, request.namespace);
       await api.mergePatch(request.name, { spec: { providerID } });
@@ -193,7 +209,9 @@ test('3 Running Machines, then a rolling update that replaces them one at a time
   const patched = await mds.mergePatch('workers', { spec: { template: { spec: { infrastructureRef: infraRef('workers-v2') } } } });
   await deploymentWhen(
     ns,
-    (md) => (md.status?.observedGeneration ?? 0) >= (patched.metadata.generation ?? 0) && md.status?.updatedReplicas === REPLICAS && md.status.availableReplicas === REPLICAS && md.status.replicas === REPLICAS,
+    (md) =>
+      (md.status?.observedGeneration ?? 0) >= (patched.metadata.generation ?? 0) && md.status?.updatedReplicas === REPLICAS &&
+      md.status.availableReplicas === REPLICAS && md.status.replicas === REPLICAS,
     'rollout to finish',
   );
   await eventually(

@@ -5,7 +5,7 @@
 // none of whose owners still exists with the referenced UID, as the real collector does.
 // Not covered: foreground deletion, blockOwnerDeletion, orphaning, cluster-scoped owners of namespaced
 // objects (owners are looked up in the dependent's namespace).
-import { isConflict, isNotFound, registry, type Client, type KubeObject, type OwnerReference, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Client, isConflict, isNotFound, type KubeObject, type OwnerReference, registry, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { SimulatorDeps } from '../simulator.ts';
 

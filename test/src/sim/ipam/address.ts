@@ -93,7 +93,7 @@ export function formatIP(ip: IP): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(16 * (7 - i))) & 0xffffn));
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;

@@ -5,13 +5,13 @@ import { formatIP } from './address.ts';
 import {
   addressName,
   allocate,
+  type AllocationOutcome,
   entryAddress,
   EXHAUSTED_MESSAGE,
+  type PoolEntry,
   poolInventory,
   PREALLOCATED_OUT_OF_BOUNDS_MESSAGE,
   validatePool,
-  type AllocationOutcome,
-  type PoolEntry,
 } from './allocation.ts';
 
 const test = suite('ipam allocation (pure)');
@@ -91,7 +91,7 @@ test('an unbounded or huge range with many taken addresses still answers quickly
   assert.is(address(allocate(spec, 'x', taken)), 'fd00::1389');
 });
 
-test('invalid ranges are named in the failure message after the real manager\'s text', () => {
+test("invalid ranges are named in the failure message after the real manager's text", () => {
   const table: [PoolEntry[], string][] = [
     [[{ start: '10.0.0.9', end: '10.0.0.1' }], `${EXHAUSTED_MESSAGE} (invalid pool: pools[0]: start 10.0.0.9 is after end 10.0.0.1)`],
     [[{ start: '10.1.0.1', subnet: '10.0.0.0/24' }], `${EXHAUSTED_MESSAGE} (invalid pool: pools[0]: start 10.1.0.1 is not in subnet 10.0.0.0/24)`],

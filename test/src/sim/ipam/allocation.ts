@@ -4,7 +4,7 @@
 // validation of ranges the real manager does not do before allocating: its results only enrich the
 // error message, the decisions stay the real manager's.
 import type { IPPoolSpec, IPPoolSpecPools } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import { bitsOf, canonicalIP, formatIP, formatSubnet, maxValue, parseCIDR, parseIP, subnetContains, type IP, type Subnet } from './address.ts';
+import { bitsOf, canonicalIP, formatIP, formatSubnet, type IP, maxValue, parseCIDR, parseIP, type Subnet, subnetContains } from './address.ts';
 
 /** Claim status messages, spelled as the real manager writes them (typo included). */
 export const EXHAUSTED_MESSAGE = 'Exhausted IP Pools';
@@ -121,7 +121,7 @@ export type AllocationOutcome = { readonly allocation: Allocation } | { readonly
 /** The first address of the range not in `inUse`, scanning upwards from index 0. */
 function firstFree(entry: PoolEntry, inUse: ReadonlySet<string>): IP | undefined {
   // Every taken address costs one step, so the scan ends even for an unbounded or huge range.
-  for (let index = 0n; ; index++) {
+  for (let index = 0n;; index++) {
     const at = entryAddress(entry, index);
     if ('error' in at) return undefined;
     if (!inUse.has(formatIP(at.address))) return at.address;
@@ -189,7 +189,7 @@ export interface PoolInventory {
 export function poolInventory(spec: Pick<IPPoolSpec, 'preAllocations'>, recorded: readonly RecordedAddress[], deleting: boolean): PoolInventory {
   const indexes: Record<string, string> = {};
   const inUse = new Set<string>();
-  if (!deleting) for (const address of Object.values(spec.preAllocations ?? {})) inUse.add(canonicalIP(address) ?? address);
+  if (!deleting) { for (const address of Object.values(spec.preAllocations ?? {})) inUse.add(canonicalIP(address) ?? address); }
   for (const { claimName, address } of recorded) {
     indexes[claimName] = address;
     inUse.add(canonicalIP(address) ?? address);

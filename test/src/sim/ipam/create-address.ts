@@ -6,7 +6,7 @@ import type { Api, KubeObject } from '@metal3-ts/generated';
 import { isAlreadyExists } from '@metal3-ts/generated/runtime/errors';
 import { canonicalIP } from './address.ts';
 import type { Allocation } from './allocation.ts';
-import { allocateFor, recordAllocation, type PoolContext } from './pool-context.ts';
+import { allocateFor, type PoolContext, recordAllocation } from './pool-context.ts';
 
 type AddressObject = KubeObject & { spec?: { address: string } };
 

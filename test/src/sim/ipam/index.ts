@@ -31,9 +31,9 @@
 // real manager looks at the name only), and the simulator also wakes a pool when its addresses or its
 // Cluster change (the real one waits for a claim event or its 30 s requeue).
 import type { KubeObject } from '@metal3-ts/generated';
-import { ClusterResource, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource, IPPoolResource, type IPAddress, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPAddress, IPAddressResource, type IPClaim, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
@@ -41,7 +41,7 @@ import type { SimulatorDeps } from '../simulator.ts';
 import { refersToMetal3Pool } from './ipaddressclaim.ts';
 import { poolReconciler } from './pool-reconciler.ts';
 
-export { addressName, allocate, validatePool, EXHAUSTED_MESSAGE, PREALLOCATED_OUT_OF_BOUNDS_MESSAGE } from './allocation.ts';
+export { addressName, allocate, EXHAUSTED_MESSAGE, PREALLOCATED_OUT_OF_BOUNDS_MESSAGE, validatePool } from './allocation.ts';
 export * from './names.ts';
 
 export interface IpamSimulatorOptions {

@@ -3,11 +3,11 @@
 // `status.addressRef`, a `Ready` condition) — what the Metal3 IP address manager does for that flavour.
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import {
+  type IPAddress,
+  type IPAddressClaim,
   IPAddressClaimResource,
   IPAddressResource,
   newIPAddress,
-  type IPAddress,
-  type IPAddressClaim,
 } from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { getCondition } from '@metal3-ts/shared/conditions/get';
@@ -16,7 +16,7 @@ import { ConditionSeverity, READY_CONDITION } from '@metal3-ts/shared/conditions
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { createAddressFor, type Created } from './create-address.ts';
-import { addressName, EXHAUSTED_MESSAGE, type Allocation } from './allocation.ts';
+import { addressName, type Allocation, EXHAUSTED_MESSAGE } from './allocation.ts';
 import {
   ALLOCATION_FAILED_REASON,
   CAPI_IPADDRESS_FINALIZER,
@@ -25,7 +25,7 @@ import {
   METAL3_IPAM_GROUP,
   POOL_EXHAUSTED_REASON,
 } from './names.ts';
-import { addressOwners, poolName, poolNamespace, releaseAllocation, type PoolContext } from './pool-context.ts';
+import { addressOwners, type PoolContext, poolName, poolNamespace, releaseAllocation } from './pool-context.ts';
 
 /** Whether a poolRef (of a claim or an address) names a Metal3 IPPool called `name`. */
 export function refersToMetal3Pool(ref: { apiGroup?: string; kind: string; name: string } | undefined, name?: string): boolean {

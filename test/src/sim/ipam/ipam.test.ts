@@ -7,26 +7,26 @@ import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import {
+  type IPAddress,
   IPAddressResource,
+  type IPClaim,
   IPClaimResource,
+  type IPPool,
   IPPoolResource,
+  type IPPoolSpec,
   newIPClaim,
   newIPPool,
-  type IPAddress,
-  type IPClaim,
-  type IPPool,
-  type IPPoolSpec,
 } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators, type SimulatorDeps } from '../simulator.ts';
+import { type RunningSimulators, type SimulatorDeps, simulatorDeps, startSimulators } from '../simulator.ts';
 import {
   CAPI_IPADDRESS_FINALIZER,
   CAPI_IPADDRESSCLAIM_FINALIZER,
   EXHAUSTED_MESSAGE,
   IPADDRESS_FINALIZER,
+  ipamSimulator,
   IPCLAIM_FINALIZER,
   IPPOOL_FINALIZER,
-  ipamSimulator,
   PREALLOCATED_OUT_OF_BOUNDS_MESSAGE,
 } from './index.ts';
 import { eventuallyWith } from '../../testing/eventually.ts';
@@ -96,7 +96,10 @@ ipam('an IPClaim gets an IPAddress from its pool: name, spec, owners, finalizers
     gateway: '192.168.10.1',
     dnsServers: ['8.8.8.8'],
   });
-  const claim = await createClaim(ns, 'm-0-prov', 'prov', { labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, finalizers: ['metal3data.infrastructure.cluster.x-k8s.io'] });
+  const claim = await createClaim(ns, 'm-0-prov', 'prov', {
+    labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
+    finalizers: ['metal3data.infrastructure.cluster.x-k8s.io'],
+  });
   const answer = await answered(ns, 'm-0-prov');
   assert.equal(answer.status?.address, { name: 'prov-192-168-10-10', namespace: ns });
   assert.is(answer.status?.errorMessage, undefined);

@@ -1,14 +1,14 @@
 // One Metal3 IPClaim of a pool: allocate (finalizer, IPAddress, `status.address`) or, once the claim
 // is deleted and only our finalizer holds it, release (IPAddress deleted, finalizer removed).
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { IPAddressResource, IPClaimResource, newIPAddress, type IPAddress, type IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPAddress, IPAddressResource, type IPClaim, IPClaimResource, newIPAddress } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { createAddressFor, type Created } from './create-address.ts';
 import { addressName, type Allocation } from './allocation.ts';
 import { IPADDRESS_FINALIZER, IPCLAIM_FINALIZER } from './names.ts';
-import { addressOwners, poolName, poolNamespace, releaseAllocation, type PoolContext } from './pool-context.ts';
+import { addressOwners, type PoolContext, poolName, poolNamespace, releaseAllocation } from './pool-context.ts';
 
 /** Whether the pool handles this claim now (the real manager's filter, errors being sticky). */
 export function ipClaimNeedsWork(claim: Readonly<IPClaim>): boolean {

@@ -3,9 +3,9 @@
 // concurrently. The pool's `status.indexes` is rebuilt from the IPAddress objects, which are the
 // record of what is taken.
 import type { Client } from '@metal3-ts/generated';
-import { ClusterResource, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Cluster, ClusterResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
-import { IPAddressResource, IPClaimResource, IPPoolResource, type IPAddress, type IPClaim, type IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
+import { type IPAddress, IPAddressResource, type IPClaim, IPClaimResource, type IPPool, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { InformerSource, Store } from '@metal3-ts/shared/cache/types';
 import { conditionTimestamp } from '@metal3-ts/shared/conditions/types';
 import { addFinalizer, removeFinalizer } from '@metal3-ts/shared/meta/finalizers';

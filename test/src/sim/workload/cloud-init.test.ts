@@ -38,7 +38,7 @@ test('metaData that is not a YAML mapping is an error', () => {
   }
 });
 
-test('hostname: the Secret\'s local-hostname, else local_hostname, else the host name; lower-cased', () => {
+test("hostname: the Secret's local-hostname, else local_hostname, else the host name; lower-cased", () => {
   const cases: [Record<string, string>, string][] = [
     [{}, 'node-0'],
     [{ 'local-hostname': 'cp-1' }, 'cp-1'],

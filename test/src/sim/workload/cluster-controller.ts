@@ -14,15 +14,15 @@
 // unreachable) is not restarted by this simulator instance (a new instance starts it again, with its
 // objects, as a control plane coming back).
 import { isNotFound } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource, type Cluster, type Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { SecretResource, type Secret } from '@metal3-ts/generated/core/v1';
+import { type Cluster, ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import type { ReconcileContext, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { clusterKeyString, kubeconfigSecretName, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { type ClusterKey, clusterKeyString, kubeconfigSecretName } from '@metal3-ts/shared/workload/errors';
 import { KUBECONFIG_SECRET_KEY } from '@metal3-ts/shared/workload/kubeconfig-secret';
 import type { SimulatorDeps } from '../simulator.ts';
 import { CLUSTER_NAME_LABEL, inNamespace } from './host-cluster.ts';
@@ -101,7 +101,9 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
     }
     try {
       const secret = await deps.client.api(SecretResource, key.namespace).get(kubeconfigSecretName(key.name));
-      if (isCapiKubeconfig(secret)) await deps.client.api(SecretResource, key.namespace).delete(secret.metadata.name!, { preconditions: { uid: secret.metadata.uid! } });
+      if (isCapiKubeconfig(secret)) {
+        await deps.client.api(SecretResource, key.namespace).delete(secret.metadata.name!, { preconditions: { uid: secret.metadata.uid! } });
+      }
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }

@@ -29,11 +29,23 @@ test('one mirror Pod per component, named <component>-<node> in kube-system, own
   assert.equal((pods[0]!.spec?.['containers'] as { image: string }[])[0]!.image, 'registry.k8s.io/kube-apiserver:v1.31.0');
 });
 
-test('kubeadm-config holds the init data\'s ClusterConfiguration with the Machine\'s version, or a minimal one', () => {
-  const cm = kubeadmConfigMap({ apiVersion: 'kubeadm.k8s.io/v1beta3', kind: 'ClusterConfiguration', clusterName: 'c', kubernetesVersion: 'v1.30.0' }, 'v1.31.0');
+test("kubeadm-config holds the init data's ClusterConfiguration with the Machine's version, or a minimal one", () => {
+  const cm = kubeadmConfigMap(
+    { apiVersion: 'kubeadm.k8s.io/v1beta3', kind: 'ClusterConfiguration', clusterName: 'c', kubernetesVersion: 'v1.30.0' },
+    'v1.31.0',
+  );
   assert.equal([cm.metadata.namespace, cm.metadata.name], ['kube-system', 'kubeadm-config']);
-  assert.equal(parse(cm.data!['ClusterConfiguration']!), { apiVersion: 'kubeadm.k8s.io/v1beta3', kind: 'ClusterConfiguration', clusterName: 'c', kubernetesVersion: 'v1.31.0' });
-  assert.equal(parse(kubeadmConfigMap(undefined, 'v1.31.0').data!['ClusterConfiguration']!), { apiVersion: 'kubeadm.k8s.io/v1beta4', kind: 'ClusterConfiguration', kubernetesVersion: 'v1.31.0' });
+  assert.equal(parse(cm.data!['ClusterConfiguration']!), {
+    apiVersion: 'kubeadm.k8s.io/v1beta3',
+    kind: 'ClusterConfiguration',
+    clusterName: 'c',
+    kubernetesVersion: 'v1.31.0',
+  });
+  assert.equal(parse(kubeadmConfigMap(undefined, 'v1.31.0').data!['ClusterConfiguration']!), {
+    apiVersion: 'kubeadm.k8s.io/v1beta4',
+    kind: 'ClusterConfiguration',
+    kubernetesVersion: 'v1.31.0',
+  });
 });
 
 test.run();

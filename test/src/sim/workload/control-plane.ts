@@ -24,8 +24,17 @@ export interface Pod {
 }
 
 export const PodResource: ResourceDescriptor<Pod> = defineResource<Pod>({
-  group: '', version: 'v1', kind: 'Pod', listKind: 'PodList', plural: 'pods', singular: 'pod',
-  namespaced: true, statusSubresource: true, scaleSubresource: false, categories: ['all'], shortNames: ['po'],
+  group: '',
+  version: 'v1',
+  kind: 'Pod',
+  listKind: 'PodList',
+  plural: 'pods',
+  singular: 'pod',
+  namespaced: true,
+  statusSubresource: true,
+  scaleSubresource: false,
+  categories: ['all'],
+  shortNames: ['po'],
 });
 
 export const CONTROL_PLANE_COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'etcd'] as const;
@@ -49,7 +58,12 @@ export function mirrorPods(node: Readonly<Node>, version: string, now: string): 
         name: mirrorPodName(component, nodeName),
         namespace: KUBE_SYSTEM,
         labels: { component, tier: 'control-plane' },
-        annotations: { 'kubernetes.io/config.mirror': hash, 'kubernetes.io/config.hash': hash, 'kubernetes.io/config.source': 'file', 'kubernetes.io/config.seen': now },
+        annotations: {
+          'kubernetes.io/config.mirror': hash,
+          'kubernetes.io/config.hash': hash,
+          'kubernetes.io/config.source': 'file',
+          'kubernetes.io/config.seen': now,
+        },
         ...(node.metadata.uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: node.metadata.uid, controller: true }] } : {}),
       },
       spec: {
@@ -61,7 +75,11 @@ export function mirrorPods(node: Readonly<Node>, version: string, now: string): 
       },
       status: {
         phase: 'Running',
-        conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({ type, status: 'True', lastTransitionTime: now })),
+        conditions: ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+          type,
+          status: 'True',
+          lastTransitionTime: now,
+        })),
         ...(ip ? { hostIP: ip, podIP: ip } : {}),
         startTime: now,
         containerStatuses: [{ name: component, ready: true, started: true, restartCount: 0, image, imageID: '', state: { running: { startedAt: now } } }],

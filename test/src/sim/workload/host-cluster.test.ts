@@ -9,7 +9,12 @@ import { clusterOfHost, type ConsumerLookup } from './host-cluster.ts';
 const test = suite('host → cluster');
 
 const host = (consumerRef?: object, labels?: Record<string, string>): BareMetalHost =>
-  ({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { namespace: 'hosts', name: 'h', labels }, spec: { online: true, consumerRef } }) as BareMetalHost;
+  ({
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { namespace: 'hosts', name: 'h', labels },
+    spec: { online: true, consumerRef },
+  }) as BareMetalHost;
 const m3mRef = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m', namespace: 'ns' };
 const m3m = (labels?: Record<string, string>, owner?: string): Metal3Machine => ({
   apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
@@ -21,7 +26,12 @@ const m3m = (labels?: Record<string, string>, owner?: string): Metal3Machine => 
     ...(owner ? { ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: owner, uid: 'm-uid' }] } : {}),
   },
 });
-const machine: Machine = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', metadata: { namespace: 'ns', name: 'mach' }, spec: { clusterName: 'from-machine', bootstrap: {}, infrastructureRef: {} } };
+const machine: Machine = {
+  apiVersion: 'cluster.x-k8s.io/v1beta1',
+  kind: 'Machine',
+  metadata: { namespace: 'ns', name: 'mach' },
+  spec: { clusterName: 'from-machine', bootstrap: {}, infrastructureRef: {} },
+};
 const lookup = (m?: Metal3Machine): ConsumerLookup => ({
   metal3Machine: (ns, name) => (m && ns === 'ns' && name === 'm3m' ? m : undefined),
   machine: (ns, name) => (ns === 'ns' && name === 'mach' ? machine : undefined),
@@ -46,7 +56,10 @@ test('the chain: Metal3Machine label, owner Machine, host label; the Cluster is 
 });
 
 test('a consumerRef without namespace means the host namespace', () => {
-  const m = { ...m3m({ 'cluster.x-k8s.io/cluster-name': 'c' }), metadata: { namespace: 'hosts', name: 'm3m', labels: { 'cluster.x-k8s.io/cluster-name': 'c' } } };
+  const m = {
+    ...m3m({ 'cluster.x-k8s.io/cluster-name': 'c' }),
+    metadata: { namespace: 'hosts', name: 'm3m', labels: { 'cluster.x-k8s.io/cluster-name': 'c' } },
+  };
   const found = clusterOfHost(host({ ...m3mRef, namespace: undefined }), { metal3Machine: (ns) => (ns === 'hosts' ? m : undefined), machine: () => undefined });
   assert.equal(found.found ? found.cluster : undefined, { namespace: 'hosts', name: 'c' });
 });

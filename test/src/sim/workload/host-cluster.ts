@@ -33,11 +33,11 @@ export interface ConsumerLookup {
 
 export type HostCluster =
   | {
-      readonly found: true;
-      readonly cluster: ClusterKey;
-      readonly metal3Machine: Readonly<Metal3Machine>;
-      readonly machine?: Readonly<Machine> | undefined;
-    }
+    readonly found: true;
+    readonly cluster: ClusterKey;
+    readonly metal3Machine: Readonly<Metal3Machine>;
+    readonly machine?: Readonly<Machine> | undefined;
+  }
   | { readonly found: false; readonly reason: string };
 
 /** The namespace/name of the Metal3Machine holding the host, if its consumer is one. */

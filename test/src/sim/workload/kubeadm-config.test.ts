@@ -21,10 +21,12 @@ test('CAPBK init data: InitConfiguration beside ClusterConfiguration is a contro
 });
 
 const cloudConfig = (kubeadm: string, encoding?: string) =>
-  `#cloud-config\nwrite_files:\n- path: /run/kubeadm/kubeadm.yaml\n${encoding ? `  encoding: ${encoding}\n` : ''}  content: |\n${kubeadm
-    .split('\n')
-    .map((l) => `    ${l}`)
-    .join('\n')}\n`;
+  `#cloud-config\nwrite_files:\n- path: /run/kubeadm/kubeadm.yaml\n${encoding ? `  encoding: ${encoding}\n` : ''}  content: |\n${
+    kubeadm
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n')
+  }\n`;
 
 test('v1beta4 list-shaped kubeletExtraArgs, repeated node-labels kept in order', () => {
   const kubeadm = [
@@ -45,7 +47,13 @@ test('v1beta4 list-shaped kubeletExtraArgs, repeated node-labels kept in order',
     '    value: metal3://ns/h/m',
     '  taints: []',
   ].join('\n');
-  assert.equal(kubeletJoinFromUserData(cloudConfig(kubeadm)), { nodeName: 'cp-2', nodeLabels: ['a=1', 'b=2'], providerId: 'metal3://ns/h/m', controlPlane: true, taints: [] });
+  assert.equal(kubeletJoinFromUserData(cloudConfig(kubeadm)), {
+    nodeName: 'cp-2',
+    nodeLabels: ['a=1', 'b=2'],
+    providerId: 'metal3://ns/h/m',
+    controlPlane: true,
+    taints: [],
+  });
 });
 
 test('base64-encoded write_files content is decoded; explicit taints are read', () => {

@@ -11,17 +11,23 @@
 // Not kept: heartbeats, status updates after registration, power-off making the Node NotReady.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
-import { isAlreadyExists, isNotFound, type Client } from '@metal3-ts/generated';
+import { type Client, isAlreadyExists, isNotFound } from '@metal3-ts/generated';
 import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { NodeResource, SecretResource, type Node, type Secret } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Node, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import type { Logger } from '@metal3-ts/shared/log/logger';
-import { requestKey, type ReconcileContext, type Request, type Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { type ReconcileContext, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { ClusterNotReachableError, clusterKeyString, InvalidKubeconfigSecretError, KubeconfigSecretNotFoundError, type ClusterKey } from '@metal3-ts/shared/workload/errors';
+import {
+  type ClusterKey,
+  clusterKeyString,
+  ClusterNotReachableError,
+  InvalidKubeconfigSecretError,
+  KubeconfigSecretNotFoundError,
+} from '@metal3-ts/shared/workload/errors';
 import type { SimulatorDeps } from '../simulator.ts';
 import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
@@ -193,7 +199,14 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       const version = found.machine?.spec?.version || plan.node.status?.nodeInfo?.kubeletVersion || 'v1.31.0';
       await startControlPlane(client, registered, plan.controlPlane, version, log);
     }
-    joined.set(key, { hostUid: host.metadata.uid!, consumer: consumerIdentity(host), cluster: found.cluster, nodeName: name, owned, controlPlane: !!plan.controlPlane });
+    joined.set(key, {
+      hostUid: host.metadata.uid!,
+      consumer: consumerIdentity(host),
+      cluster: found.cluster,
+      nodeName: name,
+      owned,
+      controlPlane: !!plan.controlPlane,
+    });
     return {};
   };
 

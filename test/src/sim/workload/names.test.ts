@@ -23,7 +23,11 @@ test('apiserver names are short DNS labels that keep namespace and name readable
 test('the name is stable for one Cluster and differs across namespace, name and uid', () => {
   const base = { namespace: 'ns', name: 'c', uid: 'u-1' };
   assert.is(workloadClusterName(base), workloadClusterName({ ...base }));
-  const names = new Set([base, { ...base, uid: 'u-2' }, { ...base, namespace: 'ns2' }, { ...base, name: 'c2' }, { namespace: 'ns-c', name: '', uid: 'u-1' }].map(workloadClusterName));
+  const names = new Set(
+    [base, { ...base, uid: 'u-2' }, { ...base, namespace: 'ns2' }, { ...base, name: 'c2' }, { namespace: 'ns-c', name: '', uid: 'u-1' }].map(
+      workloadClusterName,
+    ),
+  );
   assert.is(names.size, 5);
 });
 

@@ -11,7 +11,11 @@ test('parses k=v lists across repeated flags; later keys win; empty values allow
     [['a=1, b=2', 'a=3'], { a: '3', b: '2' }],
     [['role='], { role: '' }],
     [['node.kubernetes.io/exclude-from-external-load-balancers=true'], { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' }],
-    [['kubernetes.io/hostname=x', 'topology.kubernetes.io/zone=z1', 'x.kubelet.kubernetes.io/y=1'], { 'kubernetes.io/hostname': 'x', 'topology.kubernetes.io/zone': 'z1', 'x.kubelet.kubernetes.io/y': '1' }],
+    [['kubernetes.io/hostname=x', 'topology.kubernetes.io/zone=z1', 'x.kubelet.kubernetes.io/y=1'], {
+      'kubernetes.io/hostname': 'x',
+      'topology.kubernetes.io/zone': 'z1',
+      'x.kubelet.kubernetes.io/y': '1',
+    }],
     [[''], {}],
   ];
   for (const [values, want] of cases) assert.equal(parseNodeLabels(values), want, values.join(' | '));

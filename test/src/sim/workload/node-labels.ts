@@ -32,7 +32,9 @@ function checkKey(key: string): void {
   const slash = key.indexOf('/');
   const prefix = slash >= 0 ? key.slice(0, slash) : '';
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (slash >= 0 && (prefix === '' || prefix.length > 253 || !SUBDOMAIN.test(prefix))) throw new NodeLabelError(`invalid label key ${JSON.stringify(key)}: bad prefix`);
+  if (slash >= 0 && (prefix === '' || prefix.length > 253 || !SUBDOMAIN.test(prefix))) {
+    throw new NodeLabelError(`invalid label key ${JSON.stringify(key)}: bad prefix`);
+  }
   if (name.length > 63 || !NAME.test(name)) throw new NodeLabelError(`invalid label key ${JSON.stringify(key)}`);
   const restricted = ['kubernetes.io', 'k8s.io'].some((ns) => prefix === ns || prefix.endsWith(`.${ns}`));
   const allowed = KUBELET_LABELS.has(key) || KUBELET_NAMESPACES.some((ns) => prefix === ns || prefix.endsWith(`.${ns}`));
@@ -40,7 +42,9 @@ function checkKey(key: string): void {
 }
 
 function checkValue(key: string, value: string): void {
-  if (value !== '' && (value.length > 63 || !NAME.test(value))) throw new NodeLabelError(`invalid value ${JSON.stringify(value)} for label ${JSON.stringify(key)}`);
+  if (value !== '' && (value.length > 63 || !NAME.test(value))) {
+    throw new NodeLabelError(`invalid value ${JSON.stringify(value)} for label ${JSON.stringify(key)}`);
+  }
 }
 
 /**

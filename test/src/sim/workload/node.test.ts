@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from '@metal3-ts/generated/core/v1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { NODE_HOST_UID_ANNOTATION, type ProviderIdMode } from './names.ts';
-import { kubeArch, nodeAddresses, plannedNode, providerIdFor, shouldNodeExist, type NodeInputs } from './node.ts';
+import { kubeArch, nodeAddresses, type NodeInputs, plannedNode, providerIdFor, shouldNodeExist } from './node.ts';
 
 const test = suite('simulated kubelet: the Node it registers');
 const UID = '4d25a2c2-46e4-11ec-81d3-0242ac130003';
@@ -19,7 +19,9 @@ function host(state: string, overrides: { consumer?: boolean; nics?: { name: str
     metadata: { namespace: 'metal3', name: 'node-0', uid: UID },
     spec: {
       online: true,
-      ...(overrides.consumer === false ? {} : { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m-a', namespace: 'metal3' } }),
+      ...(overrides.consumer === false
+        ? {}
+        : { consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m-a', namespace: 'metal3' } }),
     },
     status: {
       errorCount: 0,
@@ -27,7 +29,11 @@ function host(state: string, overrides: { consumer?: boolean; nics?: { name: str
       operationalStatus: 'OK',
       poweredOn: true,
       provisioning: { ID: '', state },
-      hardware: { cpu: { arch: 'x86_64', count: 8 }, ramMebibytes: 16384, nics: overrides.nics ?? [{ name: 'eth0', mac: '00:00:00:00:00:01', ip: '192.168.111.20' }] },
+      hardware: {
+        cpu: { arch: 'x86_64', count: 8 },
+        ramMebibytes: 16384,
+        nics: overrides.nics ?? [{ name: 'eth0', mac: '00:00:00:00:00:01', ip: '192.168.111.20' }],
+      },
     },
   };
 }
@@ -73,7 +79,7 @@ test('providerID per mode (research P-1): none, new format, legacy', () => {
   }
 });
 
-test('the kubelet\'s --provider-id from the bootstrap data counts in default mode; explicit modes win', () => {
+test("the kubelet's --provider-id from the bootstrap data counts in default mode; explicit modes win", () => {
   const userData = [
     '#cloud-config',
     'write_files:',
@@ -130,7 +136,9 @@ test('a control-plane node gets the role label and NoSchedule taint; explicit ta
   assert.equal(cp.spec?.taints, [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
   const worker = node({ userData: joinData });
   assert.is(worker.spec?.taints, undefined);
-  const untainted = node({ userData: '#cloud-config\nwrite_files:\n- path: /k\n  content: |\n    kind: InitConfiguration\n    nodeRegistration:\n      taints: []\n' });
+  const untainted = node({
+    userData: '#cloud-config\nwrite_files:\n- path: /k\n  content: |\n    kind: InitConfiguration\n    nodeRegistration:\n      taints: []\n',
+  });
   assert.is(untainted.spec?.taints, undefined);
   assert.is(untainted.metadata.labels?.['node-role.kubernetes.io/control-plane'], '');
 });

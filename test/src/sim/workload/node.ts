@@ -10,7 +10,7 @@
 // running), images, volumes, daemon endpoints.
 import type { Node, NodeAddress, Taint } from '@metal3-ts/generated/core/v1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { cloudInitHostname, hostMetaData, parseMetaDataSecret, renderJinja, type HostIdentity } from './cloud-init.ts';
+import { cloudInitHostname, type HostIdentity, hostMetaData, parseMetaDataSecret, renderJinja } from './cloud-init.ts';
 import { kubeletJoinFromUserData } from './kubeadm-config.ts';
 import { NODE_HOST_ANNOTATION, NODE_HOST_UID_ANNOTATION, type ProviderIdMode } from './names.ts';
 import { isValidNodeName, NodeLabelError, parseNodeLabels } from './node-labels.ts';
@@ -199,8 +199,6 @@ export function plannedNode(inputs: NodeInputs): NodePlan {
       },
     },
   };
-  const controlPlane: ControlPlanePlan | undefined = kubeadm.controlPlane
-    ? { clusterConfiguration: kubeadm.clusterConfiguration }
-    : undefined;
+  const controlPlane: ControlPlanePlan | undefined = kubeadm.controlPlane ? { clusterConfiguration: kubeadm.clusterConfiguration } : undefined;
   return { join: true, node, ...(controlPlane ? { controlPlane } : {}) };
 }

@@ -2,7 +2,7 @@
 // static pods (their mirror Pods appear, Running and Ready) and kubeadm makes sure `kubeadm-config`
 // exists; when the Node goes, its mirror Pods go with it (the pod GC of a real controller-manager,
 // which these apiservers do not run). Idempotent: existing objects are kept as they are.
-import { isAlreadyExists, isNotFound, type Client } from '@metal3-ts/generated';
+import { type Client, isAlreadyExists, isNotFound } from '@metal3-ts/generated';
 import { ConfigMapResource, type Node } from '@metal3-ts/generated/core/v1';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { CONTROL_PLANE_COMPONENTS, KUBE_SYSTEM, kubeadmConfigMap, mirrorPodName, mirrorPods, PodResource } from './control-plane.ts';

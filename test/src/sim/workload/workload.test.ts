@@ -13,15 +13,15 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Client, Transport } from '@metal3-ts/generated';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
-import { ClusterResource, MachineResource, newCluster, newMachine, type Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { ConfigMapResource, NamespaceResource, NodeResource, SecretResource, newSecret, type Node } from '@metal3-ts/generated/core/v1';
+import { type Cluster, ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ConfigMapResource, NamespaceResource, newSecret, type Node, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
 import { PodResource } from './control-plane.ts';
 import { Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { BareMetalHostResource, newBareMetalHost, type BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type BareMetalHost, BareMetalHostResource, newBareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { simulatorDeps, startSimulators, type RunningSimulators } from '../simulator.ts';
-import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, SKIP_ANNOTATION, workloadClusterName, workloadSimulator, type ProviderIdMode } from './index.ts';
+import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
+import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode, SKIP_ANNOTATION, workloadClusterName, workloadSimulator } from './index.ts';
 import { eventuallyWith } from '../../testing/eventually.ts';
 
 const test = suite('workload-cluster simulator on real apiservers');
@@ -86,7 +86,12 @@ function setState(name: string, state: string): Promise<BareMetalHost> {
       operationalStatus: 'OK',
       poweredOn: state === 'provisioned',
       provisioning: { ID: '', state },
-      hardware: { hostname: name, cpu: { arch: 'x86_64', count: 4 }, ramMebibytes: 8192, nics: [{ name: 'eth0', mac: '00:00:00:00:00:01', ip: '192.168.111.21' }] },
+      hardware: {
+        hostname: name,
+        cpu: { arch: 'x86_64', count: 4 },
+        ramMebibytes: 8192,
+        nics: [{ name: 'eth0', mac: '00:00:00:00:00:01', ip: '192.168.111.21' }],
+      },
     },
   });
 }
@@ -134,7 +139,7 @@ test('a Cluster gets a reachable workload apiserver and a kubeconfig Secret the 
   console.log(`    workload apiserver and Secret ready in ${Date.now() - started} ms`);
 });
 
-test('the kubeconfig authenticates with a client certificate (system:masters, signed by the workload CA, valid past KCP\'s renewal window), and one KCP rewrites to the controlPlaneEndpoint is taken back, KCP staying controller', async () => {
+test("the kubeconfig authenticates with a client certificate (system:masters, signed by the workload CA, valid past KCP's renewal window), and one KCP rewrites to the controlPlaneEndpoint is taken back, KCP staying controller", async () => {
   const secrets = client.api(SecretResource, ns);
   const config = (s: { data?: Record<string, string> }) => parse(Buffer.from(s.data?.['value'] ?? '', 'base64').toString('utf8'));
   const ours = await secrets.get('test1-kubeconfig');
@@ -145,8 +150,21 @@ test('the kubeconfig authenticates with a client certificate (system:masters, si
   assert.ok(Date.parse(cert.validTo) - Date.now() > 183 * 86400_000, `valid until ${cert.validTo}`);
 
   // What KCP does: adopt the Secret (its controller now) and write a kubeconfig for the endpoint.
-  const kcpRef = { apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: 'test1', uid: '00000000-0000-0000-0000-00000000c0de', controller: true, blockOwnerDeletion: true };
-  const kcpConfig = ['apiVersion: v1', 'kind: Config', 'clusters: [{name: test1, cluster: {server: "https://192.168.111.249:6443"}}]', 'users: [{name: test1-admin, user: {}}]', ''].join('\n');
+  const kcpRef = {
+    apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2',
+    kind: 'KubeadmControlPlane',
+    name: 'test1',
+    uid: '00000000-0000-0000-0000-00000000c0de',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+  const kcpConfig = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters: [{name: test1, cluster: {server: "https://192.168.111.249:6443"}}]',
+    'users: [{name: test1-admin, user: {}}]',
+    '',
+  ].join('\n');
   await secrets.mergePatch('test1-kubeconfig', { metadata: { ownerReferences: [kcpRef] }, data: { value: Buffer.from(kcpConfig).toString('base64') } });
   const taken = await eventually('the Secret pointed back at the workload apiserver', async () => {
     const s = await secrets.get('test1-kubeconfig');
@@ -189,7 +207,7 @@ test('cloud-provider mode sets the new-format providerID; legacy mode metal3://<
   await setMode('default');
 });
 
-test('a control-plane host (kubeadm init data) gets its static pods\' mirror Pods, Running and Ready, and kubeadm-config; deprovisioned, its mirror Pods go', async () => {
+test("a control-plane host (kubeadm init data) gets its static pods' mirror Pods, Running and Ready, and kubeadm-config; deprovisioned, its mirror Pods go", async () => {
   const initData = readFileSync(new URL('./testdata/capbk-init.yaml', import.meta.url), 'utf8');
   await provisionedHost('cp-0', { userData: initData, metaData: 'local-hostname: cp-0\n' });
   const n = await eventually('Node cp-0', () => node('cp-0'));
@@ -226,7 +244,7 @@ test('deprovisioning removes the Node; a Node deleted under a running kubelet is
   await eventually('Node host-2 back', () => node('host-2'));
 });
 
-test('a restarted simulator brings the apiserver back with its Nodes and still removes a deprovisioned host\'s Node', async () => {
+test("a restarted simulator brings the apiserver back with its Nodes and still removes a deprovisioned host's Node", async () => {
   await running.stop();
   assert.not.ok(env().workloadClusters.has(apiserverName), 'stopping the simulator stops the apiservers it served');
   const before = (await client.api(SecretResource, ns).get('test1-kubeconfig')).data?.['value'];
@@ -280,7 +298,11 @@ test('deleting the Cluster waits for its Machines, then removes the Secret and s
   await client.api(MachineResource, ns).create(
     newMachine({
       metadata: { name: 'm-0', labels: { 'cluster.x-k8s.io/cluster-name': 'test1' } },
-      spec: { clusterName: 'test1', bootstrap: { dataSecretName: 'x' }, infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'host-0-m3m' } },
+      spec: {
+        clusterName: 'test1',
+        bootstrap: { dataSecretName: 'x' },
+        infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'host-0-m3m' },
+      },
     }),
   );
   await client.api(ClusterResource, ns).delete('test1');

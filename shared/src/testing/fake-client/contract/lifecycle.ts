@@ -6,14 +6,15 @@ import * as assert from 'uvu/assert';
 import { ConflictError, InvalidError, NotFoundError } from '@metal3-ts/generated';
 import { ConfigMapResource, newConfigMap } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { machine, refused, type ContractCase } from './target.ts';
+import { type ContractCase, machine, refused } from './target.ts';
 
 const F1 = 'a.example.com/x';
 const F2 = 'b.example.com/y';
 
 export const lifecycleCases: readonly ContractCase[] = [
   {
-    name: 'status subresource: create drops status, main-resource writes ignore status, /status writes ignore everything else; a kind without it has no /status (404)',
+    name:
+      'status subresource: create drops status, main-resource writes ignore status, /status writes ignore everything else; a kind without it has no /status (404)',
     async run({ client, namespace }) {
       const ns = await namespace();
       const api = client.api(Metal3MachineResource, ns);
@@ -22,7 +23,11 @@ export const lifecycleCases: readonly ContractCase[] = [
       const main = await api.mergePatch('m', { spec: { providerID: 'p-1' }, status: { ready: true } });
       assert.is(main.spec?.providerID, 'p-1');
       assert.is(main.status?.ready, undefined);
-      const status = await api.mergePatchStatus('m', { spec: { providerID: 'p-2' }, metadata: { labels: { a: 'b' } }, status: { ready: true, failureMessage: 'x' } });
+      const status = await api.mergePatchStatus('m', {
+        spec: { providerID: 'p-2' },
+        metadata: { labels: { a: 'b' } },
+        status: { ready: true, failureMessage: 'x' },
+      });
       assert.is(status.status?.ready, true);
       assert.is(status.spec?.providerID, 'p-1');
       assert.is(status.metadata.labels?.['a'], undefined);

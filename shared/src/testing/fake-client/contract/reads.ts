@@ -3,8 +3,8 @@
 // watch from a list's resourceVersion seeing each later change once, in order.
 import * as assert from 'uvu/assert';
 import type { WatchEvent } from '@metal3-ts/generated';
-import { Metal3MachineResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { machine, type ContractCase } from './target.ts';
+import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type ContractCase, machine } from './target.ts';
 
 const names = (list: { items: Metal3Machine[] }): string[] => list.items.map((m) => m.metadata.name ?? '').sort();
 
@@ -80,7 +80,8 @@ export const readCases: readonly ContractCase[] = [
     },
   },
   {
-    name: 'watch with a label selector and no resourceVersion: ADDED for each current match first; an object entering the selector is ADDED, one leaving it DELETED',
+    name:
+      'watch with a label selector and no resourceVersion: ADDED for each current match first; an object entering the selector is ADDED, one leaving it DELETED',
     async run({ client, namespace }) {
       const api = client.api(Metal3MachineResource, await namespace());
       await api.create(machine('in', { watched: 'yes' }));

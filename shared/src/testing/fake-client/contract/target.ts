@@ -3,7 +3,7 @@
 // the same cases passing on both is what licenses the fake for phase-level tests.
 import * as assert from 'uvu/assert';
 import { ApiError, type Client } from '@metal3-ts/generated';
-import { newMetal3Machine, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { type Metal3Machine, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 
 export interface ContractTarget {
   readonly client: Client;

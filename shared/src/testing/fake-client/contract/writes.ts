@@ -5,16 +5,17 @@ import * as assert from 'uvu/assert';
 import { AlreadyExistsError, ApiError, ConflictError, InvalidError, NotFoundError } from '@metal3-ts/generated';
 import { ConfigMapResource, newConfigMap } from '@metal3-ts/generated/core/v1';
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { machine, refused, type ContractCase } from './target.ts';
+import { type ContractCase, machine, refused } from './target.ts';
 
 export const writeCases: readonly ContractCase[] = [
   {
-    name: 'create: the server sets uid, creationTimestamp, resourceVersion and generation 1; a second create is AlreadyExists (409); a missing name is NotFound (404)',
+    name:
+      'create: the server sets uid, creationTimestamp, resourceVersion and generation 1; a second create is AlreadyExists (409); a missing name is NotFound (404)',
     async run({ client, namespace }) {
       const api = client.api(Metal3MachineResource, await namespace());
       const sent = { ...machine('m'), metadata: { name: 'm', uid: 'mine', creationTimestamp: '2001-01-01T00:00:00Z' } };
       const made = await api.create(sent);
-      assert.ok(made.metadata.uid && made.metadata.uid !== 'mine', 'uid is the server\'s');
+      assert.ok(made.metadata.uid && made.metadata.uid !== 'mine', "uid is the server's");
       assert.ok(made.metadata.resourceVersion);
       assert.is.not(made.metadata.creationTimestamp, '2001-01-01T00:00:00Z');
       assert.match(made.metadata.creationTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -37,7 +38,11 @@ export const writeCases: readonly ContractCase[] = [
       const stale = { ...first, metadata: { ...first.metadata, labels: { step: 'stale' } } };
       const conflict = await refused(() => api.replace(stale), ConflictError, 409);
       assert.is(conflict.reason, 'Conflict');
-      await refused(() => api.mergePatch('m', { metadata: { resourceVersion: first.metadata.resourceVersion, labels: { step: 'stale' } } }), ConflictError, 409);
+      await refused(
+        () => api.mergePatch('m', { metadata: { resourceVersion: first.metadata.resourceVersion, labels: { step: 'stale' } } }),
+        ConflictError,
+        409,
+      );
       assert.equal(await api.get('m'), second, 'nothing was written');
       const locked = await api.mergePatch('m', { metadata: { resourceVersion: second.metadata.resourceVersion, labels: { step: 'three' } } });
       assert.is(locked.metadata.labels?.['step'], 'three');
@@ -70,7 +75,12 @@ export const writeCases: readonly ContractCase[] = [
       assert.equal(added.metadata.finalizers, ['a.example.com/x']);
       assert.is.not(added.metadata.resourceVersion, made.metadata.resourceVersion);
       const failed = await refused(
-        () => api.jsonPatch('m', [{ op: 'test', path: '/metadata/finalizers', value: ['someone-else'] }, { op: 'add', path: '/metadata/finalizers/-', value: 'b.example.com/y' }]),
+        () =>
+          api.jsonPatch('m', [{ op: 'test', path: '/metadata/finalizers', value: ['someone-else'] }, {
+            op: 'add',
+            path: '/metadata/finalizers/-',
+            value: 'b.example.com/y',
+          }]),
         InvalidError,
         422,
       );
@@ -90,7 +100,10 @@ export const writeCases: readonly ContractCase[] = [
     name: 'merge patch (RFC 7386): members merge into objects, null deletes, arrays are replaced whole',
     async run({ client, namespace }) {
       const api = client.api(Metal3MachineResource, await namespace());
-      await api.create({ ...machine('m', { keep: 'yes', drop: 'yes' }), metadata: { name: 'm', labels: { keep: 'yes', drop: 'yes' }, finalizers: ['a.example.com/x', 'b.example.com/y'] } });
+      await api.create({
+        ...machine('m', { keep: 'yes', drop: 'yes' }),
+        metadata: { name: 'm', labels: { keep: 'yes', drop: 'yes' }, finalizers: ['a.example.com/x', 'b.example.com/y'] },
+      });
       const patched = await api.mergePatch('m', {
         metadata: { labels: { drop: null, add: 'yes' }, finalizers: ['c.example.com/z'] },
         spec: { image: { format: 'qcow2' }, providerID: 'metal3://ns/host/m' },
@@ -106,14 +119,18 @@ export const writeCases: readonly ContractCase[] = [
     },
   },
   {
-    name: 'server-owned metadata: name is immutable (400 BadRequest), so is uid (422 in a patch, a failed precondition 409 in a replace), creationTimestamp and uid in a write are ignored',
+    name:
+      'server-owned metadata: name is immutable (400 BadRequest), so is uid (422 in a patch, a failed precondition 409 in a replace), creationTimestamp and uid in a write are ignored',
     async run({ client, namespace }) {
       const api = client.api(Metal3MachineResource, await namespace());
       const made = await api.create(machine('m'));
       await refused(() => api.mergePatch('m', { metadata: { name: 'other' } }), ApiError, 400);
       await refused(() => api.mergePatch('m', { metadata: { uid: 'not-the-uid' } }), InvalidError, 422);
       await refused(() => api.replace({ ...made, metadata: { ...made.metadata, uid: 'not-the-uid' } }), ConflictError, 409);
-      const kept = await api.replace({ ...made, metadata: { ...made.metadata, uid: undefined, creationTimestamp: '2001-01-01T00:00:00Z', labels: { a: 'b' } } });
+      const kept = await api.replace({
+        ...made,
+        metadata: { ...made.metadata, uid: undefined, creationTimestamp: '2001-01-01T00:00:00Z', labels: { a: 'b' } },
+      });
       assert.is(kept.metadata.uid, made.metadata.uid);
       assert.is(kept.metadata.creationTimestamp, made.metadata.creationTimestamp);
       assert.is(kept.metadata.labels?.['a'], 'b');
