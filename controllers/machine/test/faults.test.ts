@@ -46,7 +46,9 @@ test('21.2/M-12: machines created while the open connections are black-holed are
     const tookMs = performance.now() - startedAt;
     console.log(`machine controller, black hole of ${pooled} open connections: 3 new machines ready ${(tookMs / 1000).toFixed(1)} s after it started`);
     assert.ok(tookMs <= 20_000, `ready ${(tookMs / 1000).toFixed(1)} s after the black hole started`);
-    assert.ok(proxy.requests.some((r) => r.outcome === 'black-holed'), 'the controller did meet its dead connections');
+    // The fault reached the controller: its open watches froze, or a request went into the hole (which
+    // of the two happens first depends on whether a reconcile was sending when the hole opened).
+    assert.ok(proxy.frozen > 0 || proxy.requests.some((r) => r.outcome === 'black-holed'), 'the controller did meet its dead connections');
     assert.is(p.child.exitCode, null, 'still running');
     p.kill('SIGTERM');
     assert.is((await p.exited).code, 0);

@@ -77,6 +77,7 @@ export class ApiProxy {
   #blocked = false;
   #gone: 'status' | 'event' | undefined;
   #blackHoleNew = false;
+  #frozen = 0;
   #stallNewWatches = false;
   #latency: { min: number; max: number } | undefined;
   #drops: ReturnType<typeof setInterval> | undefined;
@@ -140,7 +141,16 @@ export class ApiProxy {
   blackHole(options: { newConnections: boolean }): void {
     for (const socket of this.#sockets) this.#dead.add(socket);
     this.#blackHoleNew = options.newConnections;
-    for (const e of this.#exchanges) if (this.#dead.has(e.socket)) this.#freeze(e);
+    for (const e of this.#exchanges) {
+      if (!this.#dead.has(e.socket)) continue;
+      this.#freeze(e);
+      this.#frozen++;
+    }
+  }
+
+  /** Requests in flight (open watches above all) that a black hole froze: they get no byte more, ever. */
+  get frozen(): number {
+    return this.#frozen;
   }
 
   /** Connections accepted from now on work again; black-holed ones stay dead. */
