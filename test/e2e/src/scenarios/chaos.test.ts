@@ -20,7 +20,9 @@ test(`chaos (H-5 one consumer per host, DT-12 unique indexes, D-16 one address p
     etcdRestarts: 1,
     pauseMs: [500, 2000],
     outageMs: [2000, 5000],
-    maxRounds: 1,
+    // One round usually delivers the plan; when the phases converge faster than the kills come (a
+    // quick deletion takes only two or three), a second round finishes it rather than failing the count.
+    maxRounds: 2,
     phaseTimeoutMs: 180_000,
   });
   const lines = describeReport(report);
