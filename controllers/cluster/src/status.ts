@@ -1,100 +1,48 @@
-// From one decision about the Metal3Cluster to everything its status says: `ready`, the failure
-// fields, and both condition dialects (research §0.3, C-8, C-11, C-13, C-14, C-17).
+// The one place a Metal3Cluster's status is decided: deriveStatus turns the scope of a reconcile
+// (the guard's decision, the owner Cluster, what the phases observed) into the object the final patch
+// writes: the Paused condition, BaremetalInfrastructureReady and Ready in both dialects
+// (status-conditions.ts), `ready`, the failure domains (C-7) and lastUpdated. Pure: no I/O, no clock
+// (the scope carries `now`), table-tested per condition.
 //
-// Changed from upstream (docs/compatibility.md):
-// - an invalid endpoint sets BaremetalInfrastructureReady False/ControlPlaneEndpointFailed (the
-//   branch upstream meant to reach) and `ready: false`, instead of failureReason/failureMessage and an
-//   error retried forever; failureReason/failureMessage are terminal in the Cluster API contract (the
-//   Cluster copies them and never recovers), and a wrong endpoint is fixed by an edit (C-13, E-14);
-// - failureReason/failureMessage left from an earlier failure are cleared once the object is ready
-//   (E-14); this controller never sets them;
-// - the v1beta2 Ready reasons FailedToGetOwnerCluster and Deleting stay visible instead of being
-//   replaced by the summary in the same patch (E-3);
-// - a write the apiserver refuses (a verb missing from the RBAC, a value the schema refuses) sets
-//   BaremetalInfrastructureReady False (InternalFailureOccured / v1beta2 InternalError) with the verb
-//   and resource in the message; upstream only logs it;
-// - lastUpdated moves only when the status says something new, so a reconcile that finds nothing to
-//   change writes nothing.
+// A failed phase: a refusal (Forbidden, Invalid…) is shown on BaremetalInfrastructureReady naming
+// verb and resource, so it waits for a person in plain sight; any other failure (a conflict that kept
+// coming back, the apiserver unreachable) leaves the status as it is: the harness retries the pass,
+// and the next one says what it finds. lastUpdated moves only when the status says something new
+// (changed from upstream: a reconcile that finds nothing to change writes nothing).
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Cluster, Metal3ClusterStatus } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { markFalse, markTrue } from '@metal3-ts/shared/conditions/set';
-import { setReadySummary } from '@metal3-ts/shared/conditions/summary';
-import { setV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/set';
-import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/summary';
-import type { V1Beta2ConditionInput } from '@metal3-ts/shared/conditions/types';
+import { describeRefusal, refusalOf } from '@metal3-ts/shared/controller/refusal';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import { copyFailureDomains } from './decisions/failure-domains.ts';
-import { BAREMETAL_INFRASTRUCTURE_READY, READY, READY_SUMMARY_INPUTS, V1Beta1Reason, V1Beta2Reason } from './names.ts';
+import { pausedCondition } from './decisions/paused.ts';
+import type { Guard } from './guards.ts';
+import type { ClusterOutcome, Observations } from './observations.ts';
+import { setInfrastructureReady, setPaused, setReady } from './status-conditions.ts';
 
-/** What the reconcile found; one of these decides the whole status. */
-export type ClusterOutcome =
-  /** C-14: owner found, endpoint valid. */
-  | { readonly kind: 'Ready' }
-  /** C-13: `message` names the field(s). */
-  | { readonly kind: 'EndpointInvalid'; readonly message: string }
-  /** C-8. */
-  | { readonly kind: 'OwnerClusterMissing'; readonly message: string }
-  /** A write the apiserver refused (RBAC, validation); `message` names verb and resource. Not upstream. */
-  | { readonly kind: 'RequestRefused'; readonly message: string }
-  /** C-11, still waiting for machines. */
-  | { readonly kind: 'Deleting'; readonly message: string }
-  /** C-9, C-10: nothing but the summaries (and the Paused condition, set elsewhere). */
-  | { readonly kind: 'Unchanged' };
-
-/** What else a pass observed that the status reports, besides its outcome. */
-export interface StatusInputs {
-  /** C-10: the v1beta2 Paused condition (every pass but a refused finalizer removal). */
-  readonly paused?: V1Beta2ConditionInput;
-  /** C-7: copy spec.failureDomains to the status (the passes that work on a live, unpaused object). */
-  readonly failureDomains?: boolean;
-  /** When Ready: stamp lastUpdated with `now` if the status says something new since `before`. */
-  readonly stamp?: { readonly before: Readonly<Metal3ClusterStatus> | undefined; readonly now: Date };
+export interface StatusInput {
+  /** The working copy after the phases: the object the final patch is computed against. */
+  readonly m3c: Readonly<Metal3Cluster>;
+  readonly decision: Guard;
+  /** The owner Cluster (its spec.paused pauses the object, C-10). */
+  readonly cluster: Readonly<Cluster> | undefined;
+  readonly observed: Readonly<Observations>;
+  readonly now: Date;
 }
 
-/**
- * The status of `m3c` after a pass that found `outcome` (and `inputs`), in memory, summaries
- * included: the reconcile's one status decision, pure, and the only place its status is set.
- */
-export function deriveStatus(m3c: Metal3Cluster, outcome: ClusterOutcome, inputs: StatusInputs = {}): void {
-  if (inputs.paused) setV1Beta2Condition(m3c, inputs.paused);
-  if (inputs.failureDomains) copyFailureDomains(m3c);
-  const status = (m3c.status ??= {});
-  let explicitReady: { reason: string; message: string } | undefined;
-  switch (outcome.kind) {
-    case 'Ready':
-      status.ready = true;
-      delete status.failureReason;
-      delete status.failureMessage;
-      markTrue(m3c, BAREMETAL_INFRASTRUCTURE_READY);
-      setV1Beta2Condition(m3c, { type: BAREMETAL_INFRASTRUCTURE_READY, status: 'True', reason: V1Beta2Reason.Ready });
-      break;
-    case 'EndpointInvalid':
-      status.ready = false;
-      markFalse(m3c, BAREMETAL_INFRASTRUCTURE_READY, V1Beta1Reason.ControlPlaneEndpointFailed, 'Error', outcome.message);
-      setV1Beta2Condition(m3c, {
-        type: BAREMETAL_INFRASTRUCTURE_READY,
-        status: 'False',
-        reason: V1Beta2Reason.ControlPlaneEndpointFailed,
-        message: outcome.message,
-      });
-      break;
-    case 'OwnerClusterMissing':
-      markFalse(m3c, BAREMETAL_INFRASTRUCTURE_READY, V1Beta1Reason.InternalFailureOccured, 'Error', outcome.message);
-      explicitReady = { reason: V1Beta2Reason.FailedToGetOwnerCluster, message: outcome.message };
-      break;
-    case 'RequestRefused':
-      markFalse(m3c, BAREMETAL_INFRASTRUCTURE_READY, V1Beta1Reason.InternalFailureOccured, 'Error', outcome.message);
-      setV1Beta2Condition(m3c, { type: BAREMETAL_INFRASTRUCTURE_READY, status: 'False', reason: V1Beta2Reason.InternalError, message: outcome.message });
-      break;
-    case 'Deleting':
-      explicitReady = { reason: V1Beta2Reason.Deleting, message: outcome.message };
-      break;
-    case 'Unchanged':
-      break;
-  }
-  setReadySummary(m3c, READY_SUMMARY_INPUTS);
-  if (explicitReady) setV1Beta2Condition(m3c, { type: READY, status: 'False', ...explicitReady });
-  else setV1Beta2ReadySummary(m3c, READY_SUMMARY_INPUTS);
-  if (outcome.kind === 'Ready' && inputs.stamp) stampLastUpdated(inputs.stamp.before, m3c, inputs.stamp.now);
+/** The Metal3Cluster as the final patch should leave it. */
+export function deriveStatus(input: StatusInput): Metal3Cluster {
+  const m3c = structuredClone(input.m3c) as Metal3Cluster;
+  const { failure } = input.observed;
+  const refusal = failure === undefined ? undefined : refusalOf(failure);
+  if (failure !== undefined && !refusal) return m3c;
+  setPaused(m3c, pausedCondition(input.cluster, m3c));
+  // C-7: only a pass that works on a live, unpaused object.
+  if (input.decision.kind !== 'Paused' && input.decision.kind !== 'Delete') copyFailureDomains(m3c);
+  const outcome: ClusterOutcome = refusal ? { kind: 'RequestRefused', message: describeRefusal(refusal) } : input.observed.outcome ?? { kind: 'Unchanged' };
+  setInfrastructureReady(m3c, outcome);
+  setReady(m3c, outcome);
+  if (outcome.kind === 'Ready') stampLastUpdated(input.m3c.status, m3c, input.now);
+  return m3c;
 }
 
 /** Sets `status.lastUpdated` to `now` when the status differs from `before` in anything else. */

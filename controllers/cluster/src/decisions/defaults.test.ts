@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { cloudProviderEnabled, type SpecDefaults, specDefaults, specDefaultsPatch, withDefaults } from './defaults.ts';
+import { cloudProviderEnabled, type SpecDefaults, specDefaults, specDefaultsPatch, specDefaultsToWrite, withDefaults } from './defaults.ts';
 
 const test = suite('Metal3Cluster spec defaults (W-2, C-5)');
 
@@ -80,6 +80,13 @@ test('the write pins each defaulted field to the value it was computed from (abs
     { op: 'add', path: '/spec/cloudProviderEnabled', value: false },
   ]);
   assert.is(specDefaultsPatch({ controlPlaneEndpoint: endpoint, cloudProviderEnabled: true, noCloudProvider: false }), undefined);
+});
+
+test("C-13 (changed): an invalid endpoint gets no defaults written (the status names it; the fix is the user's)", () => {
+  assert.equal(specDefaultsToWrite({ controlPlaneEndpoint: endpoint }), specDefaultsPatch({ controlPlaneEndpoint: endpoint }));
+  assert.is(specDefaultsToWrite({ controlPlaneEndpoint: { host: 'https://h', port: 0 } }), undefined);
+  assert.is(specDefaultsToWrite({ controlPlaneEndpoint: endpoint, cloudProviderEnabled: true, noCloudProvider: false }), undefined);
+  assert.is(specDefaultsToWrite(undefined), undefined);
 });
 
 test.run();

@@ -5,6 +5,7 @@
 import type { JsonPatchOperation } from '@metal3-ts/generated';
 import type { Metal3ClusterSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { DEFAULT_API_SERVER_PORT } from '../names.ts';
+import { validateControlPlaneEndpoint } from './endpoint.ts';
 
 /** The spec fields to write so the object carries its defaults; undefined when it already does. */
 export interface SpecDefaults {
@@ -69,4 +70,14 @@ export function specDefaultsPatch(spec: Readonly<Metal3ClusterSpec> | undefined)
     ops.push({ op: 'test', path: `/spec/${field}`, value: spec?.[field] ?? null }, { op: 'add', path: `/spec/${field}`, value });
   }
   return ops;
+}
+
+/**
+ * The guarded patch the spec-defaults phase sends, or undefined when there is nothing to write. An
+ * invalid endpoint stays as written: the status reports it and the user's fix comes first.
+ */
+export function specDefaultsToWrite(spec: Readonly<Metal3ClusterSpec> | undefined): JsonPatchOperation[] | undefined {
+  const ops = specDefaultsPatch(spec);
+  if (!ops || !spec) return undefined;
+  return validateControlPlaneEndpoint(withDefaults(spec).controlPlaneEndpoint).length > 0 ? undefined : ops;
 }

@@ -5,7 +5,7 @@
 import type { Metal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Guard } from '../guards.ts';
 import { V1Beta1Reason } from '../names.ts';
-import type { ClusterOutcome } from '../status.ts';
+import type { ClusterOutcome } from '../observations.ts';
 import { withDefaults } from './defaults.ts';
 import { describeProblems, validateControlPlaneEndpoint } from './endpoint.ts';
 
