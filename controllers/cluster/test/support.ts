@@ -27,10 +27,15 @@ export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import
 export { eventually, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
 export { sleep } from '@metal3-ts/test/testing/eventually';
 
-/** Starts the controller as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
-export function startClusterController(env: TestEnv, namespace: string, config: ClusterControllerConfig = {}): Promise<RunningController> {
+/** Starts the controller as a fresh user bound to deploy/rbac.yaml (or `rbac`), caching only `namespace`. */
+export function startClusterController(
+  env: TestEnv,
+  namespace: string,
+  config: ClusterControllerConfig = {},
+  rbac = RBAC_MANIFEST,
+): Promise<RunningController> {
   return startInProcess(env, namespace, {
-    rbac: RBAC_MANIFEST,
+    rbac,
     user: 'cluster-controller',
     component: 'metal3-ts-cluster',
     controllers: [CONTROLLER_NAME],
