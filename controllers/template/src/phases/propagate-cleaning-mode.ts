@@ -1,11 +1,16 @@
-// T-6 writes: the template's automatedCleaningMode onto each machine the plan lists. One JSON merge
-// patch of that one field per machine, without a resourceVersion precondition: it cannot overwrite
-// anything but the field it owns, so a concurrent write by the Metal3Machine controller (status,
-// providerID, ...) neither conflicts nor is lost. CAPM3 sends a full Update instead.
+// Phase `cleaning mode` (T-6): the template's automatedCleaningMode onto each machine the plan lists.
+// One JSON merge patch of that one field per machine, without a resourceVersion precondition: it
+// cannot overwrite anything but the field it owns, so a concurrent write by the Metal3Machine
+// controller (status, providerID, ...) neither conflicts nor is lost. CAPM3 sends a full Update
+// instead. Every machine is tried whatever happened to the others; what each write came to is
+// recorded on the scope (outcome.ts turns it into the reconcile's error). An invalid mode writes
+// nothing and is a Warning event on the template.
+// Writes: `patch metal3machines` (merge patch), Events.
 import { type Client, isInvalid, isNotFound } from '@metal3-ts/generated';
 import { type Metal3Machine, Metal3MachineResource, type Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { CleaningMode } from '../cleaning-mode.ts';
+import type { PhaseFn } from '../context.ts';
 import { REASONS } from '../names.ts';
 
 export interface PropagationDeps {
@@ -56,3 +61,26 @@ export async function propagateCleaningMode(
   }
   return outcome;
 }
+
+export const reconcileCleaningMode: PhaseFn = async (ctx, scope) => {
+  const plan = scope.plan.cleaningMode;
+  if (plan.kind === 'unset') return;
+  if (plan.kind === 'invalid') {
+    ctx.deps.events?.warning(scope.template, REASONS.invalid, plan.message);
+    return;
+  }
+  if (plan.updates.length === 0) {
+    if (plan.paused) scope.log.debug('paused Metal3Machines wait for their unpause', { paused: plan.paused });
+    return;
+  }
+  const outcome = await propagateCleaningMode(ctx.deps, scope.template, plan.mode, plan.updates);
+  scope.observed.propagation = outcome;
+  scope.log.info('propagated automatedCleaningMode', {
+    mode: plan.mode,
+    updated: outcome.updated.length,
+    inSync: plan.inSync,
+    ...(plan.paused ? { paused: plan.paused } : {}),
+    ...(outcome.gone.length ? { gone: outcome.gone.length } : {}),
+    ...(outcome.rejected.length ? { rejected: outcome.rejected.map((r) => r.name) } : {}),
+  });
+};
