@@ -4,7 +4,7 @@ import type { Client } from '@metal3-ts/generated';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { REQUEUE_AFTER_MS } from './names.ts';
-import type { ClusterInformers, ClusterScope } from './scope.ts';
+import type { ClusterInformers } from './scope.ts';
 
 export interface ReconcilerDeps {
   /** Its writes should reach the informers (runMain's WriteThroughClient). */
@@ -27,10 +27,4 @@ export function clusterContext(deps: ReconcilerDeps): ClusterContext {
   return { deps, safetyNet: { requeueAfterMs: deps.requeueAfterMs ?? REQUEUE_AFTER_MS } };
 }
 
-/**
- * What a phase returns: undefined to go on with the next phase, or the result of the reconcile (a
- * wait) to stop the list there. A phase's failure is thrown; the orchestration records it.
- */
-export type PhaseResult = Result | undefined;
-
-export type PhaseFn = (ctx: ClusterContext, scope: ClusterScope) => PhaseResult | Promise<PhaseResult>;
+export type { PhaseResult } from '@metal3-ts/shared/controller/phases';

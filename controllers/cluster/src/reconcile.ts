@@ -9,10 +9,11 @@
 // aggregated with the patch's own if that failed, which retries it with backoff, counts it in
 // controller_runtime_reconcile_errors_total and leaves a Warning event. No retry policy lives here.
 import { Metal3ClusterResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { patchAfterPhases, type Phase as HarnessPhase, runPhases } from '@metal3-ts/shared/controller/phases';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { type ClusterContext, clusterContext, type PhaseFn, type ReconcilerDeps } from './context.ts';
+import { type ClusterContext, clusterContext, type ReconcilerDeps } from './context.ts';
 import type { Guard } from './guards.ts';
 import { OWNED_CONDITIONS } from './names.ts';
 import type { ClusterStep } from './observations.ts';
@@ -25,10 +26,7 @@ import { deriveStatus } from './status.ts';
 
 export type { ReconcilerDeps } from './context.ts';
 
-interface Phase {
-  readonly step: ClusterStep;
-  readonly run: PhaseFn;
-}
+type Phase = HarnessPhase<ClusterContext, ClusterScope, ClusterStep>;
 
 const specDefaults: Phase = { step: 'spec defaults', run: reconcileSpecDefaults }; // W-2, C-5
 const finalizer: Phase = { step: 'finalizer', run: reconcileFinalizer }; // C-12
@@ -68,30 +66,8 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     if (scope.observed.released) return result;
     const patch = new PatchHelper(scope.m3c, scope.api);
     const desired = deriveStatus(scope);
-    try {
-      await runStep(scope.object, 'status', () => patch.patch(desired, { ownedConditions: OWNED_CONDITIONS }));
-    } catch (patchError) {
-      throw failure === undefined ? patchError : new AggregateError([patchError, failure], `${scope.object}: the status patch failed after a failed step`);
-    }
+    await patchAfterPhases(scope.object, failure, () => runStep(scope.object, 'status', () => patch.patch(desired, { ownedConditions: OWNED_CONDITIONS })));
     if (failure !== undefined) throw failure;
     return result;
   };
-}
-
-interface PhasesRun {
-  readonly result: Result;
-  readonly failure?: unknown;
-}
-
-/** Runs `phases` in order until one returns a result or throws; a failure comes back labelled with its step. */
-async function runPhases(ctx: ClusterContext, scope: ClusterScope, phases: readonly Phase[]): Promise<PhasesRun> {
-  for (const phase of phases) {
-    try {
-      const result = await runStep(scope.object, phase.step, async () => await phase.run(ctx, scope));
-      if (result) return { result };
-    } catch (error) {
-      return { result: {}, failure: error };
-    }
-  }
-  return { result: {} };
 }

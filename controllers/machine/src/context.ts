@@ -5,7 +5,6 @@ import type { Result } from '@metal3-ts/shared/reconcile/reconcile';
 import { AwaitedNodePoll } from './awaited-node-poll.ts';
 import type { MachineReconcilerDeps } from './deps.ts';
 import { REQUEUE_AFTER_MS } from './names.ts';
-import type { MachineScope } from './scope.ts';
 
 export interface MachineContext {
   readonly deps: MachineReconcilerDeps;
@@ -34,11 +33,4 @@ export function machineContext(deps: MachineReconcilerDeps): MachineContext {
   };
 }
 
-/**
- * What a phase returns: undefined to go on with the next phase, or the result of the reconcile (a
- * wait: `{}` until an event, or a requeue) to stop the list there. A phase's failure is thrown; the
- * orchestration records it (reconcile.ts).
- */
-export type PhaseResult = Result | undefined;
-
-export type PhaseFn = (ctx: MachineContext, scope: MachineScope) => PhaseResult | Promise<PhaseResult>;
+export type { PhaseResult } from '@metal3-ts/shared/controller/phases';

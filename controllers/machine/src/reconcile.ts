@@ -10,11 +10,11 @@
 // invalid configuration as a TerminalError (failureReason/failureMessage, seed 002), anything else
 // (a refusal, a conflict) retried with the harness's backoff. No retry policy lives here.
 import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { runStep } from '@metal3-ts/shared/controller/step-error';
+import { patchAfterPhases, type Phase as HarnessPhase, type PhasesRun, runPhases } from '@metal3-ts/shared/controller/phases';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result, TerminalError } from '@metal3-ts/shared/reconcile/reconcile';
-import { type MachineContext, machineContext, type PhaseFn } from './context.ts';
+import { type MachineContext, machineContext } from './context.ts';
 import type { MachineReconcilerDeps } from './deps.ts';
 import { causeOf, isInvalidConfiguration } from './errors.ts';
 import { guard } from './guards.ts';
@@ -32,10 +32,7 @@ import { reconcileSpec } from './phases/spec.ts';
 import { type MachineScope, newScope, readScope } from './scope.ts';
 import { deriveStatus } from './status.ts';
 
-interface Phase {
-  readonly step: MachineStep;
-  readonly run: PhaseFn;
-}
+type Phase = HarnessPhase<MachineContext, MachineScope, MachineStep>;
 
 /** Every flow but deletion; the guard phase stops all but the Reconcile decision. */
 const NORMAL: readonly Phase[] = [
@@ -87,11 +84,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     if (isInvalidConfiguration(invalid) && base.status?.failureMessage !== invalid.message) {
       deps.events?.warning(desired, 'InvalidConfiguration', invalid.message);
     }
-    try {
-      await patch.patch(desired, { ownedConditions: OWNED_CONDITIONS });
-    } catch (patchError) {
-      throw failure === undefined ? patchError : new AggregateError([patchError, failure], `${scope.object}: the status patch failed after a failed step`);
-    }
+    await patchAfterPhases(scope.object, failure, () => patch.patch(desired, { ownedConditions: OWNED_CONDITIONS }));
     if (isInvalidConfiguration(invalid)) throw new TerminalError(invalid.message, { cause: failure });
     if (failure !== undefined) throw failure;
     if (scope.released) {
@@ -100,22 +93,4 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     }
     return result;
   };
-}
-
-interface PhasesRun {
-  readonly result: Result;
-  readonly failure?: unknown;
-}
-
-/** Runs `phases` in order until one returns a result or throws; a failure comes back labelled with its step. */
-async function runPhases(ctx: MachineContext, scope: MachineScope, phases: readonly Phase[]): Promise<PhasesRun> {
-  for (const phase of phases) {
-    try {
-      const result = await runStep(scope.object, phase.step, async () => await phase.run(ctx, scope));
-      if (result) return { result };
-    } catch (error) {
-      return { result: {}, failure: error };
-    }
-  }
-  return { result: {} };
 }
