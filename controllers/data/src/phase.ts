@@ -1,4 +1,5 @@
-// What a phase of a Metal3Data reconcile is: an I/O step `(ctx, scope)` that reads the scope, records
+// What a phase of a reconcile of this package is (Metal3Data here, Metal3DataTemplate in
+// data-template/ with its own scope and outcome): an I/O step `(ctx, scope)` that reads the scope, records
 // what it found in `scope.observed` and says in its doc comment what it writes on the server. It
 // returns undefined to go on, or the outcome that ends the list (a wait, bad input, ready). A failed
 // request is thrown (the harness's StepError, labelled with the phase's step unless a finer step
@@ -23,9 +24,16 @@ export interface PhaseContext {
 
 export type PhaseResult = DataOutcome | undefined;
 
-export interface Phase {
-  readonly step: DataStep;
-  readonly run: (ctx: PhaseContext, scope: DataScope) => PhaseResult | Promise<PhaseResult>;
+/** A named phase: `step` labels its failure (StepError.step), `run` does the work. */
+export interface Phase<C = PhaseContext, S = DataScope, O = DataOutcome, N extends string = DataStep> {
+  readonly step: N;
+  readonly run: (ctx: C, scope: S) => O | undefined | Promise<O | undefined>;
+}
+
+/** What `runPhases` needs of a scope: the object's name for StepErrors, and where to record. */
+export interface PhasedScope<O> {
+  readonly what: string;
+  readonly observed: { outcome?: O | undefined; readonly errors: unknown[] };
 }
 
 /** Runs one request of the reconcile of `scope`'s Metal3Data, labelling its failure with `step`. */
@@ -34,10 +42,10 @@ export function step<T>(scope: DataScope, name: DataStep, request: () => Promise
 }
 
 /** Runs `phases` in order until one returns an outcome (recorded) or throws (recorded in `errors`). */
-export async function runPhases(ctx: PhaseContext, scope: DataScope, phases: readonly Phase[]): Promise<void> {
+export async function runPhases<C, S extends PhasedScope<O>, O, N extends string>(ctx: C, scope: S, phases: readonly Phase<C, S, O, N>[]): Promise<void> {
   for (const phase of phases) {
     try {
-      const outcome = await step(scope, phase.step, async () => await phase.run(ctx, scope));
+      const outcome = await runStep(scope.what, phase.step, async () => await phase.run(ctx, scope));
       if (outcome) {
         scope.observed.outcome = outcome;
         return;
@@ -53,4 +61,11 @@ export async function runPhases(ctx: PhaseContext, scope: DataScope, phases: rea
 export function recorded<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`phase order: ${what} not recorded by an earlier phase`);
   return value;
+}
+
+/** Ends a reconcile with what its phases and its patch recorded: nothing, the one error, or all of them together. */
+export function throwRecorded(scope: PhasedScope<unknown>): void {
+  const { errors } = scope.observed;
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${scope.what}: ${errors.length} steps failed`);
 }

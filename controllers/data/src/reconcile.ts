@@ -12,7 +12,7 @@ import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/
 import { isGoneDuringPatch } from './errors.ts';
 import type { DataGuard } from './guards.ts';
 import { REQUEUE_AFTER_MS } from './names.ts';
-import { type Phase, type PhaseContext, runPhases, step } from './phase.ts';
+import { type Phase, type PhaseContext, runPhases, step, throwRecorded } from './phase.ts';
 import { allocate } from './phases/allocate.ts';
 import { associate, missingClusterLabel } from './phases/associate.ts';
 import { addFinalizer, removeFinalizer } from './phases/finalizer.ts';
@@ -82,14 +82,13 @@ export function metal3DataReconciler(deps: DataReconcilerDeps): ReconcileFn {
       if (!scope || endsQuietly(scope.decision, log)) return {};
       const ctx: PhaseContext = { client: deps.client, informers: deps.informers, preallocation: deps.preallocation ?? false, log };
       await runPhases(ctx, scope, planFor(scope.decision));
-      const { outcome, errors } = scope.observed;
+      const { outcome } = scope.observed;
       // A Secret in the way carries no label of ours: watched by name while it blocks us.
       if (outcome?.kind === 'SecretConflict') blocking = outcome.secret;
       const desired = deriveStatus(scope.observed);
       report(deps.events, log, scope.observed);
       await patch(scope, desired);
-      if (errors.length === 1) throw errors[0];
-      if (errors.length > 1) throw new AggregateError(errors, `${scope.what}: ${errors.length} steps failed`);
+      throwRecorded(scope);
       return waits(outcome) ? { requeueAfterMs } : {};
     } finally {
       deps.conflicts?.blockedBy(request, blocking ? [blocking] : []);
