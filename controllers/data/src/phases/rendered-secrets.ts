@@ -46,7 +46,7 @@ export async function inspectSecrets(ctx: PhaseContext, scope: DataScope): Promi
 }
 
 /** The state of `target`'s Secret for `data`; `datas` is the Metal3Data cache. */
-export async function renderedSecretState(
+async function renderedSecretState(
   client: Client,
   datas: Store<Metal3Data>,
   data: Readonly<Metal3Data>,
