@@ -1,8 +1,10 @@
-// What a reconcile of a Metal3Data reads, all from the informers (the watches that wake it need them
+// What a reconcile of a Metal3Data works on. It reads, all from the informers (the watches that wake it need them
 // cached anyway, and the informers serve this process's own writes): the object, its Cluster, the
 // association chain of D-9 and the IPAM objects. Only the rendered Secrets are read live (they are
 // not cached: a controller has no business holding every Secret of the cluster in memory, F-9; the
-// rendered-Secret watch keeps the metadata of its own Secrets only, to be woken).
+// rendered-Secret watch keeps the metadata of its own Secrets only, to be woken). `readScope` reads
+// the object and its Cluster once and takes the guard's decision; the phases then record what they
+// find in `observed` (the only mutable part) and deriveStatus turns that into the one patch.
 import type { Api, Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
@@ -21,7 +23,8 @@ import type { AssociationLookups, MachineLookups } from './decisions/association
 import type { IpamStores } from './phases/allocate.ts';
 import type { ReleaseCandidates } from './phases/release.ts';
 import { type Request, requestKey } from '@metal3-ts/shared/reconcile/reconcile';
-import { clusterNameOf } from './guards.ts';
+import { clusterNameOf, type DataGuard, guard } from './guards.ts';
+import type { Observations } from './observations.ts';
 import { DATA_NAME_LABEL } from './names.ts';
 
 export interface DataInformers {
@@ -41,15 +44,17 @@ export interface DataInformers {
   readonly capiIPAddresses?: Informer<capi.IPAddress> | undefined;
 }
 
-/** What every reconcile of a Metal3Data reads first, once: the object and its Cluster. */
+/** What every reconcile of a Metal3Data reads first, once: the object and its Cluster, and the guard's decision. */
 export interface DataScope {
-  /** The cached object: frozen; phases work on a copy. */
+  /** The cached object: frozen; phases work on copies. */
   readonly cached: Readonly<Metal3Data>;
   /** The Cluster its cluster-name label names, when it exists. */
   readonly cluster: Readonly<Cluster> | undefined;
+  readonly decision: DataGuard;
   readonly api: Api<Metal3Data>;
   /** `Metal3Data namespace/name`: the object named in StepErrors. */
   readonly what: string;
+  readonly observed: Observations;
 }
 
 /** The scope of `request`, or undefined when the Metal3Data does not exist. */
@@ -58,7 +63,14 @@ export function readScope(informers: DataInformers, client: Client, request: Req
   if (!cached) return undefined;
   const clusterName = clusterNameOf(cached);
   const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
-  return { cached, cluster, api: client.api(Metal3DataResource, request.namespace), what: `Metal3Data ${requestKey(request)}` };
+  return {
+    cached,
+    cluster,
+    decision: guard(cached, cluster),
+    api: client.api(Metal3DataResource, request.namespace),
+    what: `Metal3Data ${requestKey(request)}`,
+    observed: { data: cached, errors: [] },
+  };
 }
 
 export function associationLookups(informers: DataInformers): AssociationLookups {

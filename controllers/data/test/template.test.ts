@@ -10,6 +10,7 @@ import {
   Metal3DataResource,
   type Metal3DataTemplate,
   Metal3DataTemplateResource,
+  newMetal3DataClaim,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
@@ -32,6 +33,14 @@ import {
 const { test, env, admin, track } = dataSuite('Metal3DataTemplate life cycle on the real apiserver');
 
 const FINALIZER = 'metal3datatemplate.infrastructure.cluster.x-k8s.io';
+/** A second template whose handling orders the controller's progress (the paused test). */
+const WITNESS = 'witness';
+
+/** Template reconciles finished with `result` (the controller_runtime_reconcile_total label). */
+function reconciled(result: 'success' | 'requeue_after'): number {
+  const total = controllers!.registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
+  return total.get({ controller: 'metal3datatemplate', result });
+}
 
 let controllers: RunningControllers | undefined;
 
@@ -68,17 +77,35 @@ test("DT-5/DT-6/DT-8/E-43 (fixed): a template waits for its Cluster, then gets t
 });
 
 test('DT-6 (changed): a paused template gets nothing written; removing the annotation finishes it at once', async () => {
-  const ns = await setup('m3dt-paused');
-  await createCluster(admin(), ns);
-  // The Cluster's own event must be behind the controllers before the template exists, or (on a loaded
-  // machine) it arrives late and maps to the template: a reconcile that is not the template's event.
-  const clusters = controllers!.informers.informerFor(ClusterResource).store;
+  const ns = await freshNamespace(env().admin.client, 'm3dt-paused');
+  // One worker: the templates' events are handled in the order their watch delivers them.
+  controllers = track(await startDataControllers(env(), ns, { templateConcurrency: 1 }));
+  const cluster = await createCluster(admin(), ns);
+  // The Cluster's own event must be behind the controllers before the templates exist, or (on a loaded
+  // machine) it arrives late and maps to them: a reconcile that is not a template's event.
+  const clusters = controllers.informers.informerFor(ClusterResource).store;
   await eventually("the Cluster in the controllers' cache", () => clusters.get({ namespace: ns, name: CLUSTER }));
-  const before = controllers!.reconciles();
-  await createTemplate(admin(), ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
-  await new Promise((r) => setTimeout(r, 500));
-  assert.is(controllers!.reconciles('metal3datatemplate'), before, 'events of a paused template are dropped');
-  assert.is(controllers!.writes('metal3datatemplates'), 0);
+  // The witness: a template with nothing left to write (its reference and finalizer made by hand)
+  // that a claim will hold once deleted. Its deletion is the one event after the paused template's
+  // that is reconciled, and the only reconcile ending in a requeue (DT-7's safety net).
+  const reference = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: CLUSTER, uid: cluster.metadata.uid!, controller: false };
+  await createTemplate(admin(), ns, undefined, WITNESS, { finalizers: [FINALIZER], ownerReferences: [reference] });
+  await eventually('the witness reconciled', () => reconciled('success') >= 1 || undefined);
+  const claims = controllers.informers.informerFor(Metal3DataClaimResource).store;
+  await admin().api(Metal3DataClaimResource, ns).create(
+    newMetal3DataClaim({ metadata: { name: 'holds-witness' }, spec: { template: { name: WITNESS, namespace: ns } } }),
+  );
+  await eventually("the witness's claim in the controllers' cache", () => claims.get({ namespace: ns, name: 'holds-witness' }));
+  const before = reconciled('success');
+
+  const paused = await createTemplate(admin(), ns, undefined, TEMPLATE, { annotations: { 'cluster.x-k8s.io/paused': '' } });
+  await admin().api(Metal3DataTemplateResource, ns).delete(WITNESS);
+  // Whatever the paused template's creation led to (nothing, or a reconcile queued before the
+  // witness's) is done once the witness's deletion was reconciled.
+  await eventually("the witness's deletion reconciled", () => reconciled('requeue_after') >= 1 || undefined);
+  assert.is(reconciled('success'), before, 'events of a paused template are dropped');
+  assert.is(controllers.writes('metal3datatemplates'), 0);
+  assert.is((await admin().api(Metal3DataTemplateResource, ns).get(TEMPLATE)).metadata.resourceVersion, paused.metadata.resourceVersion);
   await admin().api(Metal3DataTemplateResource, ns).mergePatch(TEMPLATE, { metadata: { annotations: { 'cluster.x-k8s.io/paused': null } } });
   await templateWhen(ns, 'finalizer', (t) => t.metadata.finalizers?.includes(FINALIZER) === true, 5_000);
 });

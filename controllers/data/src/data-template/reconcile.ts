@@ -1,32 +1,22 @@
-// One reconcile of a Metal3DataTemplate's life cycle (research DT-4…DT-8): read from the informers →
-// guard → owner reference and finalizer (guarded JSON patches), or, when deleting, wait until no
-// claim or Metal3Data uses the template and remove the finalizer. Nothing else of the template is
-// written here: its status belongs to the allocation side.
+// One reconcile of a Metal3DataTemplate's life cycle (research DT-4…DT-8), in the common shape: the
+// scope read once from the informers with the guard's decision (scope.ts) → the decision's named
+// phases (phases.ts) → the result, decided from the observations alone (a wait keeps the safety-net
+// requeue behind the watches) → the recorded errors, thrown together for the harness's worker loop.
+//
+// No status step and no final patch: the template's status belongs to the allocation side
+// (controllers/dataclaim, its index ledger), and this controller owns only the owner reference and
+// the finalizer, each written by its phase as a guarded JSON patch (a merge patch of metadata could
+// drop another writer's reference or finalizer).
 import type { Client } from '@metal3-ts/generated';
-import {
-  type Metal3Data,
-  type Metal3DataClaim,
-  type Metal3DataTemplate,
-  Metal3DataTemplateResource,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Informer } from '@metal3-ts/shared/cache/types';
-import { ensureFinalizer, removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
-import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
-import { runStep } from '@metal3-ts/shared/controller/step-error';
-import { DATA_BY_TEMPLATE_INDEX } from '../mappers.ts';
-import { METAL3_DATA_TEMPLATE_FINALIZER, REQUEUE_AFTER_MS } from '../names.ts';
-import { deletionBlockers, templateGuard } from './guards.ts';
-import { CLAIM_BY_TEMPLATE_INDEX } from './mappers.ts';
-import { ensureClusterOwnerReference } from './owner.ts';
+import type { ReconcileContext, ReconcileFn, Request, Result } from '@metal3-ts/shared/reconcile/reconcile';
+import { REQUEUE_AFTER_MS } from '../names.ts';
+import { runPhases, throwRecorded } from '../phase.ts';
 import { endsQuietly } from '../quiet-exit.ts';
+import type { TemplateGuard } from './guards.ts';
+import { addFinalizer, addOwnerReference, awaitUsers, removeFinalizer, type TemplatePhase } from './phases.ts';
+import { readTemplateScope, type TemplateInformers, type TemplateObservations } from './scope.ts';
 
-export interface TemplateInformers {
-  readonly templates: Informer<Metal3DataTemplate>;
-  readonly clusters: Informer<Cluster>;
-  readonly claims: Informer<Metal3DataClaim>;
-  readonly datas: Informer<Metal3Data>;
-}
+export type { TemplateInformers } from './scope.ts';
 
 export interface TemplateReconcilerDeps {
   readonly client: Client;
@@ -35,43 +25,39 @@ export interface TemplateReconcilerDeps {
   readonly requeueAfterMs?: number;
 }
 
+/** DT-6 before DT-8: the owner reference first, as upstream. */
+const LIVE: readonly TemplatePhase[] = [
+  { step: 'owner reference', run: addOwnerReference },
+  { step: 'finalizer', run: addFinalizer },
+];
+
+const DELETION: readonly TemplatePhase[] = [
+  { step: 'users', run: awaitUsers },
+  { step: 'finalizer removal', run: removeFinalizer },
+];
+
+/** The phases of each decision that gets past the quiet exits. */
+export function planFor(decision: TemplateGuard): readonly TemplatePhase[] {
+  if (decision.kind === 'Reconcile') return LIVE;
+  if (decision.kind === 'Delete') return DELETION;
+  return [];
+}
+
+/** Pure: what the reconcile asks of the worker loop after its phases (errors aside). */
+export function templateResult(observed: Readonly<TemplateObservations>, requeueAfterMs: number): Result {
+  return observed.outcome?.kind === 'AwaitingUsers' ? { requeueAfterMs } : {};
+}
+
 export function metal3DataTemplateReconciler(deps: TemplateReconcilerDeps): ReconcileFn {
-  const { client, informers } = deps;
   const requeueAfterMs = deps.requeueAfterMs ?? REQUEUE_AFTER_MS;
 
-  return async (request: Request, ctx: ReconcileContext): Promise<Result> => {
-    const cached = informers.templates.store.get(request);
-    if (!cached) return {};
-    const api = client.api(Metal3DataTemplateResource, request.namespace);
-    const what = `Metal3DataTemplate ${requestKey(request)}`;
-    const clusterName = cached.spec?.clusterName;
-    const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
-    const decision = templateGuard(cached, cluster);
-    if (endsQuietly(decision, ctx.log)) return {};
-    switch (decision.kind) {
-      case 'Delete': {
-        const key = `${request.namespace ?? ''}/${request.name}`;
-        const blockers = deletionBlockers(
-          cached,
-          informers.claims.store.byIndex(CLAIM_BY_TEMPLATE_INDEX, key),
-          informers.datas.store.byIndex(DATA_BY_TEMPLATE_INDEX, key),
-        );
-        if (blockers) {
-          ctx.log.info(blockers);
-          return { requeueAfterMs };
-        }
-        await runStep(
-          what,
-          'finalizer removal',
-          () => removeFinalizerGuarded(api, structuredClone(cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER),
-        );
-        return {};
-      }
-      case 'Reconcile': {
-        const written = await runStep(what, 'owner reference', () => ensureClusterOwnerReference(api, cached, decision.cluster));
-        await runStep(what, 'finalizer', () => ensureFinalizer(api, structuredClone(written ?? cached) as Metal3DataTemplate, METAL3_DATA_TEMPLATE_FINALIZER));
-        return {};
-      }
-    }
+  return async (request: Request, { log }: ReconcileContext): Promise<Result> => {
+    const scope = readTemplateScope(deps.informers, deps.client, request);
+    if (!scope || endsQuietly(scope.decision, log)) return {};
+    await runPhases({ informers: deps.informers, log }, scope, planFor(scope.decision));
+    const { outcome } = scope.observed;
+    if (outcome) log.info(outcome.message);
+    throwRecorded(scope);
+    return templateResult(scope.observed, requeueAfterMs);
   };
 }

@@ -5,14 +5,16 @@ import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k
 import { REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { withReferenceAt } from '@metal3-ts/shared/testing/references';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import type { Step } from '../steps.ts';
+import type { Finding } from '../findings.ts';
 import { claim, data, host, lookup, machine, metal3Machine, NS, template } from '../testing.ts';
 import { type AssociationLookups, CROSS_NAMESPACE_MESSAGE, findAssociation, findMachineAndHost, hostKey, templateKey } from './association.ts';
 
 const test = suite('Metal3Data association');
 
 const all: AssociationLookups = { template: lookup(template()), claim: lookup(claim()), metal3Machine: lookup(metal3Machine()) };
-const summary = (step: Step<unknown>): string => (step.kind === 'Found' ? 'Found' : step.kind === 'Wait' ? `Wait: ${step.reason}` : `Invalid: ${step.message}`);
+const summary = (
+  finding: Finding<unknown>,
+): string => (finding.kind === 'Found' ? 'Found' : finding.kind === 'Wait' ? `Wait: ${finding.reason}` : `Invalid: ${finding.message}`);
 
 const rows: [string, Metal3Data, Partial<AssociationLookups>, string][] = [
   ['D-9: template, claim and Metal3Machine that agree', data(), {}, 'Found'],

@@ -10,7 +10,7 @@ import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/baremetal/h
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
-import { found, invalid, type Step, wait } from '../steps.ts';
+import { type Finding, found, invalid, wait } from '../findings.ts';
 
 export type Lookup<T> = (key: ObjectKey) => Readonly<T> | undefined;
 
@@ -56,7 +56,7 @@ export function templateKey(data: Readonly<Metal3Data>): ObjectKey | undefined {
  * D-9 steps 3–4: template, claim and Metal3Machine, each checked against the others. The caller has
  * already handled an empty template name (step 1: nothing to render).
  */
-export function findAssociation(data: Readonly<Metal3Data>, lookups: AssociationLookups): Step<Association> {
+export function findAssociation(data: Readonly<Metal3Data>, lookups: AssociationLookups): Finding<Association> {
   // Issue 21: every reference is resolved in the Metal3Data's own namespace, whatever admission let
   // through; one that says otherwise is bad input, not something to follow or to quietly rewrite.
   const [foreign] = foreignReferences(data, REFERENCE_FIELDS.Metal3Data);
@@ -103,7 +103,7 @@ export function hostKey(metal3Machine: Readonly<Metal3Machine>): ObjectKey | und
  * D-9 steps 8–9: the Metal3Machine's owner Machine (M-9) and its BareMetalHost (M-40). A host
  * annotation naming another namespace, or malformed, is invalid (terminal, as for the machine).
  */
-export function findMachineAndHost(metal3Machine: Readonly<Metal3Machine>, lookups: MachineLookups): Step<MachineAndHost> {
+export function findMachineAndHost(metal3Machine: Readonly<Metal3Machine>, lookups: MachineLookups): Finding<MachineAndHost> {
   const owner = getOwnerByKind(metal3Machine, CLUSTER_API_GROUP, 'Machine');
   const machine = owner ? lookups.machine({ namespace: metal3Machine.metadata.namespace ?? '', name: owner.name }) : undefined;
   if (!machine) return wait('Waiting for Machine Controller to set OwnerRef on Metal3Machine');

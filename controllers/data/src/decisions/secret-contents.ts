@@ -4,10 +4,10 @@
 // names the template field at fault.
 import type { Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { type PoolRef, poolsReferenced, type RelatedObjects, type RenderContext, RenderError, renderMetaData, renderNetworkData } from '../render/index.ts';
-import { found, invalid, type Step } from '../steps.ts';
+import { type Finding, found, invalid } from '../findings.ts';
 import type { SecretKind, SecretTarget } from './secrets.ts';
 
-function asStep<T>(render: () => T): Step<T> {
+function asFinding<T>(render: () => T): Finding<T> {
   try {
     return found(render());
   } catch (error) {
@@ -17,8 +17,8 @@ function asStep<T>(render: () => T): Step<T> {
 }
 
 /** DR-20 with machine context: the pools to claim addresses from (annotation-named pools included). */
-export function referencedPools(template: Readonly<Metal3DataTemplate>, objects: RelatedObjects): Step<PoolRef[]> {
-  return asStep(() => [...poolsReferenced(template.spec ?? { clusterName: '' }, objects)]);
+export function referencedPools(template: Readonly<Metal3DataTemplate>, objects: RelatedObjects): Finding<PoolRef[]> {
+  return asFinding(() => [...poolsReferenced(template.spec ?? { clusterName: '' }, objects)]);
 }
 
 /** The YAML of every target, keyed by kind; nothing when any part fails. */
@@ -26,9 +26,9 @@ export function renderTargets(
   template: Readonly<Metal3DataTemplate>,
   context: RenderContext,
   targets: readonly SecretTarget[],
-): Step<ReadonlyMap<SecretKind, string>> {
+): Finding<ReadonlyMap<SecretKind, string>> {
   const spec = template.spec ?? { clusterName: '' };
-  return asStep(() => {
+  return asFinding(() => {
     const out = new Map<SecretKind, string>();
     if (spec.metaData && targets.some((t) => t.kind === 'metaData')) out.set('metaData', renderMetaData(spec, context));
     if (spec.networkData && targets.some((t) => t.kind === 'networkData')) out.set('networkData', renderNetworkData(spec, context));

@@ -28,23 +28,35 @@ export interface SecretTarget {
 /**
  * D-9 steps 5–6, D-10: for each part the template renders, the Secret's name: the one already
  * recorded in `spec.metaData` / `spec.networkData`, else `<metal3machine>-metadata` /
- * `<metal3machine>-networkdata`. Records the derived names in `data.spec` (persisted by the patch,
- * so the Metal3Machine controller finds them, M-36).
+ * `<metal3machine>-networkdata`. The derived names are recorded in the spec by deriveStatus
+ * (withSecretReferences), so the Metal3Machine controller finds them (M-36).
  */
-export function secretTargets(data: Metal3Data, template: Readonly<Metal3DataTemplate>, metal3Machine: Readonly<Metal3Machine>): SecretTarget[] {
-  const spec = data.spec!;
-  const namespace = data.metadata.namespace ?? '';
+export function secretTargets(
+  data: Readonly<Metal3Data>,
+  template: Readonly<Metal3DataTemplate>,
+  metal3Machine: Readonly<Metal3Machine>,
+): SecretTarget[] {
   const machine = metal3Machine.metadata.name ?? '';
   const targets: SecretTarget[] = [];
   if (template.spec?.metaData) {
-    if (!spec.metaData?.name) spec.metaData = { name: metaDataSecretName(machine), namespace };
-    targets.push({ kind: 'metaData', name: spec.metaData.name!, key: META_DATA_KEY });
+    targets.push({ kind: 'metaData', name: data.spec?.metaData?.name || metaDataSecretName(machine), key: META_DATA_KEY });
   }
   if (template.spec?.networkData) {
-    if (!spec.networkData?.name) spec.networkData = { name: networkDataSecretName(machine), namespace };
-    targets.push({ kind: 'networkData', name: spec.networkData.name!, key: NETWORK_DATA_KEY });
+    targets.push({ kind: 'networkData', name: data.spec?.networkData?.name || networkDataSecretName(machine), key: NETWORK_DATA_KEY });
   }
   return targets;
+}
+
+/** D-10: `data` with a reference to each target's Secret where its spec names none yet (a copy). */
+export function withSecretReferences(data: Readonly<Metal3Data>, targets: readonly SecretTarget[]): Metal3Data {
+  const copy = structuredClone(data) as Metal3Data;
+  const spec = copy.spec;
+  if (!spec) return copy;
+  const namespace = data.metadata.namespace ?? '';
+  for (const target of targets) {
+    if (!spec[target.kind]?.name) spec[target.kind] = { name: target.name, namespace };
+  }
+  return copy;
 }
 
 /**

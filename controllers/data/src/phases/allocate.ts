@@ -1,5 +1,6 @@
-// D-14: one IP claim per referenced pool, created when missing, then each claim's address read from
-// the informers. The reconcile is woken by the claims' and addresses' own events (mappers.ts), so a
+// Phase `ip claims` (D-9 steps 8–9, D-14, DR-20): the Metal3Machine's owner Machine and host, the
+// pools the template needs for them, and one IP claim per pool, created when missing, then each
+// claim's address read from the informers. The reconcile is woken by the claims' and addresses' own events (mappers.ts), so a
 // claim still waiting for its pool is a plain wait, never a poll; a claim waiting for a Metal3 pool
 // that does not exist is reported (issue 21 point 4) and woken by the pool's creation.
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
@@ -9,9 +10,14 @@ import { type IPAddress, type IPClaim, IPClaimResource, type IPPool } from '@met
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { Store } from '@metal3-ts/shared/cache/types';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
-import { isMetal3IPPool, type PoolAllocation, type PoolRef } from '../render/index.ts';
+import { isMetal3IPPool, type PoolAllocation, type PoolRef, type RelatedObjects } from '../render/index.ts';
 import { METAL3_DATA_FINALIZER } from '../names.ts';
-import { found, invalid, type Step, wait } from '../steps.ts';
+import { type Finding, found, invalid, wait } from '../findings.ts';
+import { findMachineAndHost } from '../decisions/association.ts';
+import { referencedPools } from '../decisions/secret-contents.ts';
+import { type PhaseContext, type PhaseResult, recorded } from '../phase.ts';
+import { type DataScope, ipamStores, machineLookups } from '../scope.ts';
+import { outcomeOf } from '../status.ts';
 import {
   capiClaimState,
   claimNameProblem,
@@ -46,6 +52,26 @@ export type Allocations = ReadonlyMap<string, PoolAllocation>;
 type Claimed = { readonly pool: PoolRef; readonly state: ClaimState };
 
 /**
+ * Writes: IPClaims / IPAddressClaims (created), our finalizer on a former Metal3Data's claim
+ * (removed). Records `related` (copies: the renderer gets its own, cached objects are frozen) and
+ * `allocations`; ends the list while something is missing or an allocation cannot work.
+ */
+export async function allocate(ctx: PhaseContext, scope: DataScope): Promise<PhaseResult> {
+  const { template, metal3Machine } = recorded(scope.observed.association, 'the association');
+  const owners = findMachineAndHost(metal3Machine, machineLookups(ctx.informers));
+  if (owners.kind !== 'Found') return outcomeOf(owners);
+  const related = structuredClone({ metal3Machine, machine: owners.value.machine, host: owners.value.host }) as RelatedObjects;
+  const pools = referencedPools(template, related);
+  if (pools.kind !== 'Found') return outcomeOf(pools);
+  const deps = { client: ctx.client, stores: ipamStores(ctx.informers), preallocation: ctx.preallocation };
+  const allocations = await allocateAddresses(deps, scope.observed.data, pools.value, owners.value.host.metadata.name ?? '');
+  if (allocations.kind !== 'Found') return outcomeOf(allocations);
+  scope.observed.related = related;
+  scope.observed.allocations = allocations.value;
+  return undefined;
+}
+
+/**
  * Ensures a claim for every pool and reads their addresses. Found: every pool has an address. Wait:
  * some pool has not answered yet (or a former Metal3Data's claim is still in the way). Invalid: a pool
  * reported a failed allocation, the claim's kind is not served, or its name cannot fit (issue 21).
@@ -55,7 +81,7 @@ export async function allocateAddresses(
   data: Readonly<Metal3Data>,
   pools: readonly PoolRef[],
   hostName: string,
-): Promise<Step<Allocations>> {
+): Promise<Finding<Allocations>> {
   // Each pool's claim names once: checked for length, then looked up or created.
   const named = pools.map((pool) => ({ pool, names: claimNames(data.metadata.name ?? '', pool, hostName, deps.preallocation) }));
   for (const { pool, names } of named) {

@@ -1,5 +1,6 @@
-// D-20: a deleted Metal3Data gives back its IP addresses by deleting the claims it made, after taking
-// its finalizer off them (the IPAM then releases the address and lets the claim go).
+// D-7, D-20: a deleted Metal3Data waits for its claim to go (phase `claim deletion`), then gives back
+// its IP addresses by deleting the claims it made, after taking its finalizer off them (phase `ip
+// claim release`; the IPAM then releases the address and lets the claim go).
 //
 // Changed from upstream (E-18, docs/compatibility.md): the claims are found by what they are, not by
 // recomputing pool names from the template: every IPClaim and IPAddressClaim owned by this
@@ -16,6 +17,21 @@ import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer'
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { DATA_NAME_LABEL, METAL3_DATA_FINALIZER } from '../names.ts';
 import { isOwnedBy } from '../decisions/ip-claims.ts';
+import type { PhaseContext, PhaseResult } from '../phase.ts';
+import { type DataScope, releaseCandidates } from '../scope.ts';
+
+/** D-7: the claim's own deletion (by the allocation side) comes first; its delete event wakes us. Writes nothing. */
+export function awaitClaimDeletion(ctx: PhaseContext, scope: DataScope): PhaseResult {
+  const claim = scope.cached.spec?.claim?.name;
+  if (!claim || !ctx.informers.claims.store.get({ namespace: scope.cached.metadata.namespace, name: claim })) return undefined;
+  return { kind: 'AwaitingClaimDeletion', claim };
+}
+
+/** D-20. Writes: our IP claims (finalizer off, deleted). Records `released`. */
+export async function releaseIpClaims(ctx: PhaseContext, scope: DataScope): Promise<PhaseResult> {
+  scope.observed.released = await releaseClaims(ctx.client, scope.cached, releaseCandidates(ctx.informers, scope.cached));
+  return undefined;
+}
 
 /**
  * The claims of `candidates` this Metal3Data must release, each once, in name order. A claim already

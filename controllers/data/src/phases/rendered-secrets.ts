@@ -5,15 +5,16 @@
 // collector deletes it, and its deletion (the rendered-Secret watch) wakes the Metal3Data waiting for
 // the name. "Gone" is judged from the Metal3Data cache by uid; nothing destructive depends on it, so
 // a lagging cache only delays the wait's wording. A Secret anybody else controls is never touched
-// (issue 21 point 0).
+// (issue 21 point 0). Phase `secret read` judges every Secret the template asks for.
 import type { Client } from '@metal3-ts/generated';
-import { SecretResource } from '@metal3-ts/generated/core/v1';
+import { type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Data } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isNotFound } from '@metal3-ts/generated/runtime/errors';
 import type { Store } from '@metal3-ts/shared/cache/types';
-import { runStep } from '@metal3-ts/shared/controller/step-error';
-import { type SecretOwnership, secretOwnership } from '../decisions/secret-ownership.ts';
+import { conflictMessage, type SecretOwnership, secretOwnership } from '../decisions/secret-ownership.ts';
 import type { SecretTarget } from '../decisions/secrets.ts';
+import { type PhaseContext, type PhaseResult, recorded } from '../phase.ts';
+import type { DataScope } from '../scope.ts';
 
 export type RenderedSecretState =
   | { readonly kind: 'Missing' | 'Ours' }
@@ -22,23 +23,42 @@ export type RenderedSecretState =
   /** Not ours and not to be touched: `reason` completes "Secret <name> already exists and …". */
   | { readonly kind: 'Foreign'; readonly reason: string };
 
+/**
+ * Phase `secret read` (D-9 step 7, issue 21 point 0). Writes nothing. Records `pending` (the Secrets
+ * still to render); ends the list with Ready when every Secret is ours, SecretConflict when one is
+ * not ours (never reported as ours), and Waiting while a former Metal3Data's Secret holds a name
+ * (nothing is allocated meanwhile: it may hold the address too).
+ */
+export async function inspectSecrets(ctx: PhaseContext, scope: DataScope): Promise<PhaseResult> {
+  const pending: SecretTarget[] = [];
+  const leftovers: string[] = [];
+  for (const target of recorded(scope.observed.targets, 'the Secret targets')) {
+    const state = await renderedSecretState(ctx.client, ctx.informers.datas.store, scope.observed.data, target);
+    if (state.kind === 'Foreign') return { kind: 'SecretConflict', message: conflictMessage(target.name, state.reason), secret: target.name };
+    if (state.kind === 'Leftover') leftovers.push(target.name);
+    if (state.kind !== 'Ours') pending.push(target);
+  }
+  if (leftovers.length > 0) return { kind: 'Waiting', reason: leftovers.map(leftoverWait).join('; ') };
+  // Every Secret is controlled by this Metal3Data: it rendered them, after its allocations.
+  if (pending.length === 0) return { kind: 'Ready', created: [] };
+  scope.observed.pending = pending;
+  return undefined;
+}
+
 /** The state of `target`'s Secret for `data`; `datas` is the Metal3Data cache. */
-export async function renderedSecretState(
+async function renderedSecretState(
   client: Client,
   datas: Store<Metal3Data>,
   data: Readonly<Metal3Data>,
   target: SecretTarget,
-  what: string,
 ): Promise<RenderedSecretState> {
   const namespace = data.metadata.namespace ?? '';
-  const secret = await runStep(what, 'secret read', async () => {
-    try {
-      return await client.api(SecretResource, namespace).get(target.name);
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
-  });
+  let secret: Secret | undefined;
+  try {
+    secret = await client.api(SecretResource, namespace).get(target.name);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
   return judge(secretOwnership(secret, data), datas, namespace);
 }
 
