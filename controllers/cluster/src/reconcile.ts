@@ -61,7 +61,7 @@ export function metal3ClusterReconciler(deps: ReconcilerDeps): ReconcileFn {
     if (scope.decision.kind === 'ExternallyManaged') log.debug('Metal3Cluster is externally managed, skipping');
     if (scope.decision.kind === 'ExternallyManaged' || scope.decision.kind === 'NotOurs') return {};
 
-    const { result, failure } = await runPhases(ctx, scope, planFor(scope.decision));
+    const { outcome: result = {}, failure } = await runPhases(ctx, scope, planFor(scope.decision));
     scope.observed.failure = failure;
     if (scope.observed.released) return result;
     const patch = new PatchHelper(scope.m3c, scope.api);

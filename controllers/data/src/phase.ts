@@ -7,6 +7,7 @@
 // phase builds on the ones before. The reconcile throws the recorded errors after its one patch, so
 // retry policy stays in the harness's worker loop.
 import type { Client } from '@metal3-ts/generated';
+import { type Phase as HarnessPhase, runPhases as runHarnessPhases } from '@metal3-ts/shared/controller/phases';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { DataStep } from './observations.ts';
@@ -24,37 +25,25 @@ export interface PhaseContext {
 
 export type PhaseResult = DataOutcome | undefined;
 
-/** A named phase: `step` labels its failure (StepError.step), `run` does the work. */
-export interface Phase<C = PhaseContext, S = DataScope, O = DataOutcome, N extends string = DataStep> {
-  readonly step: N;
-  readonly run: (ctx: C, scope: S) => O | undefined | Promise<O | undefined>;
-}
+/** A named phase (the harness's): `step` labels its failure (StepError.step), `run` does the work. */
+export type Phase<C = PhaseContext, S = DataScope, O = DataOutcome, N extends string = DataStep> = HarnessPhase<C, S, N, O>;
 
 /** What `runPhases` needs of a scope: the object's name for StepErrors, and where to record. */
 export interface PhasedScope<O> {
-  readonly what: string;
+  readonly object: string;
   readonly observed: { outcome?: O | undefined; readonly errors: unknown[] };
 }
 
 /** Runs one request of the reconcile of `scope`'s Metal3Data, labelling its failure with `step`. */
 export function step<T>(scope: DataScope, name: DataStep, request: () => Promise<T>): Promise<T> {
-  return runStep(scope.what, name, request);
+  return runStep(scope.object, name, request);
 }
 
-/** Runs `phases` in order until one returns an outcome (recorded) or throws (recorded in `errors`). */
+/** The harness's runPhases, recording the outcome that stopped the list, or the failure in `errors`. */
 export async function runPhases<C, S extends PhasedScope<O>, O, N extends string>(ctx: C, scope: S, phases: readonly Phase<C, S, O, N>[]): Promise<void> {
-  for (const phase of phases) {
-    try {
-      const outcome = await runStep(scope.what, phase.step, async () => await phase.run(ctx, scope));
-      if (outcome) {
-        scope.observed.outcome = outcome;
-        return;
-      }
-    } catch (error) {
-      scope.observed.errors.push(error);
-      return;
-    }
-  }
+  const { outcome, failure } = await runHarnessPhases(ctx, scope, phases);
+  if (outcome) scope.observed.outcome = outcome;
+  if (failure !== undefined) scope.observed.errors.push(failure);
 }
 
 /** What an earlier phase must have recorded; its absence is a wrong phase order (a bug, not input). */
@@ -67,5 +56,5 @@ export function recorded<T>(value: T | undefined, what: string): T {
 export function throwRecorded(scope: PhasedScope<unknown>): void {
   const { errors } = scope.observed;
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, `${scope.what}: ${errors.length} steps failed`);
+  if (errors.length > 1) throw new AggregateError(errors, `${scope.object}: ${errors.length} steps failed`);
 }

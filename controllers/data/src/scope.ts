@@ -53,7 +53,7 @@ export interface DataScope {
   readonly decision: DataGuard;
   readonly api: Api<Metal3Data>;
   /** `Metal3Data namespace/name`: the object named in StepErrors. */
-  readonly what: string;
+  readonly object: string;
   readonly observed: Observations;
 }
 
@@ -68,7 +68,7 @@ export function readScope(informers: DataInformers, client: Client, request: Req
     cluster,
     decision: guard(cached, cluster),
     api: client.api(Metal3DataResource, request.namespace),
-    what: `Metal3Data ${requestKey(request)}`,
+    object: `Metal3Data ${requestKey(request)}`,
     observed: { data: cached, errors: [] },
   };
 }

@@ -5,6 +5,7 @@
 // `scope.observed.errors` and ends the list, because each phase relies on the ones before it. The
 // reconcile throws the recorded errors after the status write, so retry policy stays in the worker loop.
 import type { Client } from '@metal3-ts/generated';
+import { type Phase as HarnessPhase, runPhases as runHarnessPhases } from '@metal3-ts/shared/controller/phases';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { Logger } from '@metal3-ts/shared/log/logger';
@@ -29,7 +30,8 @@ export interface PhaseContext {
   readonly log: Logger;
 }
 
-export type Phase = (ctx: PhaseContext, scope: ClaimScope) => Promise<void>;
+/** A named phase (the harness's): `step` labels a failure the phase did not label itself. */
+export type Phase = HarnessPhase<PhaseContext, ClaimScope, Step, void>;
 
 /** The requests of a claim reconcile, as StepErrors name them. */
 export type Step =
@@ -43,18 +45,12 @@ export type Step =
 
 /** Runs one request of the reconcile of `scope`'s claim, labelling its failure (harness runStep). */
 export function step<T>(scope: ClaimScope, name: Step, request: () => Promise<T>): Promise<T> {
-  return runStep(`Metal3DataClaim ${scope.key}`, name, request);
+  return runStep(scope.object, name, request);
 }
 
 /** Runs `phases` in order until one fails; its error is recorded on the scope. True when all ran. */
 export async function runPhases(ctx: PhaseContext, scope: ClaimScope, phases: readonly Phase[]): Promise<boolean> {
-  for (const phase of phases) {
-    try {
-      await phase(ctx, scope);
-    } catch (error) {
-      scope.observed.errors.push(error);
-      return false;
-    }
-  }
-  return true;
+  const { failure } = await runHarnessPhases(ctx, scope, phases);
+  if (failure !== undefined) scope.observed.errors.push(failure);
+  return failure === undefined;
 }

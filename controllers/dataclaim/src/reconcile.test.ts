@@ -9,7 +9,7 @@ const test = suite('planFor: the phases of each decision, in order');
 
 const names = (decision: Parameters<typeof planFor>[0]) => {
   const plan = planFor(decision);
-  return { phases: plan.phases.map((p) => p.name), settle: plan.settle.map((p) => p.name) };
+  return { phases: plan.phases.map((p) => p.run.name), settle: plan.settle.map((p) => p.run.name) };
 };
 
 test('DT-10/DT-11: allocate — the finalizer first, then find or make the Metal3Data; giving back and the ledger once the status binds', () => {

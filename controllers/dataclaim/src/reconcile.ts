@@ -34,14 +34,23 @@ interface Plan {
 
 const NOTHING: Plan = { phases: [], settle: [] };
 
+const FINALIZER: Phase = { step: 'finalizer', run: addFinalizer };
+const FIND_DATA: Phase = { step: 'Metal3Data read', run: findData };
+const ALLOCATE: Phase = { step: 'Metal3Data create', run: allocate };
+const GIVE_BACK: Phase = { step: 'Metal3Data release', run: giveBack };
+const RECORD_IN_LEDGER: Phase = { step: 'template status', run: recordInLedger };
+const RELEASE: Phase = { step: 'Metal3Data release', run: releaseDatas };
+const DROP_LEDGER_ENTRY: Phase = { step: 'template status', run: dropLedgerEntry };
+const REMOVE_FINALIZER: Phase = { step: 'finalizer removal', run: removeFinalizer };
+
 /** The phases of each decision of the guard (guards.ts). */
 export function planFor(decision: Guard): Plan {
   switch (decision.kind) {
     // DT-11 first: the finalizer, so the claim cannot disappear with a Metal3Data left behind.
     case 'Allocate':
-      return { phases: [addFinalizer, findData, allocate], settle: [giveBack, recordInLedger] };
+      return { phases: [FINALIZER, FIND_DATA, ALLOCATE], settle: [GIVE_BACK, RECORD_IN_LEDGER] };
     case 'Release':
-      return { phases: [releaseDatas, dropLedgerEntry], settle: [removeFinalizer] };
+      return { phases: [RELEASE, DROP_LEDGER_ENTRY], settle: [REMOVE_FINALIZER] };
     default:
       return NOTHING;
   }
@@ -69,7 +78,7 @@ export async function reconcileClaim(deps: ReconcilerDeps, request: Request, { l
   if (ready && !settledFirst && scope.observed.errors.length === 0) await runPhases(ctx, scope, plan.settle);
   const { errors } = scope.observed;
   if (errors.length === 1) throw errors[0];
-  if (errors.length > 1) throw new AggregateError(errors, `Metal3DataClaim ${scope.key}: ${errors.length} steps failed`);
+  if (errors.length > 1) throw new AggregateError(errors, `${scope.object}: ${errors.length} steps failed`);
   return {};
 }
 

@@ -53,6 +53,8 @@ export interface Observations {
 export interface ClaimScope {
   /** `namespace/name` of the claim. */
   readonly key: string;
+  /** `Metal3DataClaim namespace/name`: how failures (StepError) name it. */
+  readonly object: string;
   /** The claim as the cache held it when the reconcile began. */
   readonly claim: Readonly<Metal3DataClaim>;
   readonly template: Readonly<Metal3DataTemplate> | undefined;
@@ -70,7 +72,16 @@ export function readScope(informers: DataClaimInformers, claim: Readonly<Metal3D
   const cluster = clusterName ? informers.clusters.store.get({ namespace: template.metadata.namespace ?? '', name: clusterName }) : undefined;
   const datas = datasNamingClaim(informers, claim);
   const key = templateKey(claim.metadata.namespace ?? '', claim.metadata.name ?? '');
-  return { key, claim, template, cluster, datas, decision: guard({ claim, template, cluster }), observed: { claim, released: false, errors: [] } };
+  return {
+    key,
+    object: `Metal3DataClaim ${key}`,
+    claim,
+    template,
+    cluster,
+    datas,
+    decision: guard({ claim, template, cluster }),
+    observed: { claim, released: false, errors: [] },
+  };
 }
 
 /** Metal3Data naming this claim (any incarnation, any template; association.ts narrows). */

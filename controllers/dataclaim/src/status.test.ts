@@ -37,6 +37,7 @@ function scope(c: Case): ClaimScope {
   const cl = c.cluster === false ? undefined : cluster('cluster', c.cluster === 'paused');
   return {
     key: 'ns/c',
+    object: 'Metal3DataClaim ns/c',
     claim: c.claim,
     template: tmpl,
     cluster: cl,

@@ -73,11 +73,11 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     if (decision.kind === 'NotOurs') return {};
     const scope = newScope(reads, decision, now());
 
-    let run: PhasesRun = decision.kind === 'Reconcile' ? await runPhases(ctx, scope, FINALIZER) : { result: {} };
+    let run: PhasesRun = decision.kind === 'Reconcile' ? await runPhases(ctx, scope, FINALIZER) : {};
     const base = structuredClone(scope.m3m);
     const patch = new PatchHelper(scope.m3m, scope.api);
     if (run.failure === undefined) run = await runPhases(ctx, scope, decision.kind === 'Delete' ? DELETION : NORMAL);
-    const { result, failure } = run;
+    const { outcome: result = {}, failure } = run;
     scope.observed.failure = failure;
     const desired = deriveStatus({ m3m: scope.m3m, base, observed: scope.observed, now: scope.now });
     const invalid = causeOf(failure);

@@ -15,15 +15,15 @@ const phase = (step: string, run: () => unknown = () => undefined): Phase<null, 
   run: async (_ctx, s) => (s.ran.push(step), await run()) as never,
 });
 
-test('runPhases: every phase runs in order when none stops the list; the result is empty', async () => {
+test('runPhases: every phase runs in order when none stops the list; no outcome, no failure', async () => {
   const s = scope();
-  assert.equal(await runPhases(null, s, [phase('a'), phase('b'), phase('c')]), { result: {} });
+  assert.equal(await runPhases(null, s, [phase('a'), phase('b'), phase('c')]), {});
   assert.equal(s.ran, ['a', 'b', 'c']);
 });
 
-test('runPhases: a phase returning a result (a wait) stops the list there', async () => {
+test('runPhases: a phase returning an outcome (a wait) stops the list there', async () => {
   const s = scope();
-  assert.equal(await runPhases(null, s, [phase('a'), phase('b', () => ({ requeueAfterMs: 5 })), phase('c')]), { result: { requeueAfterMs: 5 } });
+  assert.equal(await runPhases(null, s, [phase('a'), phase('b', () => ({ requeueAfterMs: 5 })), phase('c')]), { outcome: { requeueAfterMs: 5 } });
   assert.equal(s.ran, ['a', 'b']);
 });
 
@@ -31,7 +31,7 @@ test('runPhases: a phase that throws stops the list; its failure comes back (not
   const s = scope();
   const run = await runPhases(null, s, [phase('a'), phase('host claim', () => Promise.reject(new Error('boom'))), phase('c')]);
   assert.equal(s.ran, ['a', 'host claim']);
-  assert.equal(run.result, {});
+  assert.is(run.outcome, undefined);
   assert.instance(run.failure, StepError);
   assert.is((run.failure as StepError).step, 'host claim');
   assert.is((run.failure as StepError).object, 'Kind ns/a');

@@ -1,6 +1,6 @@
 // Named phases: the skeleton every controller's reconcile shares. A phase `(ctx, scope)` records what
-// it found on the scope and returns undefined to go on, or the reconcile's result to stop the list
-// (a wait). A phase that throws ends the list too (each builds on the ones before); its failure comes
+// it found on the scope and returns undefined to go on, or an outcome that stops the list (the
+// reconcile's result, a wait, or the controller's own outcome type). A phase that throws ends the list too (each builds on the ones before); its failure comes
 // back labelled with the object and the phase's step (StepError) instead of being thrown, so the
 // controller still derives and patches its status before handing the failure to the worker loop
 // (`patchAfterPhases`). Retry policy is not here: the worker loop retries what reaches it.
@@ -10,32 +10,33 @@ import { runStep } from './step-error.ts';
 /** What a phase returns: undefined to go on with the next phase, or the result of the reconcile. */
 export type PhaseResult = Result | undefined;
 
-export interface Phase<Ctx, Scope, Step extends string = string> {
+export interface Phase<Ctx, Scope, Step extends string = string, Outcome = Result> {
   readonly step: Step;
-  readonly run: (ctx: Ctx, scope: Scope) => PhaseResult | Promise<PhaseResult>;
+  readonly run: (ctx: Ctx, scope: Scope) => Outcome | undefined | Promise<Outcome | undefined>;
 }
 
-export interface PhasesRun {
-  readonly result: Result;
+export interface PhasesRun<Outcome = Result> {
+  /** What the phase that stopped the list returned; undefined when every phase ran or one threw. */
+  readonly outcome?: Outcome | undefined;
   /** The failure of the phase that threw, labelled with its step; the list stopped there. */
   readonly failure?: unknown;
 }
 
-/** Runs `phases` in order until one returns a result or throws. `scope.object` names the object in failures. */
-export async function runPhases<Ctx, Scope extends { readonly object: string }, Step extends string>(
+/** Runs `phases` in order until one returns an outcome or throws. `scope.object` names the object in failures. */
+export async function runPhases<Ctx, Scope extends { readonly object: string }, Step extends string, Outcome>(
   ctx: Ctx,
   scope: Scope,
-  phases: readonly Phase<Ctx, Scope, Step>[],
-): Promise<PhasesRun> {
+  phases: readonly Phase<Ctx, Scope, Step, Outcome>[],
+): Promise<PhasesRun<Outcome>> {
   for (const phase of phases) {
     try {
-      const result = await runStep(scope.object, phase.step, async () => await phase.run(ctx, scope));
-      if (result) return { result };
+      const outcome = await runStep(scope.object, phase.step, async () => await phase.run(ctx, scope));
+      if (outcome) return { outcome };
     } catch (error) {
-      return { result: {}, failure: error };
+      return { failure: error };
     }
   }
-  return { result: {} };
+  return {};
 }
 
 /**

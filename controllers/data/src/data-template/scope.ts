@@ -38,7 +38,7 @@ export interface TemplateScope {
   /** `namespace/name`: the key of the template's users in the indexes. */
   readonly key: string;
   /** `Metal3DataTemplate namespace/name`: the object named in StepErrors. */
-  readonly what: string;
+  readonly object: string;
   readonly cached: Readonly<Metal3DataTemplate>;
   /** The Cluster `spec.clusterName` names, when it exists. */
   readonly cluster: Readonly<Cluster> | undefined;
@@ -55,7 +55,7 @@ export function readTemplateScope(informers: TemplateInformers, client: Client, 
   const cluster = clusterName ? informers.clusters.store.get({ namespace: request.namespace, name: clusterName }) : undefined;
   return {
     key: `${request.namespace ?? ''}/${request.name}`,
-    what: `Metal3DataTemplate ${requestKey(request)}`,
+    object: `Metal3DataTemplate ${requestKey(request)}`,
     cached,
     cluster,
     decision: templateGuard(cached, cluster),
