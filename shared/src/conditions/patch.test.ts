@@ -97,7 +97,11 @@ test('M-42: a write that changes an owned summary re-states every owned input, s
     ['the server lost AssociateBMH since the snapshot', [c('Ready', 'False', 'w')], 'Ready=True AssociateBMH=True'],
     ['the server moved AssociateBMH since the snapshot', [c('Ready', 'False', 'w'), c('AssociateBMH', 'False', 'lost')], 'Ready=True AssociateBMH=True'],
     ['the server agrees with the snapshot', [c('Ready', 'False', 'w'), c('AssociateBMH', 'True')], 'Ready=True AssociateBMH=True'],
-    ["another writer's condition and an owned one we do not set stay", [c('Theirs', 'False', 't'), c('Paused', 'True')], 'Ready=True AssociateBMH=True Paused=True Theirs=False/t'],
+    [
+      "another writer's condition and an owned one we do not set stay",
+      [c('Theirs', 'False', 't'), c('Paused', 'True')],
+      'Ready=True AssociateBMH=True Paused=True Theirs=False/t',
+    ],
   ];
   for (const [what, server, want] of cases) {
     const changes = withOwnedState(diffConditions(before, after), after, new Set([...owned, 'Paused']));
@@ -107,7 +111,12 @@ test('M-42: a write that changes an owned summary re-states every owned input, s
   assert.is(statusOf(applyConditionChanges([c('Ready', 'False', 'w')], diffConditions(before, after), v1beta1Dialect, owned)), 'Ready=True');
   // Not owned: an unchanged condition is not re-stated; re-stating keeps the server's transition time.
   assert.equal(withOwnedState(diffConditions(before, after), after, new Set(['Ready'])).map((ch) => ch.type), ['Ready']);
-  const kept = applyConditionChanges([c('AssociateBMH', 'True', undefined, T0)], withOwnedState([], [c('AssociateBMH', 'True', undefined, T1)], owned), v1beta1Dialect, owned);
+  const kept = applyConditionChanges(
+    [c('AssociateBMH', 'True', undefined, T0)],
+    withOwnedState([], [c('AssociateBMH', 'True', undefined, T1)], owned),
+    v1beta1Dialect,
+    owned,
+  );
   assert.is(kept[0]?.lastTransitionTime, T0);
 });
 

@@ -85,7 +85,11 @@ export function diffConditions<C extends Typed>(before: readonly C[], after: rea
  * was computed from: Ready True with AssociateBMH absent. Owned conditions `desired` lacks are left
  * alone (a writer removes only what it removed).
  */
-export function withOwnedState<C extends Typed>(changes: readonly ConditionChange<C>[], desired: readonly C[], owned: ReadonlySet<string>): ConditionChange<C>[] {
+export function withOwnedState<C extends Typed>(
+  changes: readonly ConditionChange<C>[],
+  desired: readonly C[],
+  owned: ReadonlySet<string>,
+): ConditionChange<C>[] {
   const changed = new Set(changes.map((c) => c.type));
   const unchanged = desired.filter((c) => owned.has(c.type) && !changed.has(c.type)).map((c) => ({ type: c.type, before: c, after: c }));
   return [...changes, ...unchanged];
