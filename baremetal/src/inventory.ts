@@ -8,6 +8,7 @@ import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { consumerKey, type ConsumerReference, type HostConsumer, isClaimedBy } from './consumer.ts';
 import { hostSelectorRequirements, type LabelRequirement, matchesRequirements } from './label-selector.ts';
+import { byHostName } from './selection.ts';
 import { hasNodeReuseLabel, isAvailableState, isFree, provisioningState } from './states.ts';
 
 export const HOST_CONSUMER_INDEX = 'metal3-ts/host-consumer';
@@ -43,12 +44,6 @@ export function selectableHostKeys(host: Readonly<BareMetalHost>): readonly stri
   return keys;
 }
 
-const byName = (a: Readonly<BareMetalHost>, b: Readonly<BareMetalHost>): number => {
-  const x = a.metadata.name ?? '';
-  const y = b.metadata.name ?? '';
-  return x < y ? -1 : x > y ? 1 : 0;
-};
-
 export class HostInventory {
   readonly #informer: Informer<BareMetalHost>;
 
@@ -70,7 +65,7 @@ export class HostInventory {
     return this.#informer.store
       .byIndex(HOST_CONSUMER_INDEX, key)
       .filter((host) => isClaimedBy(host, consumer))
-      .sort(byName);
+      .sort(byHostName);
   }
 
   /**
@@ -105,7 +100,7 @@ export class HostInventory {
     }
     return (smallest ?? lookup(ALL))
       .filter((host) => host.metadata.namespace === namespace && matchesRequirements(requirements, host.metadata.labels))
-      .sort(byName);
+      .sort(byHostName);
   }
 
   /**

@@ -94,7 +94,8 @@ function exclude(host: Readonly<BareMetalHost>, consumer: HostConsumer, requirem
   return undefined;
 }
 
-const byName = (a: Readonly<BareMetalHost>, b: Readonly<BareMetalHost>): number => {
+/** Hosts in name order (code-unit order, not locale): every list a choice is made from is sorted by it, so choices repeat. */
+export const byHostName = (a: Readonly<BareMetalHost>, b: Readonly<BareMetalHost>): number => {
   const x = a.metadata.name ?? '';
   const y = b.metadata.name ?? '';
   return x < y ? -1 : x > y ? 1 : 0;
@@ -108,7 +109,7 @@ export function nodeReuseLabelMatches(host: Readonly<BareMetalHost>, nodeReuseNa
 
 /** The first host (name order) whose consumerRef names this consumer, if any. */
 export function ownedHost(hosts: readonly Readonly<BareMetalHost>[], consumer: HostConsumer): Readonly<BareMetalHost> | undefined {
-  return [...hosts].sort(byName).find((host) => host.metadata.namespace === consumer.ref.namespace && isClaimedBy(host, consumer.ref));
+  return [...hosts].sort(byHostName).find((host) => host.metadata.namespace === consumer.ref.namespace && isClaimedBy(host, consumer.ref));
 }
 
 /**
@@ -135,7 +136,7 @@ export function chooseHost(hosts: readonly Readonly<BareMetalHost>[], consumer: 
   const domainProblem = labelValueProblem(failureDomain);
   if (domainProblem) throw new InvalidHostSelectorError(`invalid failure domain ${JSON.stringify(failureDomain)}: ${domainProblem}`);
 
-  const inNamespace = hosts.filter((host) => host.metadata.namespace === consumer.ref.namespace).sort(byName);
+  const inNamespace = hosts.filter((host) => host.metadata.namespace === consumer.ref.namespace).sort(byHostName);
   const owned = inNamespace.find((host) => isClaimedBy(host, consumer.ref));
   if (owned) return { outcome: 'owned', host: owned };
 

@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Condition, MetaV1Condition } from '@metal3-ts/generated';
-import { applyConditionChanges, ConditionConflictError, diffConditions, v1beta1Dialect, v1beta2Dialect } from './patch.ts';
+import { applyConditionChanges, ConditionConflictError, diffConditions, v1beta1Dialect, v1beta2Dialect, withOwnedState } from './patch.ts';
 
 const test = suite('condition three-way merge');
 const T0 = '2020-01-01T00:00:00Z';
@@ -85,6 +85,39 @@ test('removing: gone already is fine, changed by another writer conflicts unless
   assert.equal(applyConditionChanges([c('X', 'False', 'a'), c('Y', 'True')], changes, v1beta1Dialect).map((x) => x.type), ['Y']);
   assert.equal(conflictTypes(() => applyConditionChanges([c('X', 'True')], changes, v1beta1Dialect)), ['X']);
   assert.equal(applyConditionChanges([c('X', 'True')], changes, v1beta1Dialect, new Set(['X'])), []);
+});
+
+test('M-42: a write that changes an owned summary re-states every owned input, so the server never holds Ready True without AssociateBMH', () => {
+  // The snapshot and the desired state agree on AssociateBMH True; only the Ready summary changes.
+  const before = [c('Ready', 'False', 'w'), c('AssociateBMH', 'True')];
+  const after = [c('Ready', 'True', undefined, T1), c('AssociateBMH', 'True')];
+  const owned = new Set(['Ready', 'AssociateBMH']);
+  const statusOf = (list: Condition[]) => list.map((x) => `${x.type}=${x.status}${x.reason ? `/${x.reason}` : ''}`).join(' ');
+  const cases: [what: string, server: Condition[], want: string][] = [
+    ['the server lost AssociateBMH since the snapshot', [c('Ready', 'False', 'w')], 'Ready=True AssociateBMH=True'],
+    ['the server moved AssociateBMH since the snapshot', [c('Ready', 'False', 'w'), c('AssociateBMH', 'False', 'lost')], 'Ready=True AssociateBMH=True'],
+    ['the server agrees with the snapshot', [c('Ready', 'False', 'w'), c('AssociateBMH', 'True')], 'Ready=True AssociateBMH=True'],
+    [
+      "another writer's condition and an owned one we do not set stay",
+      [c('Theirs', 'False', 't'), c('Paused', 'True')],
+      'Ready=True AssociateBMH=True Paused=True Theirs=False/t',
+    ],
+  ];
+  for (const [what, server, want] of cases) {
+    const changes = withOwnedState(diffConditions(before, after), after, new Set([...owned, 'Paused']));
+    assert.is(statusOf(applyConditionChanges(server, changes, v1beta1Dialect, new Set([...owned, 'Paused']))), want, what);
+  }
+  // Only what changed (before this fix) leaves the summary without its input:
+  assert.is(statusOf(applyConditionChanges([c('Ready', 'False', 'w')], diffConditions(before, after), v1beta1Dialect, owned)), 'Ready=True');
+  // Not owned: an unchanged condition is not re-stated; re-stating keeps the server's transition time.
+  assert.equal(withOwnedState(diffConditions(before, after), after, new Set(['Ready'])).map((ch) => ch.type), ['Ready']);
+  const kept = applyConditionChanges(
+    [c('AssociateBMH', 'True', undefined, T0)],
+    withOwnedState([], [c('AssociateBMH', 'True', undefined, T1)], owned),
+    v1beta1Dialect,
+    owned,
+  );
+  assert.is(kept[0]?.lastTransitionTime, T0);
 });
 
 test('v1beta2 dialect: observedGeneration is part of the state; Available and Ready sort first', () => {

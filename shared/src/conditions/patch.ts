@@ -77,6 +77,25 @@ export function diffConditions<C extends Typed>(before: readonly C[], after: rea
 }
 
 /**
+ * `changes` plus the owned conditions of `desired` that did not change since the snapshot, each as a
+ * change to its own state, so the merge brings the server's copy to it as well. Only what changed is
+ * not enough for the conditions a writer owns: a summary among them (Ready) is computed from the
+ * working copy's inputs, and a server list that lost or moved one of those inputs since the snapshot
+ * (a stale cache, another writer's whole-list write) would get the new summary without the inputs it
+ * was computed from: Ready True with AssociateBMH absent. Owned conditions `desired` lacks are left
+ * alone (a writer removes only what it removed).
+ */
+export function withOwnedState<C extends Typed>(
+  changes: readonly ConditionChange<C>[],
+  desired: readonly C[],
+  owned: ReadonlySet<string>,
+): ConditionChange<C>[] {
+  const changed = new Set(changes.map((c) => c.type));
+  const unchanged = desired.filter((c) => owned.has(c.type) && !changed.has(c.type)).map((c) => ({ type: c.type, before: c, after: c }));
+  return [...changes, ...unchanged];
+}
+
+/**
  * Applies `changes` on top of `latest` (the server's list) and returns the merged, sorted list.
  *
  * A change conflicts when the server's condition has moved away from both this writer's before and

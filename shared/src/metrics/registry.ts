@@ -50,17 +50,10 @@ abstract class Vec<S> implements Metric {
   }
 }
 
-export class Counter extends Vec<{ v: number }> {
-  readonly type = 'counter';
+/** One number per series (counters and gauges): read and rendered the same way. */
+abstract class ScalarVec extends Vec<{ v: number }> {
   protected init() {
     return { v: 0 };
-  }
-  inc(labels: Labels = {}, by = 1): void {
-    this.at(labels).v += by;
-  }
-  /** Creates the series at 0, so dashboards see it before the first event. */
-  touch(labels: Labels = {}): void {
-    this.at(labels);
   }
   get(labels: Labels = {}): number {
     return this.series.get(labelKey(this.labelNames, labels))?.state.v ?? 0;
@@ -70,11 +63,19 @@ export class Counter extends Vec<{ v: number }> {
   }
 }
 
-export class Gauge extends Vec<{ v: number }> {
-  readonly type = 'gauge';
-  protected init() {
-    return { v: 0 };
+export class Counter extends ScalarVec {
+  readonly type = 'counter';
+  inc(labels: Labels = {}, by = 1): void {
+    this.at(labels).v += by;
   }
+  /** Creates the series at 0, so dashboards see it before the first event. */
+  touch(labels: Labels = {}): void {
+    this.at(labels);
+  }
+}
+
+export class Gauge extends ScalarVec {
+  readonly type = 'gauge';
   set(labels: Labels, value: number): void {
     this.at(labels).v = value;
   }
@@ -83,12 +84,6 @@ export class Gauge extends Vec<{ v: number }> {
   }
   dec(labels: Labels = {}, by = 1): void {
     this.at(labels).v -= by;
-  }
-  get(labels: Labels = {}): number {
-    return this.series.get(labelKey(this.labelNames, labels))?.state.v ?? 0;
-  }
-  render(): string[] {
-    return [...this.series.values()].map((s) => `${this.name}${renderLabels(this.labelNames, s.values)} ${num(s.state.v)}`);
   }
 }
 

@@ -170,6 +170,22 @@ test('a condition both writers changed: PatchError with ConditionConflictError, 
   assert.is(getCondition(api.object!, 'AssociateBMH')?.status, 'True');
 });
 
+test('M-42: a changed Ready is written with every owned condition as desired, though the server lost one since the snapshot', async () => {
+  const { api, read } = setup();
+  api.mutate((o) => {
+    markFalse(o, 'Ready', 'Waiting', 'Info');
+    markTrue(o, 'AssociateBMH');
+  });
+  const ours = read();
+  const helper = new PatchHelper(ours, api);
+  // A whole-list write the snapshot did not see (an old replica, a hand edit) drops AssociateBMH.
+  api.mutate((o) => (o.status!.conditions = o.status!.conditions!.filter((x) => x.type !== 'AssociateBMH')));
+  markTrue(ours, 'Ready');
+  await helper.patch(ours, { ownedConditions: ['Ready', 'AssociateBMH'] });
+  assert.is(getCondition(api.object!, 'Ready')?.status, 'True');
+  assert.is(getCondition(api.object!, 'AssociateBMH')?.status, 'True', 'the input of the summary is back beside it');
+});
+
 test('the condition write retries on 409 when a concurrent writer bumps the resourceVersion, and both changes survive', async () => {
   const { api, read } = setup();
   const obj = read();

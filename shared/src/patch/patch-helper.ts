@@ -5,7 +5,7 @@ import { isConflict, isNotFound } from '@metal3-ts/generated/runtime/errors';
 import { retryOnConflict } from '../controller/retry-on-conflict.ts';
 import { applyConditionChanges, v1beta1Dialect, v1beta2Dialect } from '../conditions/patch.ts';
 import { deepEqual, type JsonMap, mergePatches } from './diff.ts';
-import { isEmptyPlan, type PatchPlan, planPatch } from './plan.ts';
+import { isEmptyPlan, type PatchPlan, planPatch, withOwnedConditions } from './plan.ts';
 
 /** The part of Api<T> the helper uses; any Api<T> bound to the object's namespace fits. */
 export type PatchApi<T extends KubeObject> = Pick<Api<T>, 'descriptor' | 'namespace' | 'get' | 'mergePatch' | 'mergePatchStatus'>;
@@ -54,7 +54,9 @@ interface ConditionStatus {
  * - Condition lists (`status.conditions`, `status.v1beta2.conditions`) are merged three-way: only the
  *   conditions this helper added, changed or removed are applied on top of the server's current
  *   list, in a write carrying that list's resourceVersion; on 409 the helper re-reads and re-merges,
- *   up to CONDITION_WRITE_ATTEMPTS times. Other writers' conditions survive.
+ *   up to CONDITION_WRITE_ATTEMPTS times. Other writers' conditions survive. A list with changes
+ *   also gets every owned condition in its desired state (withOwnedConditions), so a summary never
+ *   lands without the inputs it was computed from.
  *
  * Errors: a PatchError aggregating every failed part (ConflictError, ConditionConflictError,
  * RetryExhaustedError, …). A
@@ -81,10 +83,11 @@ export class PatchHelper<T extends KubeObject> {
 
   /** Persists the changes made to `obj` since the snapshot; returns the last object written, if any. */
   async patch(obj: T, options: PatchOptions = {}): Promise<T | undefined> {
-    const plan = planPatch(this.#before, obj, this.#api.descriptor.statusSubresource);
-    if (isEmptyPlan(plan)) return undefined;
+    const planned = planPatch(this.#before, obj, this.#api.descriptor.statusSubresource);
+    if (isEmptyPlan(planned)) return undefined;
     const lock = options.optimisticLock === true;
     const owned = new Set(options.ownedConditions ?? []);
+    const plan = withOwnedConditions(planned, obj, owned);
     const conditionsChanged = plan.conditions.length > 0 || plan.v1beta2Conditions.length > 0;
     const subresource = this.#api.descriptor.statusSubresource;
     const errors: unknown[] = [];

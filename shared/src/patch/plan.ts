@@ -1,7 +1,7 @@
 // What a patch must send, decided from the snapshot and the modified object alone (no I/O): one merge
 // patch for the main resource, one for /status, and the condition changes to merge three-way.
 import type { Condition, KubeObject, MetaV1Condition } from '@metal3-ts/generated';
-import { type ConditionChange, diffConditions } from '../conditions/patch.ts';
+import { type ConditionChange, diffConditions, withOwnedState } from '../conditions/patch.ts';
 import { createMergePatch, type JsonMap, mergePatches } from './diff.ts';
 
 /** The metadata a controller may change; the rest (name, uid, resourceVersion, …) is the server's. */
@@ -54,6 +54,23 @@ export function planPatch<T extends KubeObject>(before: T, after: T, statusSubre
     status: statusSubresource ? status : undefined,
     conditions: diffConditions(b.status?.conditions ?? [], a.status?.conditions ?? []),
     v1beta2Conditions: diffConditions(b.status?.v1beta2?.conditions ?? [], a.status?.v1beta2?.conditions ?? []),
+  };
+}
+
+/**
+ * The plan with the `owned` conditions of `desired` re-stated (withOwnedState) in each dialect whose
+ * list has changes: a write that changes a condition brings every owned one to the desired state; a
+ * write that changes none still leaves the condition lists alone.
+ */
+export function withOwnedConditions<T extends KubeObject>(plan: PatchPlan, desired: T, owned: ReadonlySet<string>): PatchPlan {
+  if (owned.size === 0) return plan;
+  const status = (desired as T & WithStatus).status;
+  return {
+    ...plan,
+    conditions: plan.conditions.length > 0 ? withOwnedState(plan.conditions, status?.conditions ?? [], owned) : plan.conditions,
+    v1beta2Conditions: plan.v1beta2Conditions.length > 0
+      ? withOwnedState(plan.v1beta2Conditions, status?.v1beta2?.conditions ?? [], owned)
+      : plan.v1beta2Conditions,
   };
 }
 

@@ -23,16 +23,15 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-quiet=0
-print=0
+bins_prefix=capi-bins
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 versions=()
 for arg in "$@"; do
   case "$arg" in
-    --quiet) quiet=1 ;;
-    --print) print=1 ;;
     --all) for d in "$here"/capi/v*/; do d=${d%/}; versions+=("${d##*/}"); done ;;
     v[0-9]*) versions+=("$arg") ;;
-    *) echo "build-capi.sh: unknown argument $arg" >&2; exit 2 ;;
+    *) bins_flag "$arg" || { echo "build-capi.sh: unknown argument $arg" >&2; exit 2; } ;;
   esac
 done
 if [ "${#versions[@]}" = 0 ]; then
@@ -46,48 +45,14 @@ for v in "${versions[@]}"; do
   fi
 done
 
-say() { if [ "$quiet" = 0 ]; then echo "capi-bins: $*" >&2; fi; }
-shout() { echo "capi-bins: $*" >&2; }
-
-cache_root=${METAL3_TS_BIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/metal3-ts}
-
-# --- Go: only needed when something is missing ------------------------------------------------------
-go_cmd=""
-need_go() {
-  [ -n "$go_cmd" ] && return 0
-  local candidate=${GO:-} want have
-  if [ -z "$candidate" ]; then
-    if command -v go >/dev/null 2>&1; then candidate=go
-    elif [ -x /usr/local/go/bin/go ]; then candidate=/usr/local/go/bin/go
-    fi
-  fi
-  # The wrappers' highest `go` line is the minimum; GOTOOLCHAIN=local keeps an older Go from
-  # silently downloading a toolchain.
-  want=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$here"/capi/*/go.mod | sort -V | tail -n1)
-  have=""
-  if [ -n "$candidate" ]; then
-    have=$(GOTOOLCHAIN=local "$candidate" env GOVERSION 2>/dev/null | sed 's/^go//') || have=""
-  fi
-  if [ -z "$have" ] || [ "$(printf '%s\n%s\n' "$want" "$have" | sort -V | head -n1)" != "$want" ]; then
-    cat >&2 <<MSG
-capi-bins: cannot build the Cluster API managers: need Go >= $want (found: ${have:-no go command}).
-  Install Go >= $want (https://go.dev/dl/, on PATH or at /usr/local/go/bin/go).
+# Every release needs the newest Go of all the wrappers (one message whichever is built first).
+bins_go_mods=("$here"/capi/*/go.mod)
+go_missing() {
+  cat <<MSG
+capi-bins: cannot build the Cluster API managers: need Go >= $1 (found: $2).
+  Install Go >= $1 (https://go.dev/dl/, on PATH or at /usr/local/go/bin/go).
 MSG
-    exit 3
-  fi
-  go_cmd=$candidate
 }
-
-# An interrupted build leaves neither a running `go build` nor a partial binary behind.
-build_pid=""
-tmp=""
-cleanup() {
-  if [ -n "$build_pid" ]; then kill "$build_pid" 2>/dev/null || true; wait "$build_pid" 2>/dev/null || true; fi
-  if [ -n "$tmp" ]; then rm -f "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # binary name -> main package inside the module
 binaries=(manager kubeadm-bootstrap-manager kubeadm-control-plane-manager)
@@ -99,40 +64,13 @@ package_of() {
   esac
 }
 
-build_one() {
-  local version=$1 name=$2 out=$3
-  need_go
-  shout "building Cluster API $version $name into $out (cold: minutes; log: $out.log)"
-  local start=$SECONDS status=0 ldflags="-s -w"
-  local minor
-  minor=$(echo "$version" | cut -d. -f2)
-  # What `manager --version` and the user agent report, as a release build would.
-  for k in gitVersion=$version gitMajor=1 gitMinor=$minor gitTreeState=clean buildDate=1970-01-01T00:00:00Z; do
-    ldflags="$ldflags -X sigs.k8s.io/cluster-api/version.$k"
-  done
-  tmp="$out.tmp.$$"
-  (cd "$here/capi/$version" && GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="-mod=readonly -buildvcs=false" \
-    exec "$go_cmd" build -trimpath -ldflags "$ldflags" -o "$tmp" "$(package_of "$name")") >"$out.log" 2>&1 &
-  build_pid=$!
-  wait "$build_pid" || status=$?
-  build_pid=""
-  if [ "$status" != 0 ]; then
-    echo "capi-bins: building Cluster API $version $name failed; last lines of $out.log:" >&2
-    tail -n 30 "$out.log" >&2
-    exit 1
-  fi
-  mv -f "$tmp" "$out"
-  tmp=""
-  shout "built Cluster API $version $name in $((SECONDS - start)) s"
-}
-
 # Copies the release manifests out of the module cache (downloaded by the build; `go mod download`
 # fetches them again on a machine whose module cache was cleaned since).
 copy_release() {
   local version=$1 dir=$2 src part
-  need_go
-  src=$(cd "$here/capi/$version" && GOWORK=off GOTOOLCHAIN=local GOFLAGS="-mod=readonly" \
-    "$go_cmd" mod download -json sigs.k8s.io/cluster-api | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  bins_need_go "${bins_go_mods[@]}"
+  src=$(cd "$here/capi/$version" && bins_go_env "$go_cmd" mod download -json sigs.k8s.io/cluster-api |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
   if [ -z "$src" ] || [ ! -d "$src/config/crd" ]; then
     echo "capi-bins: cannot find the sources of sigs.k8s.io/cluster-api $version in the module cache" >&2
     exit 1
@@ -150,20 +88,23 @@ copy_release() {
 }
 
 for version in "${versions[@]}"; do
-  dir="$cache_root/capi/$version"
+  dir="$bins_cache_root/capi/$version"
   mkdir -p "$dir"
   missing=0
   for name in "${binaries[@]}"; do [ -x "$dir/$name" ] || missing=1; done
   [ -d "$dir/release" ] || missing=1
   if [ "$missing" = 1 ]; then
-    # One lock per version: concurrent callers never both spend the cores on the same build.
-    exec 9>"$dir/.lock"
-    if command -v flock >/dev/null 2>&1; then flock 9; fi
+    # One lock per version: the three managers and the manifests come from one module download.
+    bins_lock "$dir/.lock"
     for name in "${binaries[@]}"; do
-      [ -x "$dir/$name" ] || build_one "$version" "$name" "$dir/$name"
+      if [ ! -x "$dir/$name" ]; then
+        bins_need_go "${bins_go_mods[@]}"
+        bins_go_build "Cluster API $version $name" "$dir/$name" minutes "$here/capi/$version" \
+          -ldflags "$(bins_version_ldflags "$version" sigs.k8s.io/cluster-api/version)" "$(package_of "$name")"
+      fi
     done
     [ -d "$dir/release" ] || copy_release "$version" "$dir"
-    exec 9>&-
+    bins_unlock
   fi
   for name in "${binaries[@]}"; do
     say "Cluster API $version $name: $dir/$name"
