@@ -21,10 +21,15 @@
 //   apiserver's own CA; a `<cluster>-kubeconfig` of Cluster API's type written or adopted by KCP
 //   (pointing at `spec.controlPlaneEndpoint`) is rewritten to reach the workload apiserver.
 // - a control-plane Node's static pods as Ready mirror Pods, and `kube-system/kubeadm-config`.
+// - a dead kubelet: annotation `workload.sim.metal3-ts.dev/kubelet-stopped: <consumer name>` on a
+//   BareMetalHost stops the kubelet of that provisioning (KUBELET_STOPPED_ANNOTATION): its Node's
+//   conditions go `Unknown` (`NodeStatusUnknown`, heartbeat kept) with the `node.kubernetes.io/unreachable`
+//   taints, as the node lifecycle controller marks them, at once; removing it makes the Node Ready again;
+//   a provisioning for another consumer runs a fresh kubelet (kubelet-stop.ts).
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
 // controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted), running
-// containers (no etcd members, exec, logs or port-forward), node heartbeats and NotReady, kubelet
-// restarts on reboot, Ignition user data.
+// containers (no etcd members, exec, logs or port-forward), periodic node heartbeats, NotReady on
+// power-off, kubelet restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { SimulatorDeps } from '../simulator.ts';
@@ -33,6 +38,7 @@ import { kubeletController } from './kubelet-controller.ts';
 import type { WorkloadSimulatorOptions } from './options.ts';
 
 export * from './names.ts';
+export { KUBELET_STOPPED_ANNOTATION, UNREACHABLE_TAINT } from './kubelet-stop.ts';
 export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
 
 /** On shutdown: closes the workload clients and, unless told otherwise, stops the apiservers served. */

@@ -8,7 +8,10 @@
 // and metaData Secrets as cloud-init would read them (node.ts).
 // A control-plane node's kubelet also runs the static pods (mirror Pods) and kubeadm uploads
 // kubeadm-config (static-pods.ts), which KubeadmControlPlane checks.
-// Not kept: heartbeats, status updates after registration, power-off making the Node NotReady.
+// A test stops a host's kubelet with an annotation (kubelet-stop.ts): its Node goes NotReady (Unknown)
+// as the node lifecycle controller would mark it, and Ready again when the annotation goes; a stopped
+// kubelet does not register.
+// Not kept: heartbeats, other status updates after registration, power-off making the Node NotReady.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
 import { type Client, isAlreadyExists, isNotFound } from '@metal3-ts/generated';
@@ -31,6 +34,7 @@ import {
 import type { SimulatorDeps } from '../simulator.ts';
 import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
+import { kubeletStopped, writeNodeHealth } from './kubelet-stop.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import { secretText } from './secret-data.ts';
 import { removeMirrorPods, startControlPlane } from './static-pods.ts';
@@ -54,6 +58,8 @@ interface Joined {
   readonly owned: boolean;
   /** A control-plane node: its mirror Pods go with it. */
   readonly controlPlane?: boolean;
+  /** The kubelet was stopped (kubelet-stop.ts) and its Node marked unreachable. */
+  readonly stopped?: boolean;
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
@@ -143,8 +149,30 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     return ctx.mode;
   };
 
+  /** A joined kubelet stopped or started again: the Node's conditions and taints follow. */
+  const syncStopped = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
+    const stopped = kubeletStopped(host);
+    if (stopped === (entry.stopped ?? false)) return {};
+    let client: Client | undefined;
+    try {
+      client = await workloadClient(ctx.clusterCache, entry.cluster, signal);
+    } catch (error) {
+      if (waiting(error)) return { requeueAfterMs: ctx.retryAfterMs };
+      throw error;
+    }
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const written = client !== undefined && await writeNodeHealth(client, entry.nodeName, entry.hostUid, stopped, now);
+    joined.set(key, { ...entry, stopped });
+    log.info(stopped ? 'kubelet stopped: node unreachable' : 'kubelet started again: node ready', { node: entry.nodeName, written });
+    return {};
+  };
+
   const join = async (host: Readonly<BareMetalHost>, key: string, { signal, log }: ReconcileContext): Promise<Result> => {
     const retry = { requeueAfterMs: ctx.retryAfterMs };
+    if (kubeletStopped(host)) {
+      log.info('kubelet stopped before it joined: no Node');
+      return {};
+    }
     const found = clusterOfHost(host, lookup);
     if (!found.found) {
       log.debug('kubelet waiting: no cluster yet', { reason: found.reason });
@@ -230,7 +258,8 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       joined.delete(key);
       if (!running) return {};
     }
-    if (joined.has(key)) return {}; // the kubelet runs; it registered once
+    const current = joined.get(key);
+    if (current) return syncStopped(host, key, current, context); // the kubelet registered once
     return join(host, key, context);
   };
 
