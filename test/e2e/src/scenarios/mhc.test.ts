@@ -1,0 +1,132 @@
+// MachineHealthCheck remediation with node reuse (seed 001, story 2; issue 17), with the real Cluster
+// API of every release the project builds (newest first): a worker's kubelet dies, real Cluster API
+// marks its Machine unhealthy and deletes it, its MachineSet creates a replacement, and the
+// replacement's Metal3Machine lands on the same BareMetalHost, which was released with the node-reuse
+// label (N-6, X-10) while a spare host stayed free, since a reserved host shuts out every other one
+// (H-10); the replacement's Node is Ready again. Manifests: manifests/mhc (KCP 1 replica, 2 workers,
+// `nodeReuse: true`, an MHC over the workers, 5 s of Ready Unknown/False). The timings and the
+// timelines of the Machines and hosts are printed.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { fileURLToPath } from 'node:url';
+import { type Machine, MachineHealthCheckResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
+import { KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
+import { type Lab, startLab } from '../lab/lab.ts';
+import { eventually, hostsByMachine, labUntil, nodes, running, seconds } from './support.ts';
+import { startTimeline } from './timeline.ts';
+
+const MHC = fileURLToPath(new URL('../../manifests/mhc', import.meta.url));
+const MHC_NAME = 'md-0-unhealthy-nodes';
+const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
+
+const conditionsOf = (cs: readonly { type: string; status: string }[] | undefined, types: readonly string[]): string =>
+  (cs ?? []).filter((c) => types.includes(c.type)).map((c) => `${c.type}=${c.status}`).join(' ');
+
+/** A worker Machine in one line: phase, Node, and what the MHC wrote (v1beta1 conditions and v1beta2 ones). */
+function machineLine(m: Machine): string {
+  const types = ['HealthCheckSucceeded', 'OwnerRemediated'];
+  const v1 = conditionsOf(m.status?.conditions, types);
+  const v2 = conditionsOf(m.status?.v1beta2?.conditions, types);
+  return `${m.status?.phase ?? 'Pending'}${m.metadata.deletionTimestamp ? ' (deleting)' : ''} node=${m.status?.nodeRef?.name ?? '-'}${
+    v1 ? ` v1beta1[${v1}]` : ''
+  }${v2 ? ` v1beta2[${v2}]` : ''}`;
+}
+
+/** A host in one line: provisioning state, consumer, node-reuse label, a stopped kubelet. */
+function hostLine(h: BareMetalHost): string {
+  const reuse = h.metadata.labels?.[NODE_REUSE_LABEL];
+  const stopped = h.metadata.annotations?.[KUBELET_STOPPED_ANNOTATION];
+  return `${h.status?.provisioning?.state || 'new'} consumer=${h.spec?.consumerRef?.name ?? '-'}${reuse ? ` reuse=${reuse}` : ''}${
+    stopped ? ` kubelet-stopped=${stopped}` : ''
+  }`;
+}
+
+function scenario(version: string): void {
+  const test = suite(`end to end: MachineHealthCheck remediation with node reuse, real Cluster API ${version}`);
+  let lab: Lab;
+
+  test.before(async () => {
+    // 1 control-plane host, 2 workers and a spare worker the replacement must not take.
+    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MHC });
+  });
+
+  test.after(async () => {
+    await lab?.stop();
+  });
+
+  test(`${version}: a worker's Node NotReady → Machine unhealthy, deleted, replaced; the replacement reclaims the same host (seed 001 story 2, N-6, X-10, H-10, M-24) and its Node is Ready`, async () => {
+    const { client, namespace } = lab;
+    const t0 = performance.now();
+    const up = await running(lab, 240_000);
+    console.log(`    ${version}: Running after ${seconds(t0)} s`);
+    await eventually('the MachineHealthCheck counting 2 healthy workers', async () => {
+      const mhc = await client.api(MachineHealthCheckResource, namespace).get(MHC_NAME);
+      return mhc.status?.expectedMachines === 2 && mhc.status.currentHealthy === 2 ? mhc : undefined;
+    });
+
+    const workers = up.machines.filter((m) => m.metadata.labels?.['nodepool'] === 'nodepool-0');
+    const victim = [...workers].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))[0]!;
+    const victimM3m = victim.spec?.infrastructureRef.name ?? '';
+    const host = hostsByMachine(up).get(victimM3m)!;
+    const spare = up.hosts.find((h) => h.metadata.labels?.['pool'] === 'worker' && !h.spec?.consumerRef)?.metadata.name;
+    assert.ok(host && spare, `the victim's host (${host}) and a spare worker host (${spare})`);
+    const originals = new Set(up.machines.map((m) => m.metadata.name));
+
+    const machines = await startTimeline(client.api(MachineResource, namespace), machineLine);
+    const hosts = await startTimeline(client.api(BareMetalHostResource, namespace), hostLine);
+    try {
+      const t1 = performance.now();
+      await client.api(BareMetalHostResource, namespace).mergePatch(host, { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: victimM3m } } });
+      const timeout = { timeoutMs: 180_000, explain: () => [...machines.lines(), ...hosts.lines()] };
+      const unhealthy = await eventually(
+        `Machine ${victim.metadata.name} marked unhealthy`,
+        () => machines.find((e) => e.name === victim.metadata.name && /HealthCheckSucceeded=False/.test(e.line)),
+        timeout,
+      );
+      console.log(`    ${version}: unhealthy ${seconds(t1)} s after the kubelet stopped: ${unhealthy.line}`);
+      await eventually(`Machine ${victim.metadata.name} deleted`, () => machines.find((e) => e.name === victim.metadata.name && e.line === 'deleted'), timeout);
+      console.log(`    ${version}: old Machine gone ${seconds(t1)} s after the kubelet stopped`);
+      const replacement = await eventually('a replacement Machine', () => machines.find((e) => e.line !== 'deleted' && !originals.has(e.name)), timeout);
+      console.log(`    ${version}: replacement ${replacement.name} created ${seconds(t1)} s after the kubelet stopped`);
+
+      const done = await labUntil(lab, `replacement ${replacement.name} Running with a Node`, (s) => {
+        const m = s.machines.find((x) => x.metadata.name === replacement.name);
+        return m?.status?.phase === 'Running' && !!m.status.nodeRef && hostsByMachine(s).has(m.spec?.infrastructureRef.name ?? '');
+      }, 180_000);
+      const newMachine = done.machines.find((x) => x.metadata.name === replacement.name)!;
+      const newM3m = newMachine.spec?.infrastructureRef.name ?? '';
+      console.log(`    ${version}: replacement Running with Node ${newMachine.status?.nodeRef?.name} ${seconds(t1)} s after the kubelet stopped`);
+      assert.is(hostsByMachine(done).get(newM3m), host, 'the replacement reclaimed the host of the remediated machine');
+
+      const ofHost = hosts.of(host);
+      const reserved = ofHost.findIndex((e) => e.line.includes(`reuse=md-md-0`) && e.line.includes('consumer=-'));
+      assert.ok(reserved >= 0, `released with the node-reuse label md-md-0:\n${hosts.lines().join('\n')}`);
+      const claimed = ofHost.findIndex((e, i) => i > reserved && e.line.includes(`consumer=${newM3m}`));
+      assert.ok(claimed > reserved, `then claimed by ${newM3m}`);
+      assert.not.ok(ofHost[claimed]!.line.includes('reuse='), 'the claim drops the label (M-24)');
+      assert.ok(hosts.of(spare!).every((e) => e.line.includes('consumer=-')), `the spare host ${spare} was never claimed`);
+
+      const node = await eventually(`Node ${newMachine.status?.nodeRef?.name} Ready`, async () => {
+        const n = (await nodes(client, namespace)).find((x) => x.metadata.name === newMachine.status?.nodeRef?.name);
+        return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? n : undefined;
+      });
+      assert.ok(node);
+      await running(lab, 120_000);
+      await eventually('the MachineHealthCheck counting 2 healthy workers again', async () => {
+        const mhc = await client.api(MachineHealthCheckResource, namespace).get(MHC_NAME);
+        return mhc.status?.expectedMachines === 2 && mhc.status.currentHealthy === 2 ? mhc : undefined;
+      });
+      console.log(`    ${version}: cluster Running, MHC 2/2 healthy ${seconds(t1)} s after the kubelet stopped`);
+      for (const line of [...machines.lines().filter((l) => / md-0/.test(l)), ...hosts.lines()]) console.log(`      ${line}`);
+    } finally {
+      machines.stop();
+      hosts.stop();
+    }
+  });
+
+  test.run();
+}
+
+for (const version of CAPI_VERSIONS) scenario(version);
