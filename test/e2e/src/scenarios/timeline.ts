@@ -26,7 +26,8 @@ export interface Timeline {
 
 /**
  * Starts recording `summary(object)` for every object `api` lists and watches. Resolves once the
- * initial list is recorded. A watch the server ends is resumed from the last resourceVersion seen.
+ * initial list is recorded. A watch the server ends is resumed from the last resourceVersion seen; one
+ * that fails is replaced by a fresh list and watch.
  */
 export async function startTimeline<T extends KubeObject>(api: Api<T>, summary: (object: T) => string): Promise<Timeline> {
   const t0 = performance.now();
@@ -38,20 +39,34 @@ export async function startTimeline<T extends KubeObject>(api: Api<T>, summary: 
     last.set(name, line);
     entries.push({ ms: performance.now() - t0, name, line });
   };
-  const list = await api.list();
-  for (const object of list.items) record(object.metadata.name ?? '', summary(object));
-  let resourceVersion = list.metadata?.resourceVersion ?? '';
+  let resourceVersion = '';
+  /** Lists and records everything; an object gone since the last look is recorded deleted. */
+  const relist = async () => {
+    const list = await api.list();
+    const names = new Set(list.items.map((o) => o.metadata.name ?? ''));
+    for (const [name, line] of last) if (!names.has(name) && line !== 'deleted') record(name, 'deleted');
+    for (const object of list.items) record(object.metadata.name ?? '', summary(object));
+    resourceVersion = list.metadata?.resourceVersion ?? '';
+  };
+  await relist();
   const follow = async () => {
     while (!abort.signal.aborted) {
-      for await (const event of api.watch({ resourceVersion, signal: abort.signal, allowWatchBookmarks: true })) {
-        resourceVersion = event.object.metadata.resourceVersion ?? resourceVersion;
-        if (event.type === 'BOOKMARK') continue;
-        const name = event.object.metadata.name ?? '';
-        record(name, event.type === 'DELETED' ? 'deleted' : summary(event.object));
+      try {
+        if (!resourceVersion) await relist();
+        for await (const event of api.watch({ resourceVersion, signal: abort.signal, allowWatchBookmarks: true })) {
+          resourceVersion = event.object.metadata.resourceVersion ?? resourceVersion;
+          if (event.type === 'BOOKMARK') continue;
+          record(event.object.metadata.name ?? '', event.type === 'DELETED' ? 'deleted' : summary(event.object));
+        }
+      } catch {
+        // An expired resourceVersion or a dropped connection: list again, after a moment so a failing
+        // apiserver is not hammered. The list shows only the present: a state that came and went
+        // meanwhile is missing from the timeline, and a wait on it times out showing what was seen.
+        resourceVersion = '';
+        if (!abort.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
   };
-  // A watch that fails for good (the lab stopping under it) ends the timeline; the waits on it then time out with what it saw.
   follow().catch(() => {});
   return {
     entries,

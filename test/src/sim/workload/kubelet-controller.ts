@@ -8,9 +8,9 @@
 // and metaData Secrets as cloud-init would read them (node.ts).
 // A control-plane node's kubelet also runs the static pods (mirror Pods) and kubeadm uploads
 // kubeadm-config (static-pods.ts), which KubeadmControlPlane checks.
-// A test stops a host's kubelet with an annotation (kubelet-stop.ts): its Node goes NotReady (Unknown)
-// as the node lifecycle controller would mark it, and Ready again when the annotation goes; a stopped
-// kubelet does not register.
+// A test stops a host's kubelet, or makes it report NotReady, with an annotation (kubelet-state.ts):
+// its Node goes Unknown (as the node lifecycle controller marks a silent kubelet) or False, and Ready
+// again when the annotation goes; a stopped kubelet does not register.
 // Not kept: heartbeats, other status updates after registration, power-off making the Node NotReady.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
@@ -34,7 +34,7 @@ import {
 import type { SimulatorDeps } from '../simulator.ts';
 import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
-import { kubeletStopped, writeNodeHealth } from './kubelet-stop.ts';
+import { type KubeletState, kubeletState, writeNodeHealth } from './kubelet-state.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import { secretText } from './secret-data.ts';
 import { removeMirrorPods, startControlPlane } from './static-pods.ts';
@@ -58,8 +58,8 @@ interface Joined {
   readonly owned: boolean;
   /** A control-plane node: its mirror Pods go with it. */
   readonly controlPlane?: boolean;
-  /** The kubelet was stopped (kubelet-stop.ts) and its Node marked unreachable. */
-  readonly stopped?: boolean;
+  /** What the Node was last made to say about its kubelet (kubelet-state.ts); unset: running. */
+  readonly state?: KubeletState;
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
@@ -149,10 +149,10 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     return ctx.mode;
   };
 
-  /** A joined kubelet stopped or started again: the Node's conditions and taints follow. */
-  const syncStopped = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
-    const stopped = kubeletStopped(host);
-    if (stopped === (entry.stopped ?? false)) return {};
+  /** A joined kubelet stopped, turned NotReady or runs again: the Node's conditions and taints follow. */
+  const syncState = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
+    const state = kubeletState(host);
+    if (state === (entry.state ?? 'running')) return {};
     let client: Client | undefined;
     try {
       client = await workloadClient(ctx.clusterCache, entry.cluster, signal);
@@ -161,15 +161,15 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       throw error;
     }
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    const written = client !== undefined && await writeNodeHealth(client, entry.nodeName, entry.hostUid, stopped, now);
-    joined.set(key, { ...entry, stopped });
-    log.info(stopped ? 'kubelet stopped: node unreachable' : 'kubelet started again: node ready', { node: entry.nodeName, written });
+    const written = client !== undefined && await writeNodeHealth(client, entry.nodeName, entry.hostUid, state, now);
+    joined.set(key, { ...entry, state });
+    log.info('kubelet state changed', { node: entry.nodeName, state, written });
     return {};
   };
 
   const join = async (host: Readonly<BareMetalHost>, key: string, { signal, log }: ReconcileContext): Promise<Result> => {
     const retry = { requeueAfterMs: ctx.retryAfterMs };
-    if (kubeletStopped(host)) {
+    if (kubeletState(host) === 'stopped') {
       log.info('kubelet stopped before it joined: no Node');
       return {};
     }
@@ -259,8 +259,10 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       if (!running) return {};
     }
     const current = joined.get(key);
-    if (current) return syncStopped(host, key, current, context); // the kubelet registered once
-    return join(host, key, context);
+    if (current) return syncState(host, key, current, context); // the kubelet registered once
+    const result = await join(host, key, context);
+    const joinedNow = joined.get(key);
+    return joinedNow ? syncState(host, key, joinedNow, context) : result; // a kubelet NotReady from the start
   };
 
   return controllerFor('sim-kubelet', BareMetalHostResource, deps)

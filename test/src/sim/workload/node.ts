@@ -7,7 +7,7 @@
 // load-balancer exclusion label and NoSchedule taint (kubeadm's mark-control-plane phase), the
 // providerID per ProviderIdMode (or the kubelet's `--provider-id`), addresses from the host's NICs, capacity from its hardware, a Ready
 // condition. Not covered: heartbeats (the Node is written once, as a kubelet that keeps running; a
-// stopped kubelet's NotReady is kubelet-stop.ts), images, volumes, daemon endpoints.
+// stopped or NotReady kubelet is kubelet-state.ts), images, volumes, daemon endpoints.
 import type { Node, NodeAddress, NodeCondition, Taint } from '@metal3-ts/generated/core/v1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { cloudInitHostname, type HostIdentity, hostMetaData, parseMetaDataSecret, renderJinja } from './cloud-init.ts';

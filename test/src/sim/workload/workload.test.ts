@@ -23,7 +23,9 @@ import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
 import {
   CLUSTER_FINALIZER,
+  KUBELET_NOT_READY_ANNOTATION,
   KUBELET_STOPPED_ANNOTATION,
+  NOT_READY_TAINT,
   PROVIDER_ID_MODE_ANNOTATION,
   type ProviderIdMode,
   SKIP_ANNOTATION,
@@ -295,25 +297,28 @@ test('a host provisioned again for another Metal3Machine between two looks gets 
   assert.is(after.metadata.labels?.['kubernetes.io/hostname'], 'host-3');
 });
 
-test("a stopped kubelet (annotation naming the host's consumer): its Node goes Ready Unknown, NodeStatusUnknown, unreachable taints; removed, Ready again", async () => {
+test("a stopped kubelet (annotation naming the host's consumer): Node Ready Unknown, NodeStatusUnknown, unreachable taints; a NotReady one: Ready False, KubeletNotReady, not-ready taints; annotations removed: Ready again", async () => {
   const hosts = client.api(BareMetalHostResource, ns);
   const readyOf = (n: Node | undefined) => n?.status?.conditions?.find((c) => c.type === 'Ready');
-  const unreachable = (n: Node | undefined) => (n?.spec?.taints ?? []).filter((t) => t.key === UNREACHABLE_TAINT).map((t) => t.effect);
+  const tainted = (n: Node | undefined, key: string) => (n?.spec?.taints ?? []).filter((t) => t.key === key).map((t) => t.effect);
+  const readyIs = (status: string) => async () => {
+    const n = await node('host-3');
+    return readyOf(n)?.status === status ? n : undefined;
+  };
   await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: 'host-3-m3m-b' } } });
-  const down = await eventually('Node host-3 Ready Unknown', async () => {
-    const n = await node('host-3');
-    return readyOf(n)?.status === 'Unknown' ? n : undefined;
-  });
+  const down = await eventually('Node host-3 Ready Unknown', readyIs('Unknown'));
   assert.equal([readyOf(down)?.reason, readyOf(down)?.message], ['NodeStatusUnknown', 'Kubelet stopped posting node status.']);
-  assert.equal(unreachable(down), ['NoSchedule', 'NoExecute']);
+  assert.equal(tainted(down, UNREACHABLE_TAINT), ['NoSchedule', 'NoExecute']);
 
-  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: null } } });
-  const up = await eventually('Node host-3 Ready again', async () => {
-    const n = await node('host-3');
-    return readyOf(n)?.status === 'True' ? n : undefined;
-  });
+  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: null, [KUBELET_NOT_READY_ANNOTATION]: 'host-3-m3m-b' } } });
+  const notReady = await eventually('Node host-3 Ready False', readyIs('False'));
+  assert.is(readyOf(notReady)?.reason, 'KubeletNotReady');
+  assert.equal([tainted(notReady, NOT_READY_TAINT), tainted(notReady, UNREACHABLE_TAINT)], [['NoSchedule', 'NoExecute'], []]);
+
+  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_NOT_READY_ANNOTATION]: null } } });
+  const up = await eventually('Node host-3 Ready again', readyIs('True'));
   assert.is(readyOf(up)?.reason, 'KubeletReady');
-  assert.equal(unreachable(up), []);
+  assert.equal(tainted(up, NOT_READY_TAINT), []);
   assert.is(up.metadata.uid, down.metadata.uid, 'the same Node: a restarted kubelet does not register again');
 });
 
