@@ -1,6 +1,7 @@
 // MachineHealthCheck remediation with node reuse (seed 001, story 2; issue 17), with the real Cluster
-// API of every release the project builds (newest first): a worker's kubelet dies, real Cluster API
-// marks its Machine unhealthy and deletes it, its MachineSet creates a replacement, and the
+// API of every release the project builds (newest first): a worker's kubelet dies (Node Ready
+// Unknown; then, in a second round, one reports NotReady: Ready False), real Cluster API marks its
+// Machine unhealthy and deletes it, its MachineSet creates a replacement, and the
 // replacement's Metal3Machine lands on the same BareMetalHost, which was released with the node-reuse
 // label (N-6, X-10) while a spare host stayed free, since a reserved host shuts out every other one
 // (H-10); the replacement's Node is Ready again. Manifests: manifests/mhc (KCP 1 replica, 2 workers,
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { type Machine, MachineHealthCheckResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
-import { KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
+import { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
 import { type Lab, startLab } from '../lab/lab.ts';
 import { eventually, hostsByMachine, labUntil, nodes, running, seconds } from './support.ts';
 import { startTimeline } from './timeline.ts';
@@ -34,13 +35,14 @@ function machineLine(m: Machine): string {
   }${v2 ? ` v1beta2[${v2}]` : ''}`;
 }
 
-/** A host in one line: provisioning state, consumer, node-reuse label, a stopped kubelet. */
+/** A host in one line: provisioning state, consumer, node-reuse label, the kubelet annotations. */
 function hostLine(h: BareMetalHost): string {
   const reuse = h.metadata.labels?.[NODE_REUSE_LABEL];
-  const stopped = h.metadata.annotations?.[KUBELET_STOPPED_ANNOTATION];
-  return `${h.status?.provisioning?.state || 'new'} consumer=${h.spec?.consumerRef?.name ?? '-'}${reuse ? ` reuse=${reuse}` : ''}${
-    stopped ? ` kubelet-stopped=${stopped}` : ''
-  }`;
+  const kubelet = [KUBELET_STOPPED_ANNOTATION, KUBELET_NOT_READY_ANNOTATION]
+    .filter((a) => h.metadata.annotations?.[a])
+    .map((a) => ` ${a.slice(a.indexOf('/') + 1)}=${h.metadata.annotations?.[a]}`)
+    .join('');
+  return `${h.status?.provisioning?.state || 'new'} consumer=${h.spec?.consumerRef?.name ?? '-'}${reuse ? ` reuse=${reuse}` : ''}${kubelet}`;
 }
 
 /** The MHC's own count (v1.13 reconciles an MHC at most every 15 s, hence the long wait). */
@@ -50,12 +52,78 @@ const bothHealthy = (lab: Lab, what: string) =>
     return mhc.status?.expectedMachines === 2 && mhc.status.currentHealthy === 2 ? mhc : undefined;
   }, 120_000);
 
+/**
+ * One remediation: the kubelet of the first worker (by name) gets `annotation`; waits for Cluster API
+ * to mark, delete and replace its Machine, then checks the replacement reclaimed the host while the
+ * spare host stayed free, its Node is Ready and the cluster Running again. Prints timings and timelines.
+ */
+async function remediation(lab: Lab, version: string, annotation: string, what: string): Promise<void> {
+  const { client, namespace } = lab;
+  const up = await running(lab, 120_000);
+  await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers');
+  const workers = up.machines.filter((m) => m.metadata.labels?.['nodepool'] === 'nodepool-0');
+  const victim = [...workers].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))[0]!;
+  const victimM3m = victim.spec?.infrastructureRef.name ?? '';
+  const host = hostsByMachine(up).get(victimM3m)!;
+  const spare = up.hosts.find((h) => h.metadata.labels?.['pool'] === 'worker' && !h.spec?.consumerRef)?.metadata.name;
+  assert.ok(host && spare, `the victim's host (${host}) and a spare worker host (${spare})`);
+  const originals = new Set(up.machines.map((m) => m.metadata.name));
+  const say = (line: string) => console.log(`    ${version} (${what}): ${line}`);
+
+  const machines = await startTimeline(client.api(MachineResource, namespace), machineLine);
+  const hosts = await startTimeline(client.api(BareMetalHostResource, namespace), hostLine);
+  try {
+    const t1 = performance.now();
+    await client.api(BareMetalHostResource, namespace).mergePatch(host, { metadata: { annotations: { [annotation]: victimM3m } } });
+    const timeout = { timeoutMs: 180_000, explain: () => [...machines.lines(), ...hosts.lines()] };
+    const unhealthy = await eventually(
+      `Machine ${victim.metadata.name} marked unhealthy`,
+      () => machines.find((e) => e.name === victim.metadata.name && /HealthCheckSucceeded=False/.test(e.line)),
+      timeout,
+    );
+    say(`${victim.metadata.name} unhealthy after ${seconds(t1)} s: ${unhealthy.line}`);
+    await eventually(`Machine ${victim.metadata.name} deleted`, () => machines.find((e) => e.name === victim.metadata.name && e.line === 'deleted'), timeout);
+    say(`old Machine gone after ${seconds(t1)} s`);
+    const replacement = await eventually('a replacement Machine', () => machines.find((e) => e.line !== 'deleted' && !originals.has(e.name)), timeout);
+    say(`replacement ${replacement.name} created after ${seconds(t1)} s`);
+
+    const done = await labUntil(lab, `replacement ${replacement.name} Running with a Node`, (s) => {
+      const m = s.machines.find((x) => x.metadata.name === replacement.name);
+      return m?.status?.phase === 'Running' && !!m.status.nodeRef && hostsByMachine(s).has(m.spec?.infrastructureRef.name ?? '');
+    }, 180_000);
+    const newMachine = done.machines.find((x) => x.metadata.name === replacement.name)!;
+    const newM3m = newMachine.spec?.infrastructureRef.name ?? '';
+    say(`replacement Running with Node ${newMachine.status?.nodeRef?.name} after ${seconds(t1)} s`);
+    assert.is(hostsByMachine(done).get(newM3m), host, 'the replacement reclaimed the host of the remediated machine');
+
+    const ofHost = hosts.of(host);
+    const reserved = ofHost.findIndex((e) => e.line.includes('reuse=md-md-0') && e.line.includes('consumer=-'));
+    assert.ok(reserved >= 0, `released with the node-reuse label md-md-0:\n${hosts.lines().join('\n')}`);
+    const claimed = ofHost.findIndex((e, i) => i > reserved && e.line.includes(`consumer=${newM3m}`));
+    assert.ok(claimed > reserved, `then claimed by ${newM3m}`);
+    assert.not.ok(ofHost[claimed]!.line.includes('reuse='), 'the claim drops the label (M-24)');
+    assert.ok(hosts.of(spare!).every((e) => e.line.includes('consumer=-')), `the spare host ${spare} was never claimed`);
+
+    await eventually(`Node ${newMachine.status?.nodeRef?.name} Ready`, async () => {
+      const n = (await nodes(client, namespace)).find((x) => x.metadata.name === newMachine.status?.nodeRef?.name);
+      return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? n : undefined;
+    });
+    await running(lab, 120_000);
+    await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers again');
+    say(`cluster Running, MHC 2/2 healthy after ${seconds(t1)} s`);
+    for (const line of [...machines.lines().filter((l) => / md-0/.test(l)), ...hosts.lines()]) console.log(`      ${line}`);
+  } finally {
+    machines.stop();
+    hosts.stop();
+  }
+}
+
 function scenario(version: string): void {
   const test = suite(`end to end: MachineHealthCheck remediation with node reuse, real Cluster API ${version}`);
   let lab: Lab;
 
   test.before(async () => {
-    // 1 control-plane host, 2 workers and a spare worker the replacement must not take.
+    // 1 control-plane host, 2 workers and a spare worker the replacements must not take.
     lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MHC });
   });
 
@@ -63,68 +131,15 @@ function scenario(version: string): void {
     await lab?.stop();
   });
 
-  test(`${version}: a worker's Node NotReady → Machine unhealthy, deleted, replaced; the replacement reclaims the same host (seed 001 story 2, N-6, X-10, H-10, M-24) and its Node is Ready`, async () => {
-    const { client, namespace } = lab;
+  test(`${version}: a worker's kubelet stops (Node Ready Unknown) → Machine unhealthy, deleted, replaced; the replacement reclaims the same host (seed 001 story 2, N-6, X-10, H-10, M-24) and its Node is Ready`, async () => {
     const t0 = performance.now();
-    const up = await running(lab, 240_000);
+    await running(lab, 240_000);
     console.log(`    ${version}: Running after ${seconds(t0)} s`);
-    await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers');
+    await remediation(lab, version, KUBELET_STOPPED_ANNOTATION, 'kubelet stopped');
+  });
 
-    const workers = up.machines.filter((m) => m.metadata.labels?.['nodepool'] === 'nodepool-0');
-    const victim = [...workers].sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1))[0]!;
-    const victimM3m = victim.spec?.infrastructureRef.name ?? '';
-    const host = hostsByMachine(up).get(victimM3m)!;
-    const spare = up.hosts.find((h) => h.metadata.labels?.['pool'] === 'worker' && !h.spec?.consumerRef)?.metadata.name;
-    assert.ok(host && spare, `the victim's host (${host}) and a spare worker host (${spare})`);
-    const originals = new Set(up.machines.map((m) => m.metadata.name));
-
-    const machines = await startTimeline(client.api(MachineResource, namespace), machineLine);
-    const hosts = await startTimeline(client.api(BareMetalHostResource, namespace), hostLine);
-    try {
-      const t1 = performance.now();
-      await client.api(BareMetalHostResource, namespace).mergePatch(host, { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: victimM3m } } });
-      const timeout = { timeoutMs: 180_000, explain: () => [...machines.lines(), ...hosts.lines()] };
-      const unhealthy = await eventually(
-        `Machine ${victim.metadata.name} marked unhealthy`,
-        () => machines.find((e) => e.name === victim.metadata.name && /HealthCheckSucceeded=False/.test(e.line)),
-        timeout,
-      );
-      console.log(`    ${version}: unhealthy ${seconds(t1)} s after the kubelet stopped: ${unhealthy.line}`);
-      await eventually(`Machine ${victim.metadata.name} deleted`, () => machines.find((e) => e.name === victim.metadata.name && e.line === 'deleted'), timeout);
-      console.log(`    ${version}: old Machine gone ${seconds(t1)} s after the kubelet stopped`);
-      const replacement = await eventually('a replacement Machine', () => machines.find((e) => e.line !== 'deleted' && !originals.has(e.name)), timeout);
-      console.log(`    ${version}: replacement ${replacement.name} created ${seconds(t1)} s after the kubelet stopped`);
-
-      const done = await labUntil(lab, `replacement ${replacement.name} Running with a Node`, (s) => {
-        const m = s.machines.find((x) => x.metadata.name === replacement.name);
-        return m?.status?.phase === 'Running' && !!m.status.nodeRef && hostsByMachine(s).has(m.spec?.infrastructureRef.name ?? '');
-      }, 180_000);
-      const newMachine = done.machines.find((x) => x.metadata.name === replacement.name)!;
-      const newM3m = newMachine.spec?.infrastructureRef.name ?? '';
-      console.log(`    ${version}: replacement Running with Node ${newMachine.status?.nodeRef?.name} ${seconds(t1)} s after the kubelet stopped`);
-      assert.is(hostsByMachine(done).get(newM3m), host, 'the replacement reclaimed the host of the remediated machine');
-
-      const ofHost = hosts.of(host);
-      const reserved = ofHost.findIndex((e) => e.line.includes(`reuse=md-md-0`) && e.line.includes('consumer=-'));
-      assert.ok(reserved >= 0, `released with the node-reuse label md-md-0:\n${hosts.lines().join('\n')}`);
-      const claimed = ofHost.findIndex((e, i) => i > reserved && e.line.includes(`consumer=${newM3m}`));
-      assert.ok(claimed > reserved, `then claimed by ${newM3m}`);
-      assert.not.ok(ofHost[claimed]!.line.includes('reuse='), 'the claim drops the label (M-24)');
-      assert.ok(hosts.of(spare!).every((e) => e.line.includes('consumer=-')), `the spare host ${spare} was never claimed`);
-
-      const node = await eventually(`Node ${newMachine.status?.nodeRef?.name} Ready`, async () => {
-        const n = (await nodes(client, namespace)).find((x) => x.metadata.name === newMachine.status?.nodeRef?.name);
-        return n?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? n : undefined;
-      });
-      assert.ok(node);
-      await running(lab, 120_000);
-      await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers again');
-      console.log(`    ${version}: cluster Running, MHC 2/2 healthy ${seconds(t1)} s after the kubelet stopped`);
-      for (const line of [...machines.lines().filter((l) => / md-0/.test(l)), ...hosts.lines()]) console.log(`      ${line}`);
-    } finally {
-      machines.stop();
-      hosts.stop();
-    }
+  test(`${version}: a worker's kubelet reports NotReady (Node Ready False) → remediated the same way, onto the same host (seed 001 story 2, N-6, H-10)`, async () => {
+    await remediation(lab, version, KUBELET_NOT_READY_ANNOTATION, 'kubelet NotReady');
   });
 
   test.run();
