@@ -11,8 +11,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
 import { type Machine, MachineHealthCheckResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
+import { unbindPolicy } from '@metal3-ts/test/isolation/policy';
 import { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
 import { type Lab, startLab } from '../lab/lab.ts';
 import { eventually, hostsByMachine, labUntil, nodes, running, seconds } from './support.ts';
@@ -52,12 +54,33 @@ const bothHealthy = (lab: Lab, what: string) =>
     return mhc.status?.expectedMachines === 2 && mhc.status.currentHealthy === 2 ? mhc : undefined;
   }, 120_000);
 
+/** What a round does to its victim, a worker Machine's host and Metal3Machine. */
+type Harm = (lab: Lab, victim: { readonly host: string; readonly m3m: string }) => Promise<unknown>;
+
+/** The victim's kubelet gets `annotation` (kubelet-state.ts): stopped or NotReady. */
+const kubelet = (annotation: string): Harm => (lab, { host, m3m }) =>
+  lab.client.api(BareMetalHostResource, lab.namespace).mergePatch(host, { metadata: { annotations: { [annotation]: m3m } } });
+
 /**
- * One remediation: the kubelet of the first worker (by name) gets `annotation`; waits for Cluster API
- * to mark, delete and replace its Machine, then checks the replacement reclaimed the host while the
- * spare host stayed free, its Node is Ready and the cluster Running again. Prints timings and timelines.
+ * A reference into another namespace, which our machine controller refuses for good (issue 21):
+ * `failureReason: InvalidConfiguration` on a running Metal3Machine. The install's admission policy
+ * would refuse the write first, so it is unbound (as the isolation scenario does).
  */
-async function remediation(lab: Lab, version: string, annotation: string, what: string): Promise<void> {
+const failForGood: Harm = async (lab, { m3m }) => {
+  await unbindPolicy(lab.env.admin.client, lab.namespace);
+  await lab.client.api(Metal3MachineResource, lab.namespace).mergePatch(m3m, { spec: { userData: { name: 'user-data', namespace: 'elsewhere' } } });
+  await eventually(`Metal3Machine ${m3m} failed for good`, async () => {
+    const m = await lab.client.api(Metal3MachineResource, lab.namespace).get(m3m);
+    return m.status?.failureReason === 'InvalidConfiguration' ? m : undefined;
+  });
+};
+
+/**
+ * One remediation: `harm` is done to the first worker (by name); waits for Cluster API to mark,
+ * delete and replace its Machine, then checks the replacement reclaimed the host while the spare
+ * host stayed free, its Node is Ready and the cluster Running again. Prints timings and timelines.
+ */
+async function remediation(lab: Lab, version: string, harm: Harm, what: string): Promise<void> {
   const { client, namespace } = lab;
   const up = await running(lab, 120_000);
   await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers');
@@ -74,7 +97,7 @@ async function remediation(lab: Lab, version: string, annotation: string, what: 
   const hosts = await startTimeline(client.api(BareMetalHostResource, namespace), hostLine);
   try {
     const t1 = performance.now();
-    await client.api(BareMetalHostResource, namespace).mergePatch(host, { metadata: { annotations: { [annotation]: victimM3m } } });
+    await harm(lab, { host, m3m: victimM3m });
     const timeout = { timeoutMs: 180_000, explain: () => [...machines.lines(), ...hosts.lines()] };
     const unhealthy = await eventually(
       `Machine ${victim.metadata.name} marked unhealthy`,
@@ -118,6 +141,50 @@ async function remediation(lab: Lab, version: string, annotation: string, what: 
   }
 }
 
+/**
+ * Cluster API v1.13 decides remediation on v1beta2 conditions only (research CT-28; v1.10 still
+ * remediates a failureReason; the releases between are not built here): a Machine whose
+ * Metal3Machine failed for good (its failureReason copied into the Machine's deprecated v1beta1
+ * status) stays. Shown positively: the MHC reconcile that marks the other worker (kubelet stopped)
+ * judges the failed one healthy; the other worker is remediated, the failed one is left Running.
+ */
+async function failureIgnored(lab: Lab, version: string): Promise<void> {
+  const { client, namespace } = lab;
+  const up = await running(lab, 120_000);
+  await bothHealthy(lab, 'the MachineHealthCheck counting 2 healthy workers');
+  const [failed, other] = up.machines.filter((m) => m.metadata.labels?.['nodepool'] === 'nodepool-0').sort((a, b) =>
+    a.metadata.name! < b.metadata.name! ? -1 : 1
+  );
+  const machineOf = (m: Machine) => ({ host: hostsByMachine(up).get(m.spec?.infrastructureRef.name ?? '')!, m3m: m.spec?.infrastructureRef.name ?? '' });
+  await failForGood(lab, machineOf(failed!));
+  const machines = client.api(MachineResource, namespace);
+  await eventually(`Machine ${failed!.metadata.name} showing the failure (v1beta1 status.failureReason)`, async () => {
+    const m = await machines.get(failed!.metadata.name!);
+    return m.status?.failureReason ? m : undefined;
+  });
+  const timeline = await startTimeline(machines, machineLine);
+  try {
+    await kubelet(KUBELET_STOPPED_ANNOTATION)(lab, machineOf(other!));
+    const timeout = { timeoutMs: 180_000, explain: () => timeline.lines() };
+    await eventually(
+      `Machine ${other!.metadata.name} marked unhealthy`,
+      () => timeline.find((e) => e.name === other!.metadata.name && /HealthCheckSucceeded=False/.test(e.line)),
+      timeout,
+    );
+    const now = await machines.get(failed!.metadata.name!);
+    const line = `${machineLine(now)} failureReason=${now.status?.failureReason} ${
+      conditionsOf(now.status?.v1beta2?.conditions, ['Ready', 'InfrastructureReady', 'Available'])
+    }`;
+    console.log(`    ${version} (Metal3Machine failed): when the MHC marked ${other!.metadata.name}, ${failed!.metadata.name} was ${line}`);
+    assert.not.ok(now.metadata.deletionTimestamp, 'the failed machine is not being deleted');
+    assert.match(line, /v1beta2\[HealthCheckSucceeded=True\]/, 'judged healthy in the same MHC reconcile');
+    await eventually(`Machine ${other!.metadata.name} deleted`, () => timeline.find((e) => e.name === other!.metadata.name && e.line === 'deleted'), timeout);
+    assert.not.ok(timeline.of(failed!.metadata.name!).some((e) => e.line === 'deleted' || e.line.includes('(deleting)')), 'the failed machine stays');
+  } finally {
+    timeline.stop();
+  }
+}
+
 function scenario(version: string): void {
   const test = suite(`end to end: MachineHealthCheck remediation with node reuse, real Cluster API ${version}`);
   let lab: Lab;
@@ -135,12 +202,24 @@ function scenario(version: string): void {
     const t0 = performance.now();
     await running(lab, 240_000);
     console.log(`    ${version}: Running after ${seconds(t0)} s`);
-    await remediation(lab, version, KUBELET_STOPPED_ANNOTATION, 'kubelet stopped');
+    await remediation(lab, version, kubelet(KUBELET_STOPPED_ANNOTATION), 'kubelet stopped');
   });
 
   test(`${version}: a worker's kubelet reports NotReady (Node Ready False) → remediated the same way, onto the same host (seed 001 story 2, N-6, H-10)`, async () => {
-    await remediation(lab, version, KUBELET_NOT_READY_ANNOTATION, 'kubelet NotReady');
+    await remediation(lab, version, kubelet(KUBELET_NOT_READY_ANNOTATION), 'kubelet NotReady');
   });
+
+  const minor = Number(/^v1\.(\d+)\./.exec(version)?.[1]);
+  const honoursFailures = minor <= 10;
+  test(
+    `${version}: a Metal3Machine failed for good (failureReason) ${
+      honoursFailures ? 'gets its Machine remediated, onto the same host' : 'is no longer remediated: a v1beta1-contract signal v1.13 ignores (S-13)'
+    }`,
+    async () => {
+      if (honoursFailures) await remediation(lab, version, failForGood, 'Metal3Machine failed');
+      else await failureIgnored(lab, version);
+    },
+  );
 
   test.run();
 }
