@@ -142,7 +142,7 @@ async function remediation(lab: Lab, version: string, harm: Harm, what: string):
 }
 
 /**
- * Cluster API v1.13 decides remediation on v1beta2 conditions only (research CT-28; v1.10 still
+ * Cluster API v1.13 decides remediation on v1beta2 conditions only (research S-13; v1.10 still
  * remediates a failureReason; the releases between are not built here): a Machine whose
  * Metal3Machine failed for good (its failureReason copied into the Machine's deprecated v1beta1
  * status) stays. Shown positively: the MHC reconcile that marks the other worker (kubelet stopped)
