@@ -21,10 +21,16 @@
 //   apiserver's own CA; a `<cluster>-kubeconfig` of Cluster API's type written or adopted by KCP
 //   (pointing at `spec.controlPlaneEndpoint`) is rewritten to reach the workload apiserver.
 // - a control-plane Node's static pods as Ready mirror Pods, and `kube-system/kubeadm-config`.
+// - an unhealthy kubelet, per BareMetalHost annotation valued with the host's consumer name (that
+//   provisioning only; the next consumer gets a fresh kubelet): `workload.sim.metal3-ts.dev/kubelet-stopped`
+//   makes the Node's conditions `Unknown` (`NodeStatusUnknown`, heartbeat kept) with the
+//   `node.kubernetes.io/unreachable` taints, as the node lifecycle controller marks a dead kubelet, at
+//   once; `workload.sim.metal3-ts.dev/kubelet-not-ready` makes Ready `False` (`KubeletNotReady`) with
+//   the `not-ready` taints; removing the annotation makes the Node Ready again (kubelet-state.ts).
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
 // controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted), running
-// containers (no etcd members, exec, logs or port-forward), node heartbeats and NotReady, kubelet
-// restarts on reboot, Ignition user data.
+// containers (no etcd members, exec, logs or port-forward), periodic node heartbeats, NotReady on
+// power-off, kubelet restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { SimulatorDeps } from '../simulator.ts';
@@ -33,6 +39,7 @@ import { kubeletController } from './kubelet-controller.ts';
 import type { WorkloadSimulatorOptions } from './options.ts';
 
 export * from './names.ts';
+export { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION, NOT_READY_TAINT, UNREACHABLE_TAINT } from './kubelet-state.ts';
 export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
 
 /** On shutdown: closes the workload clients and, unless told otherwise, stops the apiservers served. */

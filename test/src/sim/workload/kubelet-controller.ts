@@ -8,7 +8,10 @@
 // and metaData Secrets as cloud-init would read them (node.ts).
 // A control-plane node's kubelet also runs the static pods (mirror Pods) and kubeadm uploads
 // kubeadm-config (static-pods.ts), which KubeadmControlPlane checks.
-// Not kept: heartbeats, status updates after registration, power-off making the Node NotReady.
+// A test stops a host's kubelet, or makes it report NotReady, with an annotation (kubelet-state.ts):
+// its Node goes Unknown (as the node lifecycle controller marks a silent kubelet) or False, and Ready
+// again when the annotation goes; a stopped kubelet does not register.
+// Not kept: heartbeats, other status updates after registration, power-off making the Node NotReady.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
 import { type Client, isAlreadyExists, isNotFound } from '@metal3-ts/generated';
@@ -31,6 +34,7 @@ import {
 import type { SimulatorDeps } from '../simulator.ts';
 import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
+import { type KubeletState, kubeletState, writeNodeHealth } from './kubelet-state.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import { secretText } from './secret-data.ts';
 import { removeMirrorPods, startControlPlane } from './static-pods.ts';
@@ -54,6 +58,8 @@ interface Joined {
   readonly owned: boolean;
   /** A control-plane node: its mirror Pods go with it. */
   readonly controlPlane?: boolean;
+  /** What the Node was last made to say about its kubelet (kubelet-state.ts); unset: running. */
+  readonly state?: KubeletState;
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
@@ -143,8 +149,30 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     return ctx.mode;
   };
 
+  /** A joined kubelet stopped, turned NotReady or runs again: the Node's conditions and taints follow. */
+  const syncState = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
+    const state = kubeletState(host);
+    if (state === (entry.state ?? 'running')) return {};
+    let client: Client | undefined;
+    try {
+      client = await workloadClient(ctx.clusterCache, entry.cluster, signal);
+    } catch (error) {
+      if (waiting(error)) return { requeueAfterMs: ctx.retryAfterMs };
+      throw error;
+    }
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const written = client !== undefined && await writeNodeHealth(client, entry.nodeName, entry.hostUid, state, now);
+    joined.set(key, { ...entry, state });
+    log.info('kubelet state changed', { node: entry.nodeName, state, written });
+    return {};
+  };
+
   const join = async (host: Readonly<BareMetalHost>, key: string, { signal, log }: ReconcileContext): Promise<Result> => {
     const retry = { requeueAfterMs: ctx.retryAfterMs };
+    if (kubeletState(host) === 'stopped') {
+      log.info('kubelet stopped before it joined: no Node');
+      return {};
+    }
     const found = clusterOfHost(host, lookup);
     if (!found.found) {
       log.debug('kubelet waiting: no cluster yet', { reason: found.reason });
@@ -230,8 +258,11 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       joined.delete(key);
       if (!running) return {};
     }
-    if (joined.has(key)) return {}; // the kubelet runs; it registered once
-    return join(host, key, context);
+    const current = joined.get(key);
+    if (current) return syncState(host, key, current, context); // the kubelet registered once
+    const result = await join(host, key, context);
+    const joinedNow = joined.get(key);
+    return joinedNow ? syncState(host, key, joinedNow, context) : result; // a kubelet NotReady from the start
   };
 
   return controllerFor('sim-kubelet', BareMetalHostResource, deps)

@@ -6,9 +6,9 @@
 // os, arch and their beta twins) overwritten by `--node-labels`, a control-plane node's role label,
 // load-balancer exclusion label and NoSchedule taint (kubeadm's mark-control-plane phase), the
 // providerID per ProviderIdMode (or the kubelet's `--provider-id`), addresses from the host's NICs, capacity from its hardware, a Ready
-// condition. Not covered: heartbeats and NotReady (the Node is written once, as a kubelet that keeps
-// running), images, volumes, daemon endpoints.
-import type { Node, NodeAddress, Taint } from '@metal3-ts/generated/core/v1';
+// condition. Not covered: heartbeats (the Node is written once, as a kubelet that keeps running; a
+// stopped or NotReady kubelet is kubelet-state.ts), images, volumes, daemon endpoints.
+import type { Node, NodeAddress, NodeCondition, Taint } from '@metal3-ts/generated/core/v1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { cloudInitHostname, type HostIdentity, hostMetaData, parseMetaDataSecret, renderJinja } from './cloud-init.ts';
 import { kubeletJoinFromUserData } from './kubeadm-config.ts';
@@ -77,6 +77,21 @@ export function nodeAddresses(host: Readonly<BareMetalHost>, nodeName: string): 
   }
   addresses.push({ type: 'Hostname', address: nodeName });
   return addresses;
+}
+
+/** The conditions a running kubelet posts: no pressure, Ready (all changed at `now`). */
+export function kubeletConditions(now: string): NodeCondition[] {
+  return [
+    ...(['MemoryPressure', 'DiskPressure', 'PIDPressure'] as const).map((type) => ({
+      type,
+      status: 'False' as const,
+      lastHeartbeatTime: now,
+      lastTransitionTime: now,
+      reason: `KubeletHasNo${type}`,
+      message: `kubelet has no ${type.replace('Pressure', '').toLowerCase()} pressure`,
+    })),
+    { type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+  ];
 }
 
 export interface NodeInputs {
@@ -175,17 +190,7 @@ export function plannedNode(inputs: NodeInputs): NodePlan {
       addresses: nodeAddresses(host, nodeName),
       capacity: resources,
       allocatable: resources,
-      conditions: [
-        ...(['MemoryPressure', 'DiskPressure', 'PIDPressure'] as const).map((type) => ({
-          type,
-          status: 'False' as const,
-          lastHeartbeatTime: now,
-          lastTransitionTime: now,
-          reason: `KubeletHasNo${type}`,
-          message: `kubelet has no ${type.replace('Pressure', '').toLowerCase()} pressure`,
-        })),
-        { type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now, reason: 'KubeletReady', message: 'kubelet is posting ready status' },
-      ],
+      conditions: kubeletConditions(now),
       nodeInfo: {
         machineID: machineId,
         systemUUID: id.uid.toUpperCase(),

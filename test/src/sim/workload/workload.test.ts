@@ -21,7 +21,18 @@ import { type BareMetalHost, BareMetalHostResource, newBareMetalHost } from '@me
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '../simulator.ts';
-import { CLUSTER_FINALIZER, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode, SKIP_ANNOTATION, workloadClusterName, workloadSimulator } from './index.ts';
+import {
+  CLUSTER_FINALIZER,
+  KUBELET_NOT_READY_ANNOTATION,
+  KUBELET_STOPPED_ANNOTATION,
+  NOT_READY_TAINT,
+  PROVIDER_ID_MODE_ANNOTATION,
+  type ProviderIdMode,
+  SKIP_ANNOTATION,
+  UNREACHABLE_TAINT,
+  workloadClusterName,
+  workloadSimulator,
+} from './index.ts';
 import { eventuallyWith } from '../../testing/eventually.ts';
 
 const test = suite('workload-cluster simulator on real apiservers');
@@ -284,6 +295,31 @@ test('a host provisioned again for another Metal3Machine between two looks gets 
     return n && n.metadata.uid !== before.metadata.uid ? n : undefined;
   });
   assert.is(after.metadata.labels?.['kubernetes.io/hostname'], 'host-3');
+});
+
+test("a stopped kubelet (annotation naming the host's consumer): Node Ready Unknown, NodeStatusUnknown, unreachable taints; a NotReady one: Ready False, KubeletNotReady, not-ready taints; annotations removed: Ready again", async () => {
+  const hosts = client.api(BareMetalHostResource, ns);
+  const readyOf = (n: Node | undefined) => n?.status?.conditions?.find((c) => c.type === 'Ready');
+  const tainted = (n: Node | undefined, key: string) => (n?.spec?.taints ?? []).filter((t) => t.key === key).map((t) => t.effect);
+  const readyIs = (status: string) => async () => {
+    const n = await node('host-3');
+    return readyOf(n)?.status === status ? n : undefined;
+  };
+  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: 'host-3-m3m-b' } } });
+  const down = await eventually('Node host-3 Ready Unknown', readyIs('Unknown'));
+  assert.equal([readyOf(down)?.reason, readyOf(down)?.message], ['NodeStatusUnknown', 'Kubelet stopped posting node status.']);
+  assert.equal(tainted(down, UNREACHABLE_TAINT), ['NoSchedule', 'NoExecute']);
+
+  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_STOPPED_ANNOTATION]: null, [KUBELET_NOT_READY_ANNOTATION]: 'host-3-m3m-b' } } });
+  const notReady = await eventually('Node host-3 Ready False', readyIs('False'));
+  assert.is(readyOf(notReady)?.reason, 'KubeletNotReady');
+  assert.equal([tainted(notReady, NOT_READY_TAINT), tainted(notReady, UNREACHABLE_TAINT)], [['NoSchedule', 'NoExecute'], []]);
+
+  await hosts.mergePatch('host-3', { metadata: { annotations: { [KUBELET_NOT_READY_ANNOTATION]: null } } });
+  const up = await eventually('Node host-3 Ready again', readyIs('True'));
+  assert.is(readyOf(up)?.reason, 'KubeletReady');
+  assert.equal(tainted(up, NOT_READY_TAINT), []);
+  assert.is(up.metadata.uid, down.metadata.uid, 'the same Node: a restarted kubelet does not register again');
 });
 
 test('a Cluster marked skip gets no apiserver, Secret or finalizer', async () => {
