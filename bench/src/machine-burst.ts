@@ -18,7 +18,7 @@ import { createMachines, type MachineScene, machineScene, type Stamps } from './
 import { referenceAssociate, releaseReferenceClaims } from './reference-association.ts';
 import { percentile, type Row } from './report.ts';
 
-const CAPM3_LIMIT: Limit = { qps: 20, burst: 30 };
+const CAPM3_LIMIT: NonNullable<Limit> = { qps: 20, burst: 30 };
 
 interface Burst {
   /** Seconds from the first create until every machine is claimed / ready / gone again. */
@@ -38,6 +38,10 @@ interface Burst {
   readonly nodeIdLatencies: readonly number[];
   readonly reads: number;
   readonly writes: number;
+  /** The resource the controller sent the most reads and writes of: under a per-kind limit, the bucket that sets the pace. */
+  readonly busiestKind: { readonly resource: string; readonly requests: number };
+  /** Seconds the requests spent waiting for the client-side limit, summed over every request until all were ready. */
+  readonly throttledSeconds: number;
   readonly hostLists: number;
   readonly conflicts: number;
   readonly reconciles: number;
@@ -89,6 +93,8 @@ async function burst(env: TestEnv, admin: Client, scene: MachineScene, prefix: s
       nodeIdLatencies: names.map((name) => (scene.nodeIdLatency.get(name) ?? 0) / 1000),
       reads,
       writes: counter.count() - reads - counter.count({ verb: 'watch' }),
+      busiestKind: busiestKind(counter.snapshot()),
+      throttledSeconds: limiterWaitSeconds(controller.registry.render()),
       hostLists: counter.count({ verb: 'list', resource: 'baremetalhosts' }),
       conflicts: counter.count({ code: 409 }),
       reconciles: controller.reconciles(),
@@ -103,6 +109,23 @@ async function burst(env: TestEnv, admin: Client, scene: MachineScene, prefix: s
   } finally {
     await controller.stop();
   }
+}
+
+/**
+ * The management resource with the most requests (watches aside). Nodes are left out: each workload
+ * cluster has its own client, so their requests spread over as many budgets as there are clusters.
+ */
+function busiestKind(counts: readonly { verb: string; resource: string; count: number }[]): Burst['busiestKind'] {
+  const byResource = new Map<string, number>();
+  for (const c of counts) if (c.verb !== 'watch' && c.resource !== 'nodes') byResource.set(c.resource, (byResource.get(c.resource) ?? 0) + c.count);
+  const [resource, requests] = [...byResource].sort((a, b) => b[1] - a[1])[0] ?? ['none', 0];
+  return { resource, requests };
+}
+
+/** The sum of rest_client_rate_limiter_duration_seconds over its series (management and workload hosts). */
+function limiterWaitSeconds(metrics: string): number {
+  const sums = metrics.split('\n').filter((line) => line.startsWith('rest_client_rate_limiter_duration_seconds_sum'));
+  return sums.reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
 /** S1 and S6: `machines` machines over as many hosts, without a client limit and under CAPM3's. */
@@ -160,7 +183,11 @@ export async function benchMachineBurst(env: TestEnv, admin: Client, machines: n
         what: '20/30 limit: time until all ready',
         ours: limited.readySeconds,
         unit: 's',
-        reference: { label: 'S1 target 1.1 × requests / 20 qps', value: (1.1 * requests) / 20 },
+        // Every kind has its own 20 qps bucket (controller-runtime's meaning), so the busiest kind sets the pace.
+        reference: {
+          label: `1.1 × ${limited.busiestKind.resource} requests / 20 qps`,
+          value: (1.1 * limited.busiestKind.requests) / CAPM3_LIMIT.qps,
+        },
         better: 'lower',
       },
       { what: '20/30 limit: create → ready per machine, p99', ours: percentile(limited.readyLatencies, 99), unit: 's', better: 'lower' },
@@ -172,6 +199,18 @@ export async function benchMachineBurst(env: TestEnv, admin: Client, machines: n
         better: 'lower',
       },
       { what: '20/30 limit: requests per machine', ours: perMachine(requests), unit: 'requests', better: 'lower' },
+      {
+        what: '20/30 limit: seconds its requests waited for the client-side limit, per machine',
+        ours: limited.throttledSeconds / machines,
+        unit: 's',
+        better: 'lower',
+      },
+      {
+        what: `20/30 limit: requests per machine of the busiest kind (${limited.busiestKind.resource})`,
+        ours: perMachine(limited.busiestKind.requests),
+        unit: 'requests',
+        better: 'lower',
+      },
     ];
   } finally {
     await scene.stop();

@@ -101,14 +101,13 @@ test('qps/burst hold requests back; the wait shows in rest_client_rate_limiter_d
   }
 });
 
-test('without qps the client does not throttle', async () => {
+test('without qps the client does not throttle: no hook stands before a request', async () => {
   const client = newClient({ server: base });
   const secrets = client.api(SecretResource, 'a');
   try {
-    const started = performance.now();
-    await Promise.all(Array.from({ length: 30 }, () => secrets.list()));
-    assert.ok(performance.now() - started < 2000);
     assert.is(client.transport.hooks.before, undefined);
+    const lists = await Promise.all(Array.from({ length: 30 }, () => secrets.list()));
+    assert.is(lists.length, 30);
   } finally {
     client.transport.close();
   }

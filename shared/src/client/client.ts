@@ -1,20 +1,26 @@
 // The controllers' client: the generated typed Client over one Transport, with the client-side rate
-// limiter in front of every request (429 Retry-After is honoured by the transport itself), client-go's
+// limiter in front of every request, one token bucket per resource kind as in controller-runtime
+// (kind-rate-limiter.ts; 429 Retry-After is honoured by the transport itself), client-go's
 // rest_client_* metrics and an optional exact request counter behind it. Per-verb request deadlines
 // are the transport's too (defaultRequestDeadlines); a missed one fails as RequestTimeoutError, logged
 // by whoever retries it (informer, controller, leader election).
-import { Client, type Connection, type RequestDeadlines, type RetryPolicy, Transport, type TransportHooks } from '@metal3-ts/generated';
+import { Client, type Connection, type HttpRequest, type RequestDeadlines, type RetryPolicy, Transport, type TransportHooks } from '@metal3-ts/generated';
 import { type Clock, realClock } from '../clock/clock.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { type RequestCounter, RestClientMetrics } from './metrics.ts';
-import { newRateLimiter, type RateLimiter } from './rate-limiter.ts';
+import { type KindRateLimiter, newKindRateLimiter } from './kind-rate-limiter.ts';
 
 export interface ClientOptions {
-  /** Requests per second once the burst is spent; unset or <= 0 turns the client-side limit off. */
+  /**
+   * Requests per second to one resource kind once its burst is spent (each kind has its own bucket,
+   * controller-runtime's meaning of --kube-api-qps); unset or <= 0 turns the client-side limit off.
+   */
   readonly qps?: number;
-  /** Requests that may go at once (default: qps rounded up). */
+  /** Requests to one resource kind that may go at once (default: qps rounded up). */
   readonly burst?: number;
+  /** The per-kind buckets to spend from instead of ones built from qps/burst (tests read their accounting). */
+  readonly limiter?: KindRateLimiter;
   /** Where rest_client_requests_total and friends are published. */
   readonly registry?: Registry;
   readonly log?: Logger;
@@ -42,7 +48,7 @@ export function newClient(connection: Connection, options: ClientOptions = {}): 
 export function instrument(transport: Transport, options: Omit<ClientOptions, 'userAgent'> = {}): Transport {
   const log = options.log ?? silentLogger;
   const clock = options.clock ?? realClock;
-  const limiter = newRateLimiter(options.qps ?? 0, options.burst ?? Math.ceil(options.qps ?? 0), clock);
+  const limiter = options.limiter ?? newKindRateLimiter(options.qps ?? 0, options.burst ?? Math.ceil(options.qps ?? 0), clock);
   const metrics = options.registry ? new RestClientMetrics(options.registry) : undefined;
   const counter = options.counter;
   const host = transport.server.host;
@@ -60,7 +66,7 @@ export function instrument(transport: Transport, options: Omit<ClientOptions, 'u
   };
   if (limiter) {
     hooks.before = (request) =>
-      throttle(limiter, clock, request.signal, (seconds) => {
+      throttle(limiter, clock, request, (seconds) => {
         metrics?.observeRateLimiterWait(request.method, host, seconds);
         // client-go says the same at info level: long client-side waits explain slow reconciles.
         if (seconds >= 1) log.debug('waited for client-side throttling', { verb: request.verb, resource: request.resource, seconds });
@@ -70,8 +76,13 @@ export function instrument(transport: Transport, options: Omit<ClientOptions, 'u
   return transport;
 }
 
-async function throttle(limiter: RateLimiter, clock: Clock, signal: AbortSignal | undefined, waited: (seconds: number) => void): Promise<void> {
+async function throttle(
+  limiter: KindRateLimiter,
+  clock: Clock,
+  request: HttpRequest,
+  waited: (seconds: number) => void,
+): Promise<void> {
   const started = clock.now();
-  await limiter.wait(signal);
+  await limiter.wait(request.path, request.signal);
   waited((clock.now() - started) / 1000);
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../clock/clock.ts';
-import { newRateLimiter, reserve, TokenBucketRateLimiter } from './rate-limiter.ts';
+import { reserve, TokenBucketRateLimiter } from './rate-limiter.ts';
 
 const test = suite('rate limiter');
 
@@ -63,15 +63,19 @@ test('an aborted waiter rejects with the reason and returns its slot', async () 
   assert.is(at, 1000);
 });
 
-test('tryAccept never waits; qps <= 0 means no limiter', async () => {
+test('tryAccept never waits; tokens() counts the free ones, below zero the promised slots', async () => {
   const clock = new ManualClock();
   const limiter = new TokenBucketRateLimiter(2, 2, clock);
   assert.equal([limiter.tryAccept(), limiter.tryAccept(), limiter.tryAccept()], [true, true, false]);
   await clock.advance(500);
   assert.ok(limiter.tryAccept());
-  assert.is(newRateLimiter(0, 10), undefined);
-  assert.is(newRateLimiter(-1, 10), undefined);
-  assert.is(newRateLimiter(3, 0, clock)?.burst, 1);
+  assert.is(limiter.tokens(), 0);
+  void limiter.wait();
+  void limiter.wait();
+  assert.is(limiter.tokens(), -2);
+  await clock.advance(1000);
+  assert.is(limiter.tokens(), 0);
+  assert.is(new TokenBucketRateLimiter(3, 0, clock).burst, 1);
 });
 
 test.run();

@@ -1,6 +1,7 @@
 // Client-side rate limiting, client-go's token bucket: `burst` requests may go at once, then one
-// every 1/qps seconds. Each caller reserves its slot when it arrives, so waiters leave in arrival
-// order (FIFO) and a crowd of reconciles cannot starve an early one.
+// every 1/qps seconds (the client keeps one per resource kind: kind-rate-limiter.ts). Each caller
+// reserves its slot when it arrives, so waiters leave in arrival order (FIFO) and a crowd of
+// reconciles cannot starve an early one.
 import { type Clock, realClock } from '../clock/clock.ts';
 
 export interface RateLimiter {
@@ -10,6 +11,8 @@ export interface RateLimiter {
   wait(signal?: AbortSignal): Promise<void>;
   /** Takes a token if one is free right now; never waits. */
   tryAccept(): boolean;
+  /** Tokens free right now; below zero, that many slots are already promised to waiters. */
+  tokens(): number;
 }
 
 /** Bucket state: `tokens` goes negative while callers hold reservations for future slots. */
@@ -71,9 +74,8 @@ export class TokenBucketRateLimiter implements RateLimiter {
     this.#state = { tokens: now.tokens - 1, at: now.at };
     return true;
   }
-}
 
-/** A token bucket, or undefined when `qps <= 0` (no client-side limit: priority and fairness decides). */
-export function newRateLimiter(qps: number, burst: number, clock?: Clock): RateLimiter | undefined {
-  return qps > 0 ? new TokenBucketRateLimiter(qps, burst, clock) : undefined;
+  tokens(): number {
+    return refill(this.#state, this.#clock.now(), this.qps, this.burst).tokens;
+  }
 }

@@ -38,8 +38,11 @@ export function managerFlags(leaderElectionId: string = DEFAULT_LEADER_ELECTION_
     context: flag.optionalString('Kubeconfig context to use instead of its current-context'),
     namespace: flag.optionalString('Watch and cache only this namespace (default: all namespaces)'),
     concurrency: flag.int(10, 'Objects reconciled in parallel per controller', { min: 1 }),
-    'kube-api-qps': flag.float(20, 'Maximum queries per second to the apiserver; <= 0 turns the client-side limit off'),
-    'kube-api-burst': flag.int(30, 'Maximum burst of queries to the apiserver', { min: 0 }),
+    'kube-api-qps': flag.float(
+      20,
+      'Maximum queries per second to the apiserver for each resource kind (each kind has its own bucket, as in controller-runtime); <= 0 turns the client-side limit off',
+    ),
+    'kube-api-burst': flag.int(30, "Maximum burst of queries to the apiserver for each resource kind (each kind's bucket holds this many)", { min: 0 }),
     'kube-api-timeout': flag.duration(
       defaultRequestDeadlines.default,
       'Deadline of one request to the apiserver (a watch: until its response starts); a connection that misses it is dropped; 0 turns it off',

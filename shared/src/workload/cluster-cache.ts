@@ -29,7 +29,7 @@ export interface ClusterCacheOptions {
   /** Where the workload clients' rest_client_* metrics go (their `host` label tells clusters apart). */
   readonly registry?: Registry;
   readonly clock?: Clock;
-  /** Client-side limit per workload cluster (CAPM3's --clustercache-client-qps/burst); off by default. */
+  /** Client-side limit per resource kind of each workload cluster (CAPM3's --clustercache-client-qps/burst); off by default. */
   readonly qps?: number;
   readonly burst?: number;
   readonly userAgent?: string;
