@@ -11,8 +11,8 @@ await runMain({
   name: 'metal3-ts-machine',
   flags: {
     'metal3machine-concurrency': flag.int(0, 'Metal3Machines reconciled in parallel (0: use --concurrency); any value is safe', { min: 0 }),
-    'clustercache-client-qps': flag.float(20, 'Requests per second to each workload cluster', { min: 0 }),
-    'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster', { min: 0 }),
+    'clustercache-client-qps': flag.float(20, 'Requests per second to each workload cluster, per resource kind', { min: 0 }),
+    'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster, per resource kind', { min: 0 }),
     'fast-track': flag.optionalString('Keep released hosts powered on ("true") or not ("false"); default: $CAPM3_FAST_TRACK, else "false"'),
   },
   register(deps) {
