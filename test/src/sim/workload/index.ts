@@ -27,22 +27,25 @@
 // restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
 import type { SimulatorDeps } from '../simulator.ts';
 import { workloadClusterController } from './cluster-controller.ts';
 import { kubeletController } from './kubelet-controller.ts';
+import { NodeRuntimes } from './node-runtime.ts';
 import type { WorkloadSimulatorOptions } from './options.ts';
 
 export * from './names.ts';
 export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
 
 /** On shutdown: closes the workload clients and, unless told otherwise, stops the apiservers served. */
-function shutdown(cache: ClusterCache, served: ReadonlyMap<string, string>, options: WorkloadSimulatorOptions): Runnable {
+function shutdown(cache: ClusterCache, served: ReadonlyMap<string, string>, runtimes: NodeRuntimes, options: WorkloadSimulatorOptions): Runnable {
   return {
     name: 'sim-workload-shutdown',
     needsLeaderElection: false,
     async start(signal) {
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       cache.close();
+      await runtimes.closeAll();
       if (options.stopApiserversOnStop === false) return;
       const names = [...new Set(served.values())].filter((name) => options.env.workloadClusters.has(name));
       await Promise.all(names.map((name) => options.env.stopWorkloadCluster(name)));
@@ -60,6 +63,10 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
   });
   const namespace = options.namespace;
   const served = new Map<string, string>();
+  const runtimes = new NodeRuntimes(deps.client, (cluster) => {
+    const name = served.get(clusterKeyString(cluster));
+    return name === undefined ? undefined : options.env.workloadClusters.get(name);
+  });
   return [
     workloadClusterController(deps, { env: options.env, clusterCache, namespace, served }),
     kubeletController(deps, {
@@ -68,7 +75,8 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
       mode: options.mode ?? 'default',
       retryAfterMs: options.retryAfterMs ?? 250,
       joinDelayMs: options.joinDelayMs ?? 0,
+      runtimes,
     }),
-    shutdown(clusterCache, served, options),
+    shutdown(clusterCache, served, runtimes, options),
   ];
 }

@@ -16,10 +16,12 @@ export type HeaderBlock = ReadonlyMap<string, readonly string[]>;
 /** The uncompressed name/value block. Names are lower-cased, as SPDY requires. */
 export function encodeHeaderBlock(headers: Readonly<Record<string, string | readonly string[]>>): Uint8Array {
   const encoder = new TextEncoder();
-  const entries = Object.entries(headers).map(([name, value]) => [
-    encoder.encode(name.toLowerCase()),
-    encoder.encode(typeof value === 'string' ? value : value.join('\0')),
-  ] as const);
+  const entries = Object.entries(headers).map(([name, value]) =>
+    [
+      encoder.encode(name.toLowerCase()),
+      encoder.encode(typeof value === 'string' ? value : value.join('\0')),
+    ] as const
+  );
   const size = 4 + entries.reduce((n, [name, value]) => n + 8 + name.length + value.length, 0);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
