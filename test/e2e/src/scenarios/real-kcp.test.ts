@@ -1,23 +1,20 @@
-// Real KubeadmControlPlane (Cluster API v1.13.5) on the simulated workload cluster, 1 replica (the
-// seed 003 cluster otherwise, manifests/kcp-1): what the workload simulator gives KCP now works
-// end to end, and what it still lacks is printed (issue 17).
-// Works: the `<cluster>-kubeconfig` Secret, adopted by KCP, keeps reaching the workload apiserver
-// with a client certificate; the init Machine's Node gets Ready mirror Pods (KCP's
-// ControlPlaneComponentsHealthy) and kubeadm-config (Initialized); the cluster reaches Running.
-// Lacks: etcd membership, which KCP reads through a kubelet port-forward to the etcd Pod, so
-// EtcdClusterHealthy stays Unknown and KCP does not scale past 1 (docs/simulators.md).
+// Real KubeadmControlPlane (Cluster API v1.13.5) with 3 replicas on the simulated workload cluster:
+// the seed 003 cluster (manifests/cluster.yaml) reaches Running and KCP Available with 3 ready
+// replicas and EtcdClusterHealthy True (issue 17). KCP's etcd client reaches each control-plane
+// Node's etcd member through the workload apiserver's port-forward to `etcd-<node>` (the simulated
+// kubelet's SPDY endpoint) with its `<cluster>-etcd` client certificate; the members are real etcd
+// processes named after the Nodes. Scaling down to 1 has KCP move the leader and remove the
+// members of the Machines it deletes, whose Nodes and processes go with their hosts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Buffer } from 'node:buffer';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
-import { ConfigMapResource, SecretResource } from '@metal3-ts/generated/core/v1';
+import { NodeResource } from '@metal3-ts/generated/core/v1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { type Lab, startLab } from '../lab/lab.ts';
 import { CLUSTER, eventually, running, seconds } from './support.ts';
 
-const test = suite('end to end: real KubeadmControlPlane, 1 replica');
-const KCP_1 = fileURLToPath(new URL('../../manifests/kcp-1', import.meta.url));
+const VERSION = 'v1.13.5';
+const test = suite(`end to end: real KubeadmControlPlane ${VERSION}, 3 replicas, etcd membership`);
+const KCP = 'm3cluster-controlplane';
 let lab: Lab;
 
 interface Condition {
@@ -26,43 +23,82 @@ interface Condition {
   reason?: string;
   message?: string;
 }
+interface KcpStatus {
+  replicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  conditions?: Condition[];
+}
+
+const kcpPath = () => `/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/${lab.namespace}/kubeadmcontrolplanes/${KCP}`;
+const kcpStatus = async (): Promise<KcpStatus> => (await lab.env.admin.client.get<{ status?: KcpStatus }>(kcpPath())).status ?? {};
+const isTrue = (s: KcpStatus, type: string) => (s.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+const show = (s: KcpStatus) => {
+  console.log(`    KCP replicas=${s.replicas} ready=${s.readyReplicas} available=${s.availableReplicas}`);
+  for (const c of s.conditions ?? []) console.log(`    KCP ${c.type}=${c.status} ${c.reason ?? ''} ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 140)}`);
+};
+
+/** KCP settled at `replicas`: all ready and available, Available and EtcdClusterHealthy True. */
+const settled = (replicas: number) => async () => {
+  const s = await kcpStatus();
+  return s.replicas === replicas && s.readyReplicas === replicas && s.availableReplicas === replicas && isTrue(s, 'Available') &&
+      isTrue(s, 'EtcdClusterHealthy')
+    ? s
+    : undefined;
+};
+
+/** Names of the workload cluster's etcd members (running processes) and of its control-plane Nodes. */
+async function membership(): Promise<{ members: string[]; nodes: string[] }> {
+  const workload = [...lab.env.workloadClusters.values()][0];
+  const cache = new ClusterCache(lab.client, { closeGraceMs: 50 });
+  try {
+    const wl = await cache.get({ namespace: lab.namespace, name: CLUSTER });
+    const nodes = (await wl.api(NodeResource).list()).items
+      .filter((n) => n.metadata.labels?.['node-role.kubernetes.io/control-plane'] !== undefined)
+      .map((n) => n.metadata.name!);
+    return { members: [...(workload?.etcdMembers.keys() ?? [])].sort(), nodes: nodes.sort() };
+  } finally {
+    cache.close();
+  }
+}
 
 test.before(async () => {
-  lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: 'v1.13.5', manifests: KCP_1 });
+  lab = await startLab({ hosts: 6, controlPlaneHosts: 3, capi: VERSION });
 });
 
 test.after(async () => {
   await lab?.stop();
 });
 
-test('real KCP v1.13.5 with 1 replica: Running; Initialized and ControlPlaneComponentsHealthy from mirror Pods and kubeadm-config; the kubeconfig KCP adopted reaches the workload apiserver', async () => {
+test(`real KCP ${VERSION}, 3 replicas: Running, KCP Available with 3 ready replicas, EtcdClusterHealthy True, one etcd member per control-plane Node`, async () => {
   const t0 = performance.now();
-  await running(lab, 240_000);
+  await running(lab, 300_000);
   console.log(`    Running after ${seconds(t0)} s`);
-  const { namespace } = lab;
-  const path = `/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/${namespace}/kubeadmcontrolplanes/m3cluster-controlplane`;
-  const conditions = async () => (await lab.env.admin.client.get<{ status?: { conditions?: Condition[] } }>(path)).status?.conditions ?? [];
-  const isTrue = (cs: Condition[], type: string) => cs.some((c) => c.type === type && c.status === 'True');
-  const cs = await eventually('KCP Initialized and ControlPlaneComponentsHealthy', async () => {
-    const now = await conditions();
-    return isTrue(now, 'Initialized') && isTrue(now, 'ControlPlaneComponentsHealthy') ? now : undefined;
+  const s = await eventually('KCP settled at 3 replicas with a healthy etcd', settled(3), { timeoutMs: 300_000 }).catch(async (error: Error) => {
+    show(await kcpStatus());
+    throw error;
   });
-  for (const c of cs) console.log(`    KCP ${c.type}=${c.status} ${c.reason ?? ''} ${(c.message ?? '').replace(/\s+/g, ' ').slice(0, 140)}`);
+  console.log(`    KCP Available with 3 replicas after ${seconds(t0)} s`);
+  show(s);
+  const { members, nodes } = await membership();
+  assert.is(nodes.length, 3);
+  assert.equal(members, nodes, 'one member per control-plane Node, named after it');
+});
 
-  const secret = await lab.client.api(SecretResource, namespace).get(`${CLUSTER}-kubeconfig`);
-  assert.equal(secret.metadata.ownerReferences?.filter((r) => r.controller).map((r) => r.kind), ['KubeadmControlPlane'], 'KCP adopted the Secret');
-  const config = parse(Buffer.from(secret.data?.['value'] ?? '', 'base64').toString('utf8'));
-  assert.match(config.clusters[0].cluster.server, /^https:\/\/127\.0\.0\.1:/);
-  assert.ok(config.users[0].user['client-certificate-data'], 'a client certificate, which KCP parses');
-
-  const cache = new ClusterCache(lab.client, { closeGraceMs: 50 });
-  try {
-    const wl = await cache.get({ namespace, name: CLUSTER });
-    const kubeadmConfig = await wl.api(ConfigMapResource, 'kube-system').get('kubeadm-config');
-    assert.match(kubeadmConfig.data?.['ClusterConfiguration'] ?? '', /kind: ClusterConfiguration/);
-  } finally {
-    cache.close();
-  }
+test('scaled down to 1: KCP removes the etcd members of the Machines it deletes; the last member stays healthy', async () => {
+  const t0 = performance.now();
+  await lab.env.admin.client.mergePatch(kcpPath(), { spec: { replicas: 1 } });
+  const s = await eventually('KCP settled at 1 replica with a healthy etcd', settled(1), { timeoutMs: 300_000 }).catch(async (error: Error) => {
+    show(await kcpStatus());
+    throw error;
+  });
+  const { members, nodes } = await eventually('one member and one control-plane Node', async () => {
+    const now = await membership();
+    return now.members.length === 1 && now.nodes.length === 1 ? now : undefined;
+  });
+  console.log(`    scaled 3 -> 1 in ${seconds(t0)} s`);
+  show(s);
+  assert.equal(members, nodes);
 });
 
 test.run();

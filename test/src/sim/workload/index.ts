@@ -21,10 +21,16 @@
 //   apiserver's own CA; a `<cluster>-kubeconfig` of Cluster API's type written or adopted by KCP
 //   (pointing at `spec.controlPlaneEndpoint`) is rewritten to reach the workload apiserver.
 // - a control-plane Node's static pods as Ready mirror Pods, and `kube-system/kubeadm-config`.
+// - a control-plane Node's kubelet port-forward endpoint (SPDY/3.1, reached by the workload
+//   apiserver through its node network under the Node's name) to `etcd-<node>` port 2379 and
+//   `kube-apiserver-<node>`; and, when the cluster has KCP's `<cluster>-etcd` CA, a real etcd member
+//   named after the Node (the first starts the cluster, the next join it), serving TLS to client
+//   certificates of that CA, stopped with the Node (node-runtime.ts). So KubeadmControlPlane's etcd
+//   checks, MoveLeader and MemberRemove work as on a kubeadm cluster.
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
-// controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted), running
-// containers (no etcd members, exec, logs or port-forward), node heartbeats and NotReady, kubelet
-// restarts on reboot, Ignition user data.
+// controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted; etcd's
+// serving certificate is not signed by `<cluster>-etcd`), exec, logs, websocket port-forward, node
+// heartbeats and NotReady, kubelet restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
