@@ -4,7 +4,7 @@
 // against the CA the caller gives (KCP's `<cluster>-etcd`), which KCP reaches; plain HTTP on
 // loopback, the node-local admin access kubeadm has, used to add members and to wait for health.
 // Peers talk plain HTTP on loopback. The process is the environment's, so the watchdog covers it.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { freePort, releasePort } from './ports.ts';
@@ -66,6 +66,9 @@ export async function startEtcdMember(options: EtcdMemberOptions): Promise<EtcdM
     peerUrl: `http://127.0.0.1:${peer}`,
   };
   const release = () => [client, local, peer].forEach(releasePort);
+  // A fresh data directory every start: a Node of the same name provisioned again is a new disk, and
+  // etcd refuses to start from the data of a member that was removed from the cluster.
+  rmSync(join(options.dir, 'data'), { recursive: true, force: true });
   mkdirSync(options.dir, { recursive: true });
   const file = (name: string, text: string) => {
     const path = join(options.dir, name);

@@ -64,19 +64,30 @@ async function ensureMember(workload: Required<WorkloadApiserver>, nodeName: str
     log.info('etcd member started (new cluster)', { node: nodeName });
     return;
   }
-  await workload.startEtcdMember({
-    name: nodeName,
-    tls,
-    join: async (urls) => {
-      const listed = await gateway<{ members?: GatewayMember[] }>(plan.through, '/v3/cluster/member/list', {});
-      for (const id of staleMembers(nodeName, listed.members ?? [])) {
-        await gateway(plan.through, '/v3/cluster/member/remove', { ID: id });
-        log.info('stale etcd member of the same name removed', { node: nodeName, member: id });
-      }
-      const added = await gateway<{ members?: GatewayMember[] }>(plan.through, '/v3/cluster/member/add', { peerURLs: [urls.peerUrl] });
-      return initialCluster(nodeName, urls.peerUrl, added.members ?? []);
-    },
-  });
+  let added: string | undefined;
+  try {
+    await workload.startEtcdMember({
+      name: nodeName,
+      tls,
+      join: async (urls) => {
+        const listed = await gateway<{ members?: GatewayMember[] }>(plan.through, '/v3/cluster/member/list', {});
+        for (const id of staleMembers(nodeName, listed.members ?? [])) {
+          await gateway(plan.through, '/v3/cluster/member/remove', { ID: id });
+          log.info('stale etcd member of the same name removed', { node: nodeName, member: id });
+        }
+        const response = await gateway<{ member?: GatewayMember; members?: GatewayMember[] }>(plan.through, '/v3/cluster/member/add', {
+          peerURLs: [urls.peerUrl],
+        });
+        added = response.member?.ID;
+        return initialCluster(nodeName, urls.peerUrl, response.members ?? []);
+      },
+    });
+  } catch (error) {
+    // A member added but never started costs the cluster its quorum (two members, one alive): take it
+    // back before the kubelet retries, as a failed `kubeadm join` is cleaned up by `kubeadm reset`.
+    if (added) await gateway(plan.through, '/v3/cluster/member/remove', { ID: added }).catch(() => undefined);
+    throw error;
+  }
   log.info('etcd member started (joined)', { node: nodeName, members: workload.etcdMembers.size });
 }
 

@@ -3,7 +3,8 @@
 // TLS to client certificates of the cluster's `<cluster>-etcd` CA (here made by the test, as KCP
 // would); a client going through the workload apiserver's `pods/portforward` to `etcd-<node>` port
 // 2379, the path KubeadmControlPlane's etcd client takes, lists the three members. A member removed
-// (as KCP does on scale-down) stops, and a deprovisioned Node's member and endpoint go with it.
+// (as KCP does on scale-down) stops, a deprovisioned Node's member and endpoint go with it, and the
+// host provisioned again joins afresh.
 // Real parts: kube-apiserver (its egress proxy dial, kubelet upgrade proxying), etcd (3 members).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -184,6 +185,15 @@ test('a member removed as KCP does on scale-down stops; its deprovisioned Node t
   await eventually('etcd-cp-2 unreachable', async () => (await members('cp-2')) === undefined || undefined);
   const rest = await eventually('two members on cp-1', () => members('cp-1'));
   assert.equal(names(rest), ['cp-0', 'cp-1']);
+});
+
+test("the host provisioned again under the same Node name joins with a fresh member (a removed member's data would make etcd refuse to start)", async () => {
+  await setState('cp-2', 'provisioned');
+  const list = await eventually('etcd-cp-2 lists three members again', async () => {
+    const found = await members('cp-2');
+    return found && found.length === 3 && found.every((m) => m.name) ? found : undefined;
+  });
+  assert.equal(names(list), NODES);
 });
 
 test.run();
