@@ -137,4 +137,4 @@ function scenario(version: 'v1.13.5' | 'v1.10.10'): void {
 }
 
 scenario('v1.13.5');
-// scenario('v1.10.10');
+scenario('v1.10.10');
