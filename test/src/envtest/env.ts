@@ -92,11 +92,15 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
   let etcd: Etcd | undefined;
   let management: ApiServer | undefined;
   const pids = () =>
-    [etcd?.process.pid, management?.process.pid, ...[...workloads.values()].map((w) => w.apiserver.process.pid)].filter((p) => p !== undefined);
+    [
+      etcd?.process.pid,
+      management?.process.pid,
+      ...[...workloads.values()].flatMap((w) => [w.apiserver.process.pid, ...[...w.etcdMembers.values()].map((m) => m.process.pid)]),
+    ].filter((p) => p !== undefined);
 
   const stop = async () => {
     // Apiservers first (they need etcd to shut down cleanly), in parallel: each takes about a second.
-    await Promise.all([...[...workloads.values()].map((w) => w.apiserver.stop()), management?.stop()]);
+    await Promise.all([...[...workloads.values()].map((w) => w.stop()), management?.stop()]);
     await etcd?.stop();
     watchdog.stop();
     if (!keep) removeDirectory(dir);
@@ -156,7 +160,16 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
       workloadClusters: workloads,
       async startWorkloadCluster(name) {
         if (workloads.has(name)) throw new EnvtestError(`workload cluster ${name} already exists`);
-        const cluster = await startWorkloadCluster({ name, binary: binaries.kubeApiserver, etcdUrl: etcd!.url, authorities, dir, timeoutMs });
+        const cluster = await startWorkloadCluster({
+          name,
+          binary: binaries.kubeApiserver,
+          etcdBinary: binaries.etcd,
+          etcdUrl: etcd!.url,
+          authorities,
+          dir,
+          timeoutMs,
+          onProcesses: () => watchdog.update(pids()),
+        });
         workloads.set(name, cluster);
         watchdog.update(pids());
         return cluster;
@@ -165,7 +178,7 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
         const cluster = workloads.get(name);
         if (!cluster) throw new EnvtestError(`no workload cluster ${name}`);
         workloads.delete(name);
-        await cluster.apiserver.stop();
+        await cluster.stop();
         watchdog.update(pids());
       },
       async restartApiServer(downMs) {

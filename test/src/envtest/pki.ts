@@ -63,7 +63,8 @@ export interface CertificateRequest {
   readonly organizations?: readonly string[];
   readonly dnsNames?: readonly string[];
   readonly ipAddresses?: readonly string[];
-  readonly usage: 'ca' | 'server' | 'client';
+  /** `peer`: server and client authentication both (an etcd member's certificate, as kubeadm issues it). */
+  readonly usage: 'ca' | 'server' | 'client' | 'peer';
   /** Validity from one hour ago (clock skew) to this many days ahead. */
   readonly days?: number;
 }
@@ -118,7 +119,8 @@ export function issueCertificate(request: CertificateRequest, issuer?: Certifica
     extension(OID.keyUsage, true, namedBits(isCa ? [DIGITAL_SIGNATURE, KEY_CERT_SIGN, CRL_SIGN] : [DIGITAL_SIGNATURE])),
   );
   if (!isCa) {
-    extensions.push(extension(OID.extKeyUsage, false, sequence(oid(request.usage === 'server' ? OID.serverAuth : OID.clientAuth))));
+    const purposes = { server: [OID.serverAuth], client: [OID.clientAuth], peer: [OID.serverAuth, OID.clientAuth] }[request.usage];
+    extensions.push(extension(OID.extKeyUsage, false, sequence(...purposes.map((p) => oid(p)))));
   }
   extensions.push(extension(OID.subjectKeyIdentifier, false, octetString(keyId)));
   if (issuer) {

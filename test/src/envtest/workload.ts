@@ -9,11 +9,19 @@
 // rotate it. It is valid a year: KCP regenerates any kubeconfig whose client certificate expires
 // within half a year (CAPI `certs.ClientCertificateRenewalDuration`), with certificates from the
 // `<cluster>-ca` Secret this apiserver would not trust.
+//
+// Its kubelet traffic (port-forward, exec, logs) goes through a node network of its own
+// (node-network.ts), where simulated kubelets attach under their Node names; its control-plane
+// Nodes may run etcd members (etcd-member.ts), which stop with it.
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ApiServer, startApiServer } from './apiserver.ts';
 import { EnvtestError } from './errors.ts';
+import { type EtcdMember, type EtcdMemberOptions, startEtcdMember } from './etcd-member.ts';
 import type { KubeObject } from './http.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
+import { type NodeNetwork, startNodeNetwork, writeEgressSelectorConfig } from './node-network.ts';
 import { type Authorities, clientCertificate, issueCertificate } from './pki.ts';
 
 /** Validity of the kubeconfig's client certificate: longer than KCP's renewal window (182.5 days). */
@@ -22,10 +30,21 @@ const KUBECONFIG_CERT_DAYS = 365;
 export interface WorkloadCluster {
   readonly name: string;
   readonly apiserver: ApiServer;
+  /** https://127.0.0.1:<port>, the apiserver's. */
+  readonly server: string;
   /** Admin kubeconfig YAML (system:masters, client certificate), the `value` of the kubeconfig Secret. */
   readonly kubeconfig: string;
   /** The `<name>-kubeconfig` Secret in CAPI's format, for the given namespace of the management cluster. */
   kubeconfigSecret(namespace: string, clusterName?: string): KubeObject;
+  /** Where the apiserver dials Nodes' kubelets. */
+  readonly nodeNetwork: NodeNetwork;
+  /** Running etcd members of this cluster's own etcd, by member (Node) name. */
+  readonly etcdMembers: ReadonlyMap<string, EtcdMember>;
+  /** Starts a member (see etcd-member.ts); one per name. */
+  startEtcdMember(options: Pick<EtcdMemberOptions, 'name' | 'tls' | 'join'>): Promise<EtcdMember>;
+  stopEtcdMember(name: string): Promise<void>;
+  /** Stops the etcd members, the apiserver and the node network. */
+  stop(): Promise<void>;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -37,12 +56,22 @@ export async function startWorkloadCluster(options: {
   authorities: Authorities;
   dir: string;
   timeoutMs: number;
+  /** The etcd binary, for the cluster's own etcd members. */
+  etcdBinary: string;
+  /** Called when a process of this cluster started or stopped (the environment's watchdog). */
+  onProcesses?: () => void;
 }): Promise<WorkloadCluster> {
   const { name } = options;
   if (!DNS_LABEL.test(name)) throw new EnvtestError(`workload cluster name must be a DNS label, got ${JSON.stringify(name)}`);
   const clientCa = issueCertificate({ commonName: `${name}-ca`, organizations: ['metal3-ts'], usage: 'ca', days: 365 });
   const authorities: Authorities = { ...options.authorities, clientCa };
-  const apiserver = await startApiServer({
+  const dir = join(options.dir, `workload-${name}`);
+  mkdirSync(dir, { recursive: true });
+  // Beside the directory, short: a unix socket path must fit 107 bytes, a workload name may be 63.
+  const nodeNetwork = await startNodeNetwork(join(options.dir, `nodes-${createHash('sha256').update(name).digest('hex').slice(0, 10)}.sock`));
+  const egressConfig = join(dir, 'egress-selector.yaml');
+  writeEgressSelectorConfig(egressConfig, nodeNetwork.socketPath);
+  const apiserverStarting = startApiServer({
     name,
     binary: options.binary,
     etcdUrl: options.etcdUrl,
@@ -50,16 +79,26 @@ export async function startWorkloadCluster(options: {
     // prefix is a string prefix of another once the separating slash is added.
     etcdPrefix: `/workload/${name}`,
     authorities,
-    dir: join(options.dir, `workload-${name}`),
+    dir,
     authorization: 'RBAC',
     timeoutMs: options.timeoutMs,
     // etcd compaction is keyspace-wide; the management apiserver already does it.
     compaction: false,
-    // Nothing here runs a kubelet: exec, logs and port-forward (KCP's etcd client) must not dial a Node's
-    // InternalIP, which the simulated kubelets copy from the hosts' NICs (lab addresses, not ours).
-    // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
-    extraArgs: ['--kubelet-preferred-address-types=Hostname'],
+    // Exec, logs and port-forward (KCP's etcd client) must not dial a Node's InternalIP, which the
+    // simulated kubelets copy from the hosts' NICs (lab addresses, not ours): the apiserver dials the
+    // Node's name, through the node network, which knows the simulated kubelets by name.
+    extraArgs: ['--kubelet-preferred-address-types=Hostname', `--egress-selector-config-file=${egressConfig}`],
   });
+  const apiserver = await apiserverStarting.catch(async (error: unknown) => {
+    await nodeNetwork.close();
+    throw error;
+  });
+  const members = new Map<string, EtcdMember>();
+  const stopMember = async (member: EtcdMember) => {
+    if (members.get(member.name) === member) members.delete(member.name);
+    await member.stop();
+    options.onProcesses?.();
+  };
   // The admin's name, as the management cluster's: a client must keep same-named users apart.
   const admin = clientCertificate(authorities, apiserver.admin.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
   const kubeconfig = kubeconfigYaml(name, apiserver.server, apiserver.admin.caPem, {
@@ -71,6 +110,7 @@ export async function startWorkloadCluster(options: {
   return {
     name,
     apiserver,
+    server: apiserver.server,
     kubeconfig,
     kubeconfigSecret(namespace, clusterName = name) {
       return {
@@ -84,6 +124,26 @@ export async function startWorkloadCluster(options: {
         type: 'cluster.x-k8s.io/secret',
         data: { value: Buffer.from(kubeconfig, 'utf8').toString('base64') },
       };
+    },
+    nodeNetwork,
+    etcdMembers: members,
+    async startEtcdMember(member) {
+      if (members.has(member.name)) throw new EnvtestError(`etcd member ${member.name} of workload cluster ${name} already runs`);
+      const started = await startEtcdMember({ ...member, binary: options.etcdBinary, dir: join(dir, `etcd-${member.name}`), timeoutMs: options.timeoutMs });
+      members.set(member.name, started);
+      // A member removed from the cluster exits on its own: forget it.
+      void started.process.exited.then(() => members.get(member.name) === started && members.delete(member.name));
+      options.onProcesses?.();
+      return started;
+    },
+    async stopEtcdMember(memberName) {
+      const member = members.get(memberName);
+      if (member) await stopMember(member);
+    },
+    async stop() {
+      await Promise.all([...members.values()].map(stopMember));
+      await apiserver.stop();
+      await nodeNetwork.close();
     },
   };
 }

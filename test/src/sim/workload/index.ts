@@ -27,15 +27,23 @@
 //   `node.kubernetes.io/unreachable` taints, as the node lifecycle controller marks a dead kubelet, at
 //   once; `workload.sim.metal3-ts.dev/kubelet-not-ready` makes Ready `False` (`KubeletNotReady`) with
 //   the `not-ready` taints; removing the annotation makes the Node Ready again (kubelet-state.ts).
+// - a control-plane Node's kubelet port-forward endpoint (SPDY/3.1, reached by the workload
+//   apiserver through its node network under the Node's name) to `etcd-<node>` port 2379 and
+//   `kube-apiserver-<node>`; and, when the cluster has KCP's `<cluster>-etcd` CA, a real etcd member
+//   named after the Node (the first starts the cluster, the next join it), serving TLS to client
+//   certificates of that CA, stopped with the Node (node-runtime.ts). So KubeadmControlPlane's etcd
+//   checks, MoveLeader and MemberRemove work as on a kubeadm cluster.
 // Does not cover: control-plane endpoints (the apiserver's address is not the Cluster's
-// controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted), running
-// containers (no etcd members, exec, logs or port-forward), periodic node heartbeats, NotReady on
-// power-off, kubelet restarts on reboot, Ignition user data.
+// controlPlaneEndpoint), the certificates KCP generates (`<cluster>-ca` is not trusted; etcd's
+// serving certificate is not signed by `<cluster>-etcd`), exec, logs, websocket port-forward,
+// periodic node heartbeats, NotReady on power-off, kubelet restarts on reboot, Ignition user data.
 import type { Runnable } from '@metal3-ts/shared/manager/runnable';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
 import type { SimulatorDeps } from '../simulator.ts';
 import { workloadClusterController } from './cluster-controller.ts';
 import { kubeletController } from './kubelet-controller.ts';
+import { NodeRuntimes } from './node-runtime.ts';
 import type { WorkloadSimulatorOptions } from './options.ts';
 
 export * from './names.ts';
@@ -43,13 +51,14 @@ export { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION, NOT_READY_TAI
 export type { WorkloadApiserver, WorkloadClusterEnv, WorkloadSimulatorOptions } from './options.ts';
 
 /** On shutdown: closes the workload clients and, unless told otherwise, stops the apiservers served. */
-function shutdown(cache: ClusterCache, served: ReadonlyMap<string, string>, options: WorkloadSimulatorOptions): Runnable {
+function shutdown(cache: ClusterCache, served: ReadonlyMap<string, string>, runtimes: NodeRuntimes, options: WorkloadSimulatorOptions): Runnable {
   return {
     name: 'sim-workload-shutdown',
     needsLeaderElection: false,
     async start(signal) {
       if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       cache.close();
+      await runtimes.closeAll();
       if (options.stopApiserversOnStop === false) return;
       const names = [...new Set(served.values())].filter((name) => options.env.workloadClusters.has(name));
       await Promise.all(names.map((name) => options.env.stopWorkloadCluster(name)));
@@ -67,6 +76,10 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
   });
   const namespace = options.namespace;
   const served = new Map<string, string>();
+  const runtimes = new NodeRuntimes(deps.client, (cluster) => {
+    const name = served.get(clusterKeyString(cluster));
+    return name === undefined ? undefined : options.env.workloadClusters.get(name);
+  });
   return [
     workloadClusterController(deps, { env: options.env, clusterCache, namespace, served }),
     kubeletController(deps, {
@@ -75,7 +88,8 @@ export function workloadSimulator(deps: SimulatorDeps, options: WorkloadSimulato
       mode: options.mode ?? 'default',
       retryAfterMs: options.retryAfterMs ?? 250,
       joinDelayMs: options.joinDelayMs ?? 0,
+      runtimes,
     }),
-    shutdown(clusterCache, served, options),
+    shutdown(clusterCache, served, runtimes, options),
   ];
 }

@@ -7,7 +7,8 @@
 // existing Node of the same name adopts it, as the kubelet does. Data comes from the host's userData
 // and metaData Secrets as cloud-init would read them (node.ts).
 // A control-plane node's kubelet also runs the static pods (mirror Pods) and kubeadm uploads
-// kubeadm-config (static-pods.ts), which KubeadmControlPlane checks.
+// kubeadm-config (static-pods.ts), which KubeadmControlPlane checks; its port-forward endpoint and
+// etcd member are node-runtime.ts, stopped when the Node goes.
 // A test stops a host's kubelet, or makes it report NotReady, with an annotation (kubelet-state.ts):
 // its Node goes Unknown (as the node lifecycle controller marks a silent kubelet) or False, and Ready
 // again when the annotation goes; a stopped kubelet does not register.
@@ -36,6 +37,7 @@ import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluste
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
 import { type KubeletState, kubeletState, writeNodeHealth } from './kubelet-state.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
+import type { NodeRuntimes } from './node-runtime.ts';
 import { secretText } from './secret-data.ts';
 import { removeMirrorPods, startControlPlane } from './static-pods.ts';
 
@@ -45,6 +47,8 @@ export interface KubeletControllerContext {
   readonly retryAfterMs: number;
   readonly joinDelayMs: number;
   readonly namespace?: string | undefined;
+  /** Control-plane Nodes' kubelet endpoints and etcd members. */
+  readonly runtimes?: NodeRuntimes;
 }
 
 /** A Node this simulator registered (or adopted) for a host. */
@@ -103,6 +107,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
 
   /** Deletes our Node if it is still the one we registered; throws ClusterNotReachableError while unreachable. */
   const removeNode = async (entry: Joined, signal: AbortSignal, log: Logger): Promise<void> => {
+    if (entry.controlPlane) await ctx.runtimes?.stop(entry.cluster, entry.nodeName);
     if (!entry.owned) return;
     const client = await workloadClient(ctx.clusterCache, entry.cluster, signal);
     if (!client) return; // the cluster is gone, and its Nodes with it
@@ -226,6 +231,7 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     if (plan.controlPlane) {
       const version = found.machine?.spec?.version || plan.node.status?.nodeInfo?.kubeletVersion || 'v1.31.0';
       await startControlPlane(client, registered, plan.controlPlane, version, log);
+      await ctx.runtimes?.start(found.cluster, name, log);
     }
     joined.set(key, {
       hostUid: host.metadata.uid!,

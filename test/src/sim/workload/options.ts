@@ -1,10 +1,20 @@
 // What the workload-cluster simulator is given: where apiservers come from, and its knobs.
+import type { EtcdMember, EtcdMemberOptions } from '../../envtest/etcd-member.ts';
+import type { NodeNetwork } from '../../envtest/node-network.ts';
 import type { ProviderIdMode } from './names.ts';
 
 /** A started workload apiserver, as the simulator needs it. */
 export interface WorkloadApiserver {
   /** Admin kubeconfig YAML with everything inline (no file references). */
   readonly kubeconfig: string;
+  // The rest is what control-plane Nodes need for port-forward and etcd membership (node-runtime.ts);
+  // an environment without it gets Nodes and mirror Pods only.
+  /** https://127.0.0.1:<port> of the apiserver. */
+  readonly server?: string;
+  readonly nodeNetwork?: Pick<NodeNetwork, 'attach' | 'detach'>;
+  readonly etcdMembers?: ReadonlyMap<string, Pick<EtcdMember, 'name' | 'clientUrl' | 'localUrl'>>;
+  startEtcdMember?(options: Pick<EtcdMemberOptions, 'name' | 'tls' | 'join'>): Promise<unknown>;
+  stopEtcdMember?(name: string): Promise<void>;
 }
 
 /** The part of the test environment (`TestEnv`) that starts and stops workload apiservers. */
