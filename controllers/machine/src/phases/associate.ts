@@ -28,6 +28,7 @@ import { CrossNamespaceSecretError, metal3MachineProvisioning, provisionedHost }
 import { provisioningState } from '@metal3-ts/baremetal/states';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import { type DataReferences, withReferences } from '../data-references.ts';
+import { specDataSecrets } from '../host-spec.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { BMC_SECRET_LABELLED_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
@@ -194,7 +195,10 @@ async function recordAndClaim(
  * (invalid configuration) with the host claimed, as before the merge.
  */
 function withProvisioning(claimed: BareMetalHost, m3m: Readonly<Metal3Machine>, refs: Readonly<DataReferences>): BareMetalHost {
-  const provisioning = metal3MachineProvisioning(withReferences(m3m, refs));
+  // The Secrets the spec names (M-35 steps 1-2) are the metadata phase's to record, which runs after
+  // this one: the deployment, written once, must carry them already.
+  const secrets = specDataSecrets(m3m);
+  const provisioning = metal3MachineProvisioning(withReferences(m3m, { ...refs, ...secrets }));
   try {
     return provisionedHost(claimed, m3m.spec?.dataTemplate ? { ...provisioning, deployment: undefined } : provisioning);
   } catch (error) {
