@@ -60,7 +60,9 @@ function fieldsOf(body: unknown): string[] {
       for (const [field, inner] of Object.entries(value)) {
         const name = `${top}.${field}`;
         if (NOISE.has(name)) continue;
-        if (KEYED.has(name) && inner && typeof inner === 'object') fields.add(`${name}[${Object.keys(inner).sort().join(' ')}]`);
+        // A removed key shows as `-key`.
+        const keys = (map: object) => Object.entries(map).map(([k, v]) => (v === null ? `-${k}` : k)).sort().join(' ');
+        if (KEYED.has(name) && inner && typeof inner === 'object') fields.add(`${name}[${keys(inner)}]`);
         else fields.add(name);
       }
     }
@@ -74,20 +76,28 @@ export function stepOf(shape: string): string {
   return shape;
 }
 
+const HOST = 'metal3\\.io/BareMetalHost';
+const MARK = 'metal3machine\\.infrastructure\\.cluster\\.x-k8s\\.io/bmc-secret-labelled';
 const STEPS: readonly (readonly [RegExp, string])[] = [
-  [/^events /, 'event'],
-  [/^baremetalhosts patch: .*spec\.consumerRef.*spec\.image|^baremetalhosts patch: .*spec\.image.*spec\.consumerRef/, 'host: claim + provisioning'],
+  [/^events /, 'Event (apart)'],
+  [/^baremetalhosts patch: (?=.*spec\.consumerRef)(?=.*spec\.image)/, 'host: claim + provisioning'],
   [/^baremetalhosts patch: .*spec\.consumerRef/, 'host: claim'],
   [/^baremetalhosts patch: .*spec\.image/, 'host: provisioning'],
-  [/^baremetalhosts patch: spec\.online$/, 'host: power'],
-  [/^secrets patch/, 'BMC Secret: label'],
+  [/^secrets patch/, 'Secret: BMC label'],
+  [new RegExp(`^metal3machines patch: metadata\\.annotations\\[${HOST}\\], metadata\\.finalizers$`), 'machine: finalizer + host record'],
   [/^metal3machines patch: metadata\.finalizers$/, 'machine: finalizer'],
-  [/^metal3machines patch: metadata\.annotations\[metal3\.io\/BareMetalHost\]$/, 'machine: host record'],
-  [/^metal3machines\/status /, 'machine: status'],
+  [new RegExp(`^metal3machines patch: metadata\\.annotations\\[-${HOST}\\]$`), 'machine: host record removed (a lost claim)'],
+  [new RegExp(`^metal3machines patch: metadata\\.annotations\\[${HOST}\\]$`), 'machine: host record'],
+  [new RegExp(`^metal3machines patch: metadata\\.annotations\\[${MARK}\\], spec\\.providerID$`), 'machine: provider ID + Secret mark'],
   [/^metal3machines patch: spec\.providerID$/, 'machine: provider ID'],
+  [new RegExp(`^metal3machines patch: metadata\\.annotations\\[.*${MARK}.*\\]$`), 'machine: Secret mark (+ host record again)'],
+  [/^metal3machines\/status /, 'machine: status'],
 ];
 
-/** The tally as rows `[step, shape, writes per machine]`, most writes first. */
-export function tallyRows(tally: WriteTally, machines: number): [string, string, number][] {
-  return [...tally.entries()].map(([shape, n]) => [stepOf(shape), shape, n / machines] as [string, string, number]).sort((a, b) => b[2] - a[2]);
+/** The tally as rows `[step, writes per machine]` by step, events last, most writes first. */
+export function tallyRows(tally: WriteTally, machines: number): [string, number][] {
+  const steps = new Map<string, number>();
+  for (const [shape, n] of tally) steps.set(stepOf(shape), (steps.get(stepOf(shape)) ?? 0) + n);
+  const last = (step: string) => (step.startsWith('Event') ? 1 : 0);
+  return [...steps.entries()].map(([step, n]) => [step, n / machines] as [string, number]).sort((a, b) => last(a[0]) - last(b[0]) || b[1] - a[1]);
 }
