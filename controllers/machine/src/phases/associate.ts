@@ -40,8 +40,8 @@ export type AssociateOutcome =
     readonly kind: 'associated';
     readonly host: BareMetalHost;
     readonly choice: 'owned' | 'reused' | 'picked';
-    /** The machine as the record write left it (with our finalizer). */
-    readonly recorded: Metal3Machine;
+    /** The machine as this pass's last write of it left it (the record with our finalizer); undefined: not written. */
+    readonly recorded: Metal3Machine | undefined;
     /** The BMC Secret label landed (M-26): the mark for the machine, see labelCredentials. */
     readonly labelled: string | undefined;
   }
@@ -186,7 +186,9 @@ async function recordAndClaim(
   }
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
   const labelled = await labelCredentials(deps.client, m3m, claim.host, clusterName, input.labelled);
-  return { kind: 'associated', host: claim.host, choice, recorded: recordedNow, labelled };
+  // Only a server copy: `base` may be the working copy, with changes no write has carried yet.
+  const recorded = record.written ?? (base !== m3m ? (base as Metal3Machine) : undefined);
+  return { kind: 'associated', host: claim.host, choice, recorded, labelled };
 }
 
 /**

@@ -54,7 +54,7 @@ export async function reconcileAssociation(ctx: MachineContext, scope: MachineSc
       scope.log.info(outcome.message);
       return {};
     case 'associated':
-      adoptWrite(scope, outcome.recorded);
+      if (outcome.recorded) adoptWrite(scope, outcome.recorded);
       if (outcome.labelled) scope.observed.secretLabelled = outcome.labelled;
       scope.host = outcome.host;
       ctx.deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
