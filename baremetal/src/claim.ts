@@ -75,6 +75,12 @@ export function claimedHost(host: Readonly<BareMetalHost>, claim: HostClaim): Ba
 export interface ClaimOptions extends Pick<HostWriteOptions, 'onWrite' | 'fieldManager'> {
   /** Re-reads and retries while the host keeps changing but stays ours to take (default 3). */
   readonly attempts?: number;
+  /**
+   * More of the host to write in the same locked patch as the claim (its provisioning, M-25): given
+   * the claimed host, returns it with those fields set. Under the one lock, the fields land with the
+   * claim or not at all, so they never reach a host another consumer took.
+   */
+  readonly alongside?: (claimed: BareMetalHost) => BareMetalHost;
 }
 
 /**
@@ -98,7 +104,12 @@ export async function claimHost(client: Client, host: Readonly<BareMetalHost>, c
       // of the same consumer claimed it): finish the claim on it, `attempts` writes in all.
       if (attempt > 1 && !isClaimedBy(current, consumer)) return { claimed: false, reason: 'conflict', host: current as BareMetalHost };
       if (attempt > attempts) return { claimed: false, reason: 'conflict', host: current as BareMetalHost };
-      const written = await patchHost(client, current, claimedHost(current, claim), { ...options, optimisticLock: true });
+      const claimed = claimedHost(current, claim);
+      const written = await patchHost(client, current, options.alongside ? options.alongside(claimed) : claimed, {
+        onWrite: options.onWrite,
+        fieldManager: options.fieldManager,
+        optimisticLock: true,
+      });
       return written ? { claimed: true, host: written, changed: true } : { claimed: true, host: current as BareMetalHost, changed: false };
     },
     {

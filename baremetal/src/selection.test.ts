@@ -204,4 +204,19 @@ test('exclusionOf: the first rule that keeps a host from the consumer, in the or
   assert.is(exclusionText('paused', testHost('h')), 'is paused');
 });
 
+test('issue 20: hosts another worker is claiming are picked last, only when nothing else is left; the outcome never changes', () => {
+  const hosts = [testHost('h1'), testHost('h2'), testHost('h3')];
+  const claiming = new Set(['h1', 'h2']);
+  const avoid = (host: Readonly<BareMetalHost>) => claiming.has(host.metadata.name ?? '');
+  assert.is(describe(chooseHost(hosts, me, { random: first, avoid })), 'picked:h3');
+  assert.is(describe(chooseHost(hosts.slice(0, 2), me, { random: first, avoid })), 'picked:h1', 'only avoided hosts left: one of them, as without');
+  const reserved = testHost('r1', { labels: { [REUSE]: 'md-workers' } });
+  const reuse: HostConsumer = { ...me, nodeReuseName: 'md-workers' };
+  assert.is(
+    describe(chooseHost([reserved, testHost('h3')], reuse, { random: first, avoid: () => true })),
+    'reused:r1',
+    'H-10: a reservation is not a preference',
+  );
+});
+
 test.run();

@@ -14,6 +14,10 @@ export interface MachineContext {
   readonly nodePoll: AwaitedNodePoll;
   /** The last dropped-address report per machine (`namespace/name`), so each problem is told once. */
   readonly reportedDrops: Map<string, string>;
+  /** BMC Secrets this process labelled, per machine, until the machine carries the mark (labelCredentials). */
+  readonly labelledSecrets: Map<string, string>;
+  /** Hosts a worker of this process is recording and claiming now, so the others pick elsewhere first. */
+  readonly claiming: Set<string>;
   /** The Node was found, or the machine is gone: no more polls, no more Node events for it. */
   stopAwaitingNode(key: string): void;
 }
@@ -26,6 +30,8 @@ export function machineContext(deps: MachineReconcilerDeps): MachineContext {
     safetyNet: { requeueAfterMs },
     nodePoll,
     reportedDrops: new Map(),
+    labelledSecrets: new Map(),
+    claiming: new Set(),
     stopAwaitingNode(key) {
       nodePoll.forget(key);
       deps.awaitedNodes?.forget(key);

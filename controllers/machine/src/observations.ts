@@ -64,6 +64,8 @@ export interface Observations {
   ready?: boolean;
   /** The Secrets the host is provisioned from (data-references.ts); undefined: as the object has them. */
   references?: DataReferences;
+  /** M-26: the BMC Secret label landed; the mark goes on the machine with its provider ID (labelCredentials). */
+  secretLabelled?: string;
   /** What a step threw; deriveStatus shows it on the condition of that step. */
   failure?: unknown;
 }

@@ -1,7 +1,8 @@
 // One reconcile of a Metal3Machine (research §1.2), in the Cluster API shape: the scope is read once
-// from the informers (scope.ts) → the guard decides the flow (guards.ts) → our finalizer (a guarded
-// write of its own) → the phases of the normal or the deletion flow, in order, each recording what
-// it found on the scope → one pure deriveStatus (status.ts) → one patch of the Metal3Machine.
+// from the informers (scope.ts) → the guard decides the flow (guards.ts) → the phases of the normal
+// or the deletion flow, in order, each recording what it found on the scope, our finalizer before
+// and after them (phases/finalizer.ts: only where no other write carries it) → one pure
+// deriveStatus (status.ts) → one patch of the Metal3Machine (machine-patch.ts).
 //
 // A phase returns undefined to go on, or the reconcile's result to stop there (a wait). A phase that
 // throws ends the list too (each phase builds on the ones before); its failure, labelled with its
@@ -18,11 +19,12 @@ import { type MachineContext, machineContext } from './context.ts';
 import type { MachineReconcilerDeps } from './deps.ts';
 import { causeOf, isInvalidConfiguration } from './errors.ts';
 import { guard } from './guards.ts';
+import { patchMachine } from './machine-patch.ts';
 import { METAL3_MACHINE_FINALIZER, OWNED_CONDITIONS } from './names.ts';
 import type { MachineStep } from './observations.ts';
 import { reconcileAssociation, reconcileStaleRecord, reconcileStrays } from './phases/association.ts';
 import { reconcileDelete } from './phases/delete.ts';
-import { reconcileFinalizer } from './phases/finalizer.ts';
+import { reconcileFinalizer, reconcileLateFinalizer } from './phases/finalizer.ts';
 import { reconcileGuard } from './phases/guard.ts';
 import { reconcileHostUpdate, reconcileSettled } from './phases/keep-host.ts';
 import { reconcileMetadata } from './phases/metadata.ts';
@@ -52,6 +54,7 @@ const NORMAL: readonly Phase[] = [
 const DELETION: readonly Phase[] = [{ step: 'release', run: reconcileDelete }];
 
 const FINALIZER: readonly Phase[] = [{ step: 'finalizer', run: reconcileFinalizer }];
+const LATE_FINALIZER: readonly Phase[] = [{ step: 'finalizer', run: reconcileLateFinalizer }];
 
 export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileFn {
   const ctx = machineContext(deps);
@@ -63,6 +66,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     if (!reads) {
       ctx.stopAwaitingNode(key);
       ctx.reportedDrops.delete(key);
+      ctx.labelledSecrets.delete(key);
       return {};
     }
     // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
@@ -73,18 +77,23 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     if (decision.kind === 'NotOurs') return {};
     const scope = newScope(reads, decision, now());
 
-    let run: PhasesRun = decision.kind === 'Reconcile' ? await runPhases(ctx, scope, FINALIZER) : {};
-    const base = structuredClone(scope.m3m);
-    const patch = new PatchHelper(scope.m3m, scope.api);
-    if (run.failure === undefined) run = await runPhases(ctx, scope, decision.kind === 'Delete' ? DELETION : NORMAL);
+    const reconciling = decision.kind === 'Reconcile';
+    const early: PhasesRun = reconciling ? await runPhases(ctx, scope, FINALIZER) : {};
+    let run = early.failure === undefined ? await runPhases(ctx, scope, decision.kind === 'Delete' ? DELETION : NORMAL) : early;
+    if (reconciling && early.failure === undefined) {
+      const late = await runPhases(ctx, scope, LATE_FINALIZER);
+      if (run.failure === undefined && late.failure !== undefined) run = { outcome: run.outcome, failure: late.failure };
+    }
     const { outcome: result = {}, failure } = run;
     scope.observed.failure = failure;
+    const base = scope.base;
     const desired = deriveStatus({ m3m: scope.m3m, base, observed: scope.observed, now: scope.now });
     const invalid = causeOf(failure);
     if (isInvalidConfiguration(invalid) && base.status?.failureMessage !== invalid.message) {
       deps.events?.warning(desired, 'InvalidConfiguration', invalid.message);
     }
-    await patchAfterPhases(scope.object, failure, () => patch.patch(desired, { ownedConditions: OWNED_CONDITIONS }));
+    const patch = new PatchHelper(base, scope.api);
+    await patchAfterPhases(scope.object, failure, () => patchMachine(patch, base, desired, { ownedConditions: OWNED_CONDITIONS }));
     if (isInvalidConfiguration(invalid)) throw new TerminalError(invalid.message, { cause: failure });
     if (failure !== undefined) throw failure;
     if (scope.released) {

@@ -110,8 +110,14 @@ export interface MachineScope extends Omit<MachineReads, 'host'> {
   readonly decision: Guard;
   /** Read once for status.lastUpdated. */
   readonly now: Date;
-  /** The working copy; the finalizer write replaces it before the phases run. */
+  /** The working copy: metadata and the owned spec fields as the phases want them. */
   m3m: Metal3Machine;
+  /**
+   * The object as the server last returned it to this pass (the cached copy until a phase writes
+   * the machine: adoptWrite): the final patch is computed against it, so a field a phase wrote
+   * already is not sent again, and its condition write carries the current resourceVersion.
+   */
+  base: Metal3Machine;
   /** The host as read, then as associated or written by this pass. */
   host: Readonly<BareMetalHost> | undefined;
   /** Set by the spec phase, for every phase that claims, keeps or releases a host. */
@@ -123,7 +129,25 @@ export interface MachineScope extends Omit<MachineReads, 'host'> {
 
 /** The scope of one reconcile, from what it read and the guard's decision. */
 export function newScope(reads: MachineReads, decision: Guard, now: Date): MachineScope {
-  return { ...reads, decision, now, m3m: structuredClone(reads.cached) as Metal3Machine, observed: {} };
+  return { ...reads, decision, now, m3m: structuredClone(reads.cached) as Metal3Machine, base: structuredClone(reads.cached) as Metal3Machine, observed: {} };
+}
+
+/**
+ * A phase wrote the machine (finalizer, host record): the written object becomes the base, and the
+ * working copy takes what that write decided (finalizers, the host record, resourceVersion and
+ * generation) while keeping what later phases changed and nobody wrote yet.
+ */
+export function adoptWrite(scope: Pick<MachineScope, 'm3m' | 'base'>, written: Readonly<Metal3Machine>): void {
+  scope.base = structuredClone(written) as Metal3Machine;
+  const meta = scope.m3m.metadata;
+  const { finalizers, resourceVersion, generation } = written.metadata;
+  const recorded = written.metadata.annotations?.[HOST_ANNOTATION];
+  Object.assign(meta, { finalizers, resourceVersion, generation });
+  const { [HOST_ANNOTATION]: _was, ...others } = meta.annotations ?? {};
+  const annotations = recorded === undefined ? others : { ...others, [HOST_ANNOTATION]: recorded };
+  // No annotations left, none on the server: none here either (an empty map would be a write).
+  if (Object.keys(annotations).length === 0 && written.metadata.annotations === undefined) delete meta.annotations;
+  else meta.annotations = annotations;
 }
 
 type ReconcileGuard = Extract<Guard, { kind: 'Reconcile' }>;

@@ -11,6 +11,7 @@ import { ClusterNotReachableError, InvalidKubeconfigSecretError } from '@metal3-
 import { HostTakenError, InvalidConfigurationError, NodeProviderIDError } from './errors.ts';
 import type { MachineStep, Observations } from './observations.ts';
 import { deriveStatus } from './status.ts';
+import { BMC_SECRET_LABELLED_ANNOTATION } from './names.ts';
 
 const test = suite('Metal3Machine deriveStatus');
 const NOW = new Date('2026-11-25T10:00:00.123Z');
@@ -246,6 +247,16 @@ test('the data references (M-23, M-35, M-36, X-2): as the phases left them, a mi
   assert.is(out.status?.renderedData, undefined, 'X-2: dropped on deletion');
   assert.is(out.status?.networkData, undefined);
   assert.equal(derive({}, m3m).status?.renderedData, { name: 'd', namespace: 'ns' });
+});
+
+test('M-26 (issue 20): the BMC Secret mark goes on with the provider ID (the write that carries it), never before', () => {
+  const mark = (m: Metal3Machine) => m.metadata.annotations?.[BMC_SECRET_LABELLED_ANNOTATION];
+  assert.is(mark(derive({ secretLabelled: 'ns/h/h-bmc' })), undefined, 'no provider ID yet: remembered, not written');
+  assert.is(mark(derive({ secretLabelled: 'ns/h/h-bmc', providerID: 'metal3://ns/h/m' })), 'ns/h/h-bmc', 'rides with the provider ID');
+  const upgraded = fresh();
+  upgraded.spec = { providerID: 'metal3://ns/h/m' };
+  assert.is(mark(derive({ secretLabelled: 'ns/h/h-bmc' }, upgraded)), 'ns/h/h-bmc', 'a machine that had its provider ID already: written now');
+  assert.is(mark(derive({ providerID: 'metal3://ns/h/m' })), undefined, 'nothing labelled, nothing marked');
 });
 
 test.run();

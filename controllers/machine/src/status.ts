@@ -2,8 +2,8 @@
 // reconcile observed (observations.ts) into the object the final patch writes: every condition of
 // both dialects, status.ready, status.addresses, the data references (data-references.ts),
 // failureReason/failureMessage, the Ready summaries,
-// lastUpdated, and the one spec field a reconcile learns rather than owns (spec.providerID, agreed
-// with the workload cluster). Pure: no I/O, no clock (the scope carries `now`), table-tested.
+// lastUpdated, the one spec field a reconcile learns rather than owns (spec.providerID, agreed
+// with the workload cluster), and the BMC Secret mark that rides with it. Pure: no I/O, no clock (the scope carries `now`), table-tested.
 //
 // The topics are applied in a fixed order, pause first (its v1beta1 AssociateBMH reason is replaced
 // by any association finding of the same pass), a failure last (it names the step it happened in,
@@ -16,7 +16,7 @@ import { setV1Beta2ReadySummary } from '@metal3-ts/shared/conditions/v1beta2/sum
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
 import { withReferences } from './data-references.ts';
 import { causeOf, HostTakenError, isInvalidConfiguration, messageOf, nodeFailureKind } from './errors.ts';
-import { FailureReason, V1BETA1_READY_INPUTS, V1BETA2_READY_INPUTS } from './names.ts';
+import { BMC_SECRET_LABELLED_ANNOTATION, FailureReason, V1BETA1_READY_INPUTS, V1BETA2_READY_INPUTS } from './names.ts';
 import type { Association, DataState, NodeState, Observations } from './observations.ts';
 import {
   setAssociated,
@@ -54,6 +54,11 @@ export function deriveStatus(input: StatusInput): Metal3Machine {
   if (observed.addresses) status.addresses = observed.addresses;
   if (observed.ready !== undefined) status.ready = observed.ready;
   if (observed.providerID) (m3m.spec ??= {}).providerID = observed.providerID;
+  // M-26's mark rides with the provider ID's write (issue 20), or goes alone for a machine that had
+  // its provider ID before the label landed (an upgrade): never a write of its own before that.
+  if (observed.secretLabelled && m3m.spec?.providerID) {
+    m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [BMC_SECRET_LABELLED_ANNOTATION]: observed.secretLabelled };
+  }
   if (observed.failure !== undefined) showFailure(m3m, observed.failure);
   finishStatus(input.base, m3m, input.now);
   return m3m;

@@ -24,8 +24,11 @@ import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { InvalidHostSelectorError } from '@metal3-ts/baremetal/label-selector';
 import { nodeReuseName } from '@metal3-ts/baremetal/node-reuse';
 import { chooseHost, exclusionOf, exclusionText } from '@metal3-ts/baremetal/selection';
+import { CrossNamespaceSecretError, metal3MachineProvisioning, provisionedHost } from '@metal3-ts/baremetal/provision';
 import { provisioningState } from '@metal3-ts/baremetal/states';
 import type { Logger } from '@metal3-ts/shared/log/logger';
+import { type DataReferences, withReferences } from '../data-references.ts';
+import { specDataSecrets } from '../host-spec.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { InvalidConfigurationError } from '../errors.ts';
 import { BMC_SECRET_LABELLED_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
@@ -33,14 +36,22 @@ import type { Claimant } from '../scope.ts';
 import { forgetHost, recordHost } from './host-record.ts';
 
 export type AssociateOutcome =
-  | { readonly kind: 'associated'; readonly host: BareMetalHost; readonly choice: 'owned' | 'reused' | 'picked' }
+  | {
+    readonly kind: 'associated';
+    readonly host: BareMetalHost;
+    readonly choice: 'owned' | 'reused' | 'picked';
+    /** The machine as this pass's last write of it left it (the record with our finalizer); undefined: not written. */
+    readonly recorded: Metal3Machine | undefined;
+    /** The BMC Secret label landed (M-26): the mark for the machine, see labelCredentials. */
+    readonly labelled: string | undefined;
+  }
   /**
    * The record names the free host selection would choose (a crash between record and claim): it
    * stands, and the host update claims it under the host's lock as on any pass (phases/host.ts).
    */
   | { readonly kind: 'kept' }
-  /** Nothing to take now; `message` says what is awaited. */
-  | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean }
+  /** Nothing to take now; `message` says what is awaited; `written`: the machine as a record removal left it. */
+  | { readonly kind: 'waiting'; readonly message: string; readonly retrySoon: boolean; readonly written?: Metal3Machine | undefined }
   /** Another reconcile of the same machine (another replica) recorded a host first: look again soon. */
   | { readonly kind: 'lost'; readonly message: string };
 
@@ -77,34 +88,54 @@ function describeSelector(m3m: Readonly<Metal3Machine>): string {
   return parts.length > 0 ? `matching ${parts.join(', ')}` : 'in the namespace';
 }
 
+/** What association works with besides the machine: who claims, what it deploys, what was labelled. */
+export interface AssociateInput {
+  readonly claimant: Claimant;
+  /** The data references of this pass (status.userData, M-23): what a claim without a data template provisions. */
+  readonly refs: Readonly<DataReferences>;
+  /** BMC Secrets labelled by this process, per machine (labelCredentials). */
+  readonly labelled: Map<string, string>;
+  /** Hosts (`namespace/name`) this process is recording and claiming now: picked last (ChooseHostOptions.avoid). */
+  readonly claiming?: Set<string> | undefined;
+  /** The unclaimed host the machine's annotation already names: see reviewRecord. */
+  readonly recorded?: Readonly<BareMetalHost> | undefined;
+  readonly log?: Logger | undefined;
+}
+
 /**
- * Chooses a host (section 2), records it on the machine (M-41, locked), claims it (M-22, locked),
- * and labels its BMC Secret (M-26). A claim lost to another machine removes the record again and asks
- * to choose again soon. `recorded` is the unclaimed host the machine's annotation already names: see
- * reviewRecord. Throws InvalidConfigurationError for an invalid host selector (H-3).
+ * Chooses a host (section 2), records it on the machine (M-41, locked, with our finalizer:
+ * host-record.ts), claims it (M-22, locked) with its provisioning in the same write, and labels its
+ * BMC Secret (M-26). A claim lost to another machine removes the record again and asks to choose
+ * again soon. Throws InvalidConfigurationError for an invalid host selector (H-3).
  */
-export async function reconcileAssociate(
-  deps: MachineReconcilerDeps,
-  m3m: Metal3Machine,
-  claimant: Claimant,
-  recorded?: Readonly<BareMetalHost>,
-  log?: Logger,
-): Promise<AssociateOutcome> {
-  const { consumer, clusterName } = claimant;
-  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
+export async function reconcileAssociate(deps: MachineReconcilerDeps, m3m: Metal3Machine, input: AssociateInput): Promise<AssociateOutcome> {
+  const { recorded, log } = input;
+  const { consumer } = input.claimant;
   let base: Readonly<Metal3Machine> = m3m;
+  /** The machine as a removal of its record left it, if this pass removed one. */
+  let forgotten: Metal3Machine | undefined;
   if (recorded) {
     const review = await selecting(() => reviewRecord(deps, m3m, consumer, recorded, log));
     if (review.kind !== 'forgotten') return review;
-    base = review.written;
+    base = forgotten = review.written;
   }
-  const choice = await selecting(() => chooseHost(deps.inventory.candidates(consumer), consumer, deps.random ? { random: deps.random } : {}));
+  const claiming = input.claiming;
+  const avoid = claiming ? { avoid: (host: Readonly<BareMetalHost>) => claiming.has(hostKey(host)) } : {};
+  const choice = await selecting(() =>
+    chooseHost(deps.inventory.candidates(consumer), consumer, { ...(deps.random ? { random: deps.random } : {}), ...avoid })
+  );
   switch (choice.outcome) {
     case 'none':
-      return { kind: 'waiting', message: `No available host found: waiting for an available BareMetalHost ${describeSelector(m3m)}`, retrySoon: false };
+      return {
+        kind: 'waiting',
+        message: `No available host found: waiting for an available BareMetalHost ${describeSelector(m3m)}`,
+        retrySoon: false,
+        written: forgotten,
+      };
     case 'reuse-pending':
       return {
         kind: 'waiting',
+        written: forgotten,
         message: `Found BareMetalHost(s) with nodeReuseLabelName in not-available state: waiting for ${hostKey(choice.host)} (${
           provisioningState(choice.host) || 'no state'
         })`,
@@ -114,20 +145,68 @@ export async function reconcileAssociate(
       break;
   }
   const key = hostKey(choice.host);
+  claiming?.add(key);
+  try {
+    return await recordAndClaim(deps, m3m, input, base, choice.host, choice.outcome);
+  } finally {
+    claiming?.delete(key);
+  }
+}
+
+/** Records `host` on the machine (M-41, with our finalizer), claims it with its provisioning (M-22, M-25) and labels its BMC Secret (M-26). */
+async function recordAndClaim(
+  deps: MachineReconcilerDeps,
+  m3m: Metal3Machine,
+  input: AssociateInput,
+  base: Readonly<Metal3Machine>,
+  host: Readonly<BareMetalHost>,
+  choice: 'owned' | 'reused' | 'picked',
+): Promise<AssociateOutcome> {
+  const { consumer, clusterName } = input.claimant;
+  const api = deps.client.api(Metal3MachineResource, m3m.metadata.namespace);
+  const key = hostKey(host);
   const record = await recordHost(api, base, key);
   if (!record) return { kind: 'lost', message: 'the Metal3Machine is gone' };
   if (record.host !== key) return { kind: 'lost', message: `BareMetalHost ${record.host} was recorded for this machine meanwhile` };
   const recordedNow = record.written ?? base;
-  const claim = await claimHost(deps.client, choice.host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, {
+  // Issue 20: the claim and the host's provisioning in one write, under the claim's lock (it was two
+  // writes: claim here, provisioning in the host phase). Locked on the host's resourceVersion, so the
+  // provisioning lands with the claim or not at all: never on a host another machine took. A crash
+  // before it leaves the record of an unclaimed host, which the host phase claims and provisions in
+  // that same one write (phases/host.ts); after it, a claimed and provisioned host the next pass finds
+  // as it wants it. As upstream (M-22 step 6), a machine with a data template deploys only once its
+  // data is rendered; its claim carries power and cleaning mode.
+  const claim = await claimHost(deps.client, host, { consumer: consumer.ref, labels: { [CLUSTER_NAME_LABEL]: clusterName } }, {
     onWrite: (h) => deps.inventory.noteWrite(h),
+    alongside: (claimed) => withProvisioning(claimed, m3m, input.refs),
   });
   if (!claim.claimed) {
-    await forgetHost(api, recordedNow, key);
-    return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true };
+    const written = await forgetHost(api, recordedNow, key);
+    return { kind: 'waiting', message: `BareMetalHost ${key} was taken by another machine meanwhile; choosing again`, retrySoon: true, written };
   }
   m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [HOST_ANNOTATION]: key };
-  await labelCredentials(deps.client, m3m, claim.host, clusterName);
-  return { kind: 'associated', host: claim.host, choice: choice.outcome };
+  const labelled = await labelCredentials(deps.client, m3m, claim.host, clusterName, input.labelled);
+  // Only a server copy: `base` may be the working copy, with changes no write has carried yet.
+  const recorded = record.written ?? (base !== m3m ? (base as Metal3Machine) : undefined);
+  return { kind: 'associated', host: claim.host, choice, recorded, labelled };
+}
+
+/**
+ * The claimed host with what the machine asks of it (M-25): the deployment only without a data
+ * template. A Secret reference into another namespace is left to the host phase, which says so
+ * (invalid configuration) with the host claimed, as before the merge.
+ */
+function withProvisioning(claimed: BareMetalHost, m3m: Readonly<Metal3Machine>, refs: Readonly<DataReferences>): BareMetalHost {
+  // The Secrets the spec names (M-35 steps 1-2) are the metadata phase's to record, which runs after
+  // this one: the deployment, written once, must carry them already.
+  const secrets = specDataSecrets(m3m);
+  const provisioning = metal3MachineProvisioning(withReferences(m3m, { ...refs, ...secrets }));
+  try {
+    return provisionedHost(claimed, m3m.spec?.dataTemplate ? { ...provisioning, deployment: undefined } : provisioning);
+  } catch (error) {
+    if (error instanceof CrossNamespaceSecretError) return claimed;
+    throw error;
+  }
 }
 
 /** Runs a step of host selection, turning an invalid selector into invalid configuration (H-3). */
@@ -192,21 +271,33 @@ function heldBefore(host: Readonly<BareMetalHost>, m3m: Readonly<Metal3Machine>)
  * M-26: the BMC credentials Secret gets the cluster-name label, so `clusterctl move` moves it with the
  * cluster. A merge patch: no read of the Secret (its contents are none of our business).
  * Changed from upstream: asked on every pass, not only right after the claim, so a refused write
- * (403) is retried until it lands; the machine's BMC_SECRET_LABELLED_ANNOTATION (written with the
- * reconcile's own patch of the machine) says it did, so a settled machine makes no request for it.
+ * (403) is retried until it lands. Returns the mark saying it landed, for the machine's
+ * BMC_SECRET_LABELLED_ANNOTATION, so a settled machine makes no request for it. Issue 20: the mark
+ * costs no write of its own; it rides with the provider ID write (deriveStatus), and until then
+ * `labelled` (this process's memory, per machine) spares the Secret a second patch. A process that
+ * restarts in between labels once more: the same label, an idempotent write, nothing lost.
  * A missing Secret does not fail the association (E-10); there is nothing to move, and nothing is
  * marked, so a Secret created later is labelled too.
  */
-export async function labelCredentials(client: Client, m3m: Metal3Machine, host: Readonly<BareMetalHost>, clusterName: string): Promise<void> {
+export async function labelCredentials(
+  client: Client,
+  m3m: Readonly<Metal3Machine>,
+  host: Readonly<BareMetalHost>,
+  clusterName: string,
+  labelled: Map<string, string>,
+): Promise<string | undefined> {
   const name = host.spec?.bmc?.credentialsName;
-  if (!name) return;
+  if (!name) return undefined;
   const mark = `${hostKey(host)}/${name}`;
-  if (m3m.metadata.annotations?.[BMC_SECRET_LABELLED_ANNOTATION] === mark) return;
+  if (m3m.metadata.annotations?.[BMC_SECRET_LABELLED_ANNOTATION] === mark) return undefined;
+  const machine = `${m3m.metadata.namespace ?? ''}/${m3m.metadata.name ?? ''}`;
+  if (labelled.get(machine) === mark) return mark;
   try {
     await client.api(SecretResource, host.metadata.namespace).mergePatch(name, { metadata: { labels: { [CLUSTER_NAME_LABEL]: clusterName } } });
   } catch (error) {
-    if (isNotFound(error)) return;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
-  m3m.metadata.annotations = { ...(m3m.metadata.annotations ?? {}), [BMC_SECRET_LABELLED_ANNOTATION]: mark };
+  labelled.set(machine, mark);
+  return mark;
 }

@@ -8,10 +8,14 @@ import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.clust
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { machineRef, testHost } from '@metal3-ts/baremetal/testing';
 import { claimedHost } from '@metal3-ts/baremetal/claim';
-import { CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
-import { reconcileAssociation, reconcileStaleRecord } from './association.ts';
+import { SecretResource } from '@metal3-ts/generated/core/v1';
+import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, METAL3_MACHINE_FINALIZER } from '../names.ts';
+import { machineContext } from '../context.ts';
+import { reconcileAssociation, reconcileStaleRecord, reconcileStrays } from './association.ts';
+import { reconcileHostUpdate } from './keep-host.ts';
+import { reconcileMetadata } from './metadata.ts';
 import { reconcileSpec } from './spec.ts';
-import { CLUSTER, hostOn, machineScene, NS, phaseWorld, putHost } from './testing.ts';
+import { CLUSTER, hostOn, IMAGE, machineScene, NS, phaseWorld, putHost, requests } from './testing.ts';
 
 const test = suite('machine phases: associate and forget (fake apiserver)');
 
@@ -39,6 +43,79 @@ test('M-21 M-22 M-26 M-27 M-41: a machine without a host records, claims and lab
   assert.equal(world.events.map((e) => e.reason), ['HostAssociated']);
 });
 
+test('M-18 M-22 M-25 M-26 M-41 (issue 20): a pass from no host to a provisioned claim writes the machine once (record + finalizer), the host once (claim + provisioning), the Secret once', async () => {
+  const world = phaseWorld();
+  await machineScene(world, 'm1', { finalizers: ['other.example.com/keep'] });
+  await putHost(world, testHost('h1'));
+  await world.client.api(SecretResource, NS).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'h1-bmc', namespace: NS } });
+  const scope = await world.scope();
+  const seen = requests(world.client);
+  reconcileSpec(world.ctx, scope);
+  for (const phase of [reconcileAssociation, reconcileStaleRecord, reconcileStrays, reconcileMetadata]) assert.is(await phase(world.ctx, scope), undefined);
+  await reconcileHostUpdate(world.ctx, scope);
+
+  assert.equal(seen.filter((r) => !r.startsWith('GET')), ['PATCH metal3machines 200', 'PATCH baremetalhosts 200', 'PATCH secrets 200']);
+  const m1 = await world.client.api(Metal3MachineResource, NS).get('m1');
+  assert.equal(m1.metadata.finalizers, ['other.example.com/keep', METAL3_MACHINE_FINALIZER], "ours beside another controller's, with the record");
+  assert.is(m1.metadata.annotations?.[HOST_ANNOTATION], `${NS}/h1`);
+  const host = await hostOn(world.client, 'h1');
+  assert.is(host.spec?.consumerRef?.name, 'm1');
+  assert.equal(host.spec?.image, IMAGE, 'M-25: provisioned in the claim');
+  assert.equal(host.spec?.userData, { name: 'bootstrap-data', namespace: NS });
+  assert.is(host.spec?.online, true);
+  assert.is((await world.client.api(SecretResource, NS).get('h1-bmc')).metadata.labels?.[CLUSTER_NAME_LABEL], CLUSTER);
+  // The working copy and the base agree with the server: the final patch sends no metadata again.
+  assert.equal(scope.base.metadata.finalizers, m1.metadata.finalizers);
+  assert.equal(scope.m3m.metadata.finalizers, m1.metadata.finalizers);
+  assert.is(scope.base.metadata.resourceVersion, m1.metadata.resourceVersion);
+  assert.is(scope.observed.secretLabelled, `${NS}/h1/h1-bmc`, 'the mark waits for the provider ID write');
+
+  // The next pass does not label the Secret again: this process remembers it landed.
+  const again = await world.scope();
+  const later = requests(world.client);
+  reconcileSpec(world.ctx, again);
+  for (const phase of [reconcileAssociation, reconcileStaleRecord, reconcileStrays, reconcileMetadata]) await phase(world.ctx, again);
+  await reconcileHostUpdate(world.ctx, again);
+  assert.equal(later.filter((r) => !r.startsWith('GET')), []);
+});
+
+test('issue 20, crash between the record (+ finalizer) and the claim: the next process claims and provisions the recorded host in one locked write', async () => {
+  const world = phaseWorld();
+  await machineScene(world, 'm1', { finalizers: [METAL3_MACHINE_FINALIZER], annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
+  await putHost(world, testHost('h1'));
+  await world.client.api(SecretResource, NS).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'h1-bmc', namespace: NS } });
+  const scope = await world.scope();
+  const seen = requests(world.client);
+  reconcileSpec(world.ctx, scope);
+  for (const phase of [reconcileAssociation, reconcileStaleRecord, reconcileStrays, reconcileMetadata]) assert.is(await phase(world.ctx, scope), undefined);
+  await reconcileHostUpdate(world.ctx, scope);
+
+  assert.equal(seen.filter((r) => !r.startsWith('GET')), ['PATCH baremetalhosts 200', 'PATCH secrets 200'], 'no machine write: the record stands');
+  const host = await hostOn(world.client, 'h1');
+  assert.is(host.spec?.consumerRef?.name, 'm1');
+  assert.equal(host.spec?.image, IMAGE);
+});
+
+test('issue 20, crash between the Secret label and its mark: a new process labels again (the same label), and marks with the provider ID', async () => {
+  const world = phaseWorld();
+  await machineScene(world, 'm1', { finalizers: [METAL3_MACHINE_FINALIZER], annotations: { [HOST_ANNOTATION]: `${NS}/h1` } });
+  await putHost(world, claimedHost(testHost('h1'), { consumer: machineRef('m1', NS), labels: { [CLUSTER_NAME_LABEL]: CLUSTER } }));
+  await world.client.api(SecretResource, NS).create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'h1-bmc', namespace: NS, labels: { [CLUSTER_NAME_LABEL]: CLUSTER } },
+  });
+  const restarted = machineContext(world.ctx.deps);
+  const scope = await world.scope();
+  const seen = requests(world.client);
+  reconcileSpec(restarted, scope);
+  for (const phase of [reconcileAssociation, reconcileStaleRecord, reconcileStrays, reconcileMetadata]) await phase(restarted, scope);
+  await reconcileHostUpdate(restarted, scope);
+  assert.ok(seen.includes('PATCH secrets 200'), 'labelled again: nothing in memory says it landed');
+  assert.is((await world.client.api(SecretResource, NS).get('h1-bmc')).metadata.labels?.[CLUSTER_NAME_LABEL], CLUSTER);
+  assert.is(scope.observed.secretLabelled, `${NS}/h1/h1-bmc`);
+});
+
 test('M-22 M-24: a claim lost to a machine the cache has not seen removes the record; the next pass chooses again on a fresh read', async () => {
   const world = phaseWorld();
   await machineScene(world);
@@ -55,6 +132,7 @@ test('M-22 M-24: a claim lost to a machine the cache has not seen removes the re
   assert.equal(scope.observed.association, { kind: 'Host', message: `BareMetalHost ${NS}/h1 was taken by another machine meanwhile; choosing again` });
   assert.is(await recordOn(world), undefined, 'the record of the lost host is removed');
   assert.is((await hostOn(world.client, 'h1')).spec?.consumerRef?.name, 'm2', 'the winner keeps its host');
+  assert.is((await hostOn(world.client, 'h1')).spec?.image, undefined, 'issue 20: the provisioning merged into the claim never lands on it');
   assert.is((await hostOn(world.client, 'h2')).spec?.consumerRef, undefined);
 
   const next = await world.scope();

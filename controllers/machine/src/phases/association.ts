@@ -10,7 +10,7 @@ import { InvalidConfigurationError } from '../errors.ts';
 import { isBootstrapReady } from '../guards.ts';
 import { userDataFor } from '../host-spec.ts';
 import { HOST_ANNOTATION } from '../names.ts';
-import { dataReferences, hostAnnotationProblem, type MachineScope, reconciling, scopeClaimant } from '../scope.ts';
+import { adoptWrite, dataReferences, hostAnnotationProblem, type MachineScope, reconciling, scopeClaimant } from '../scope.ts';
 import { reconcileAssociate } from './associate.ts';
 import { staleHostRecord } from './host.ts';
 import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
@@ -35,9 +35,17 @@ export async function reconcileAssociation(ctx: MachineContext, scope: MachineSc
   // M-40 (changed): a record of a host nobody holds goes through selection like no record at all.
   const unclaimed = scope.host && !isClaimed(scope.host) ? scope.host : undefined;
   if (m3m.metadata.annotations?.[HOST_ANNOTATION] && !unclaimed) return undefined;
-  const outcome = await reconcileAssociate(ctx.deps, m3m, scopeClaimant(scope), unclaimed, scope.log);
+  const outcome = await reconcileAssociate(ctx.deps, m3m, {
+    claimant: scopeClaimant(scope),
+    refs,
+    labelled: ctx.labelledSecrets,
+    claiming: ctx.claiming,
+    recorded: unclaimed,
+    log: scope.log,
+  });
   switch (outcome.kind) {
     case 'waiting':
+      if (outcome.written) adoptWrite(scope, outcome.written);
       scope.observed.association = { kind: 'Host', message: outcome.message };
       // A lost claim removed our record: that write is the event to choose again on.
       return outcome.retrySoon ? {} : ctx.safetyNet;
@@ -46,6 +54,8 @@ export async function reconcileAssociation(ctx: MachineContext, scope: MachineSc
       scope.log.info(outcome.message);
       return {};
     case 'associated':
+      if (outcome.recorded) adoptWrite(scope, outcome.recorded);
+      if (outcome.labelled) scope.observed.secretLabelled = outcome.labelled;
       scope.host = outcome.host;
       ctx.deps.events?.normal(m3m, 'HostAssociated', `Associated with BareMetalHost ${hostKey(outcome.host)} (${outcome.choice})`);
       return undefined;
@@ -90,8 +100,8 @@ export async function forgetStaleRecord(ctx: MachineContext, scope: MachineScope
         onWrite: (h) => ctx.deps.inventory.noteWrite(h),
       }));
   }
-  const written = await forgetHost(scope.api, scope.m3m, stale.recorded);
-  if (written) Object.assign(scope.m3m.metadata, { annotations: written.metadata.annotations ?? {} });
+  const written = await forgetHost(scope.api, scope.base, stale.recorded);
+  if (written) adoptWrite(scope, written);
   scope.observed.association = { kind: 'Host', message: stale.message };
   return {};
 }

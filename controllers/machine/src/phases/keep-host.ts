@@ -88,7 +88,8 @@ async function keepHost(
   reportDroppedAddresses(ctx, scope, kept.host, kept.droppedAddresses);
   // M-26 on every pass (a claim made here, a label write refused before): a request only while the
   // machine does not record the label as landed.
-  await labelCredentials(ctx.deps.client, scope.m3m, kept.host, claimant.clusterName);
+  const labelled = await labelCredentials(ctx.deps.client, scope.m3m, kept.host, claimant.clusterName, ctx.labelledSecrets);
+  if (labelled) scope.observed.secretLabelled = labelled;
   return kept.host;
 }
 
