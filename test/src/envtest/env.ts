@@ -13,7 +13,7 @@ import { type Etcd, startEtcd } from './etcd.ts';
 import type { Connection } from './kubeconfig.ts';
 import { type Authorities, newAuthorities } from './pki.ts';
 import { registerDirectory, removeDirectory, startWatchdog } from './processes.ts';
-import { startWorkloadCluster, type WorkloadCluster } from './workload.ts';
+import { startWorkloadCluster, type WorkloadCluster, type WorkloadClusterOptions } from './workload.ts';
 
 export interface EnvOptions {
   /** RBAC (default) or AlwaysAllow; RBAC is what the controllers meet in production. */
@@ -56,7 +56,11 @@ export interface TestEnv {
   /** A bearer token for a ServiceAccount via the TokenRequest API (the ServiceAccount must exist). */
   serviceAccountToken(namespace: string, name: string, expirationSeconds?: number): Promise<string>;
   readonly workloadClusters: ReadonlyMap<string, WorkloadCluster>;
-  startWorkloadCluster(name: string): Promise<WorkloadCluster>;
+  /**
+   * Starts a workload apiserver; `onKubeconfig` gets its kubeconfig before it is ready (workload.ts:
+   * clients are held at its front door until it serves).
+   */
+  startWorkloadCluster(name: string, options?: WorkloadClusterOptions): Promise<WorkloadCluster>;
   /**
    * Stops a workload apiserver (e.g. to test an unreachable workload cluster). Its objects stay in
    * etcd: starting a cluster with the same name again brings them back, like a restarted control plane.
@@ -96,7 +100,7 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
 
   const stop = async () => {
     // Apiservers first (they need etcd to shut down cleanly), in parallel: each takes about a second.
-    await Promise.all([...[...workloads.values()].map((w) => w.apiserver.stop()), management?.stop()]);
+    await Promise.all([...[...workloads.values()].map((w) => w.stop()), management?.stop()]);
     await etcd?.stop();
     watchdog.stop();
     if (!keep) removeDirectory(dir);
@@ -154,9 +158,9 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
         return response.status.token;
       },
       workloadClusters: workloads,
-      async startWorkloadCluster(name) {
+      async startWorkloadCluster(name, options = {}) {
         if (workloads.has(name)) throw new EnvtestError(`workload cluster ${name} already exists`);
-        const cluster = await startWorkloadCluster({ name, binary: binaries.kubeApiserver, etcdUrl: etcd!.url, authorities, dir, timeoutMs });
+        const cluster = await startWorkloadCluster({ ...options, name, binary: binaries.kubeApiserver, etcdUrl: etcd!.url, authorities, dir, timeoutMs });
         workloads.set(name, cluster);
         watchdog.update(pids());
         return cluster;
@@ -165,7 +169,7 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
         const cluster = workloads.get(name);
         if (!cluster) throw new EnvtestError(`no workload cluster ${name}`);
         workloads.delete(name);
-        await cluster.apiserver.stop();
+        await cluster.stop();
         watchdog.update(pids());
       },
       async restartApiServer(downMs) {

@@ -9,9 +9,15 @@
 // rotate it. It is valid a year: KCP regenerates any kubeconfig whose client certificate expires
 // within half a year (CAPI `certs.ClientCertificateRenewalDuration`), with certificates from the
 // `<cluster>-ca` Secret this apiserver would not trust.
+//
+// Clients reach it through a front door (front-door.ts) on a port known before the apiserver starts,
+// so the kubeconfig exists from the first moment: `onKubeconfig` gets it while the apiserver is still
+// starting (the workload simulator writes the Secret then), and a client connecting meanwhile is held
+// rather than refused.
 import { join } from 'node:path';
-import { type ApiServer, startApiServer } from './apiserver.ts';
+import { ADMIN, type ApiServer, startApiServer } from './apiserver.ts';
 import { EnvtestError } from './errors.ts';
+import { openFrontDoor } from './front-door.ts';
 import type { KubeObject } from './http.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { type Authorities, clientCertificate, issueCertificate } from './pki.ts';
@@ -22,27 +28,47 @@ const KUBECONFIG_CERT_DAYS = 365;
 export interface WorkloadCluster {
   readonly name: string;
   readonly apiserver: ApiServer;
-  /** Admin kubeconfig YAML (system:masters, client certificate), the `value` of the kubeconfig Secret. */
+  /** Where the kubeconfig points: the front door, piped to the apiserver (`apiserver.server` is direct). */
+  readonly server: string;
+  /**
+   * Admin kubeconfig YAML (system:masters, client certificate, the front door's address), the `value`
+   * of the kubeconfig Secret.
+   */
   readonly kubeconfig: string;
   /** The `<name>-kubeconfig` Secret in CAPI's format, for the given namespace of the management cluster. */
   kubeconfigSecret(namespace: string, clusterName?: string): KubeObject;
+  /** Stops the apiserver and closes its front door. */
+  stop(): Promise<void>;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-export async function startWorkloadCluster(options: {
-  name: string;
-  binary: string;
-  etcdUrl: string;
-  authorities: Authorities;
-  dir: string;
-  timeoutMs: number;
-}): Promise<WorkloadCluster> {
+export interface WorkloadClusterOptions {
+  /**
+   * Called with the kubeconfig as soon as it is known, before the apiserver is ready (awaited with its
+   * start; a rejection stops the apiserver and fails the start).
+   */
+  readonly onKubeconfig?: (kubeconfig: string) => Promise<void>;
+}
+
+export async function startWorkloadCluster(
+  options: WorkloadClusterOptions & { name: string; binary: string; etcdUrl: string; authorities: Authorities; dir: string; timeoutMs: number },
+): Promise<WorkloadCluster> {
   const { name } = options;
   if (!DNS_LABEL.test(name)) throw new EnvtestError(`workload cluster name must be a DNS label, got ${JSON.stringify(name)}`);
   const clientCa = issueCertificate({ commonName: `${name}-ca`, organizations: ['metal3-ts'], usage: 'ca', days: 365 });
   const authorities: Authorities = { ...options.authorities, clientCa };
-  const apiserver = await startApiServer({
+  const door = await openFrontDoor();
+  const server = `https://127.0.0.1:${door.port}`;
+  // The admin's name, as the management cluster's: a client must keep same-named users apart.
+  const admin = clientCertificate(authorities, ADMIN.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
+  const kubeconfig = kubeconfigYaml(name, server, options.authorities.servingCa.certPem, {
+    user: ADMIN.user,
+    groups: ['system:masters'],
+    certPem: admin.certPem,
+    keyPem: admin.keyPem,
+  });
+  const starting = startApiServer({
     name,
     binary: options.binary,
     etcdUrl: options.etcdUrl,
@@ -60,18 +86,28 @@ export async function startWorkloadCluster(options: {
     // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
     extraArgs: ['--kubelet-preferred-address-types=Hostname'],
   });
-  // The admin's name, as the management cluster's: a client must keep same-named users apart.
-  const admin = clientCertificate(authorities, apiserver.admin.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
-  const kubeconfig = kubeconfigYaml(name, apiserver.server, apiserver.admin.caPem, {
-    user: apiserver.admin.user,
-    groups: ['system:masters'],
-    certPem: admin.certPem,
-    keyPem: admin.keyPem,
-  });
+  const told = options.onKubeconfig?.(kubeconfig);
+  const [started, toldResult] = await Promise.allSettled([starting, told]);
+  if (started.status === 'rejected') {
+    await door.close();
+    throw started.reason;
+  }
+  const apiserver = started.value;
+  const stop = async () => {
+    await door.close();
+    await apiserver.stop();
+  };
+  if (toldResult.status === 'rejected') {
+    await stop();
+    throw toldResult.reason;
+  }
+  door.open(Number(new URL(apiserver.server).port));
   return {
     name,
     apiserver,
+    server,
     kubeconfig,
+    stop,
     kubeconfigSecret(namespace, clusterName = name) {
       return {
         apiVersion: 'v1',
