@@ -9,15 +9,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Buffer } from 'node:buffer';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ConfigMapResource, SecretResource } from '@metal3-ts/generated/core/v1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
-import { type Lab, startLab } from '../lab/lab.ts';
-import { CLUSTER, eventually, running, seconds } from './support.ts';
+import { EXAMPLE_MANIFESTS_KCP_1, type Lab, startLab } from '../lab/lab.ts';
+import { CAPI, CLUSTER, eventually, running, seconds } from './support.ts';
 
-const test = suite('end to end: real KubeadmControlPlane, 1 replica');
-const KCP_1 = fileURLToPath(new URL('../../manifests/kcp-1', import.meta.url));
+const test = suite(`end to end: real KubeadmControlPlane ${CAPI}, 1 replica`);
 let lab: Lab;
 
 interface Condition {
@@ -28,14 +26,14 @@ interface Condition {
 }
 
 test.before(async () => {
-  lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: 'v1.13.5', manifests: KCP_1 });
+  lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: CAPI, manifests: EXAMPLE_MANIFESTS_KCP_1 });
 });
 
 test.after(async () => {
   await lab?.stop();
 });
 
-test('real KCP v1.13.5 with 1 replica: Running; Initialized and ControlPlaneComponentsHealthy from mirror Pods and kubeadm-config; the kubeconfig KCP adopted reaches the workload apiserver', async () => {
+test(`real KCP ${CAPI} with 1 replica: Running; Initialized and ControlPlaneComponentsHealthy from mirror Pods and kubeadm-config; the kubeconfig KCP adopted reaches the workload apiserver`, async () => {
   const t0 = performance.now();
   await running(lab, 240_000);
   console.log(`    Running after ${seconds(t0)} s`);
