@@ -292,4 +292,24 @@ test('a workload kubeconfig exists before its apiserver: given to onKubeconfig w
   }
 });
 
+test('a spare workload apiserver is taken by the next new name, already serving; a name served before gets its own objects back, not the spare', async () => {
+  env().warmWorkloadCluster();
+  const first = await env().startWorkloadCluster('wl-spare-a');
+  try {
+    assert.is(first.name, 'wl-spare-a');
+    assert.match(first.apiserver.name, /^spare-/, 'the spare was taken');
+    await first.apiserver.admin.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kept' } });
+    await env().stopWorkloadCluster('wl-spare-a');
+    env().warmWorkloadCluster();
+    const again = await env().startWorkloadCluster('wl-spare-a');
+    assert.is(again.apiserver.name, 'wl-spare-a', 'started again under its name, the new spare left waiting');
+    assert.is((await again.apiserver.admin.client.get<KubeObject>('/api/v1/namespaces/kept')).metadata?.name, 'kept', 'its objects are back');
+    const second = await env().startWorkloadCluster('wl-spare-b');
+    assert.match(second.apiserver.name, /^spare-/, 'the next new name takes the waiting spare');
+    await rejects(second.apiserver.admin.client.get('/api/v1/namespaces/kept'));
+  } finally {
+    for (const name of ['wl-spare-a', 'wl-spare-b']) if (env().workloadClusters.has(name)) await env().stopWorkloadCluster(name);
+  }
+});
+
 test.run();

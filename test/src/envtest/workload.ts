@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { ADMIN, type ApiServer, startApiServer } from './apiserver.ts';
 import { EnvtestError } from './errors.ts';
-import { openFrontDoor } from './front-door.ts';
+import { type FrontDoor, openFrontDoor } from './front-door.ts';
 import type { KubeObject } from './http.ts';
 import { kubeconfigYaml } from './kubeconfig.ts';
 import { type Authorities, clientCertificate, issueCertificate } from './pki.ts';
@@ -51,32 +51,43 @@ export interface WorkloadClusterOptions {
   readonly onKubeconfig?: (kubeconfig: string) => Promise<void>;
 }
 
-export async function startWorkloadCluster(
-  options: WorkloadClusterOptions & { name: string; binary: string; etcdUrl: string; authorities: Authorities; dir: string; timeoutMs: number },
-): Promise<WorkloadCluster> {
-  const { name } = options;
-  if (!DNS_LABEL.test(name)) throw new EnvtestError(`workload cluster name must be a DNS label, got ${JSON.stringify(name)}`);
-  const clientCa = issueCertificate({ commonName: `${name}-ca`, organizations: ['metal3-ts'], usage: 'ca', days: 365 });
+export interface WorkloadLaunchOptions {
+  /** Names its etcd prefix and directory; the cluster's name may differ when a spare is taken (env.ts). */
+  readonly id: string;
+  readonly binary: string;
+  readonly etcdUrl: string;
+  readonly authorities: Authorities;
+  readonly dir: string;
+  readonly timeoutMs: number;
+}
+
+/** A workload apiserver on its way up: its front door and client CA exist, the process is starting. */
+export interface LaunchedWorkload {
+  readonly id: string;
+  readonly etcdPrefix: string;
+  readonly door: FrontDoor;
+  readonly authorities: Authorities;
+  readonly starting: Promise<ApiServer>;
+}
+
+export const etcdPrefixOf = (id: string): string => `/workload/${id}`;
+
+/** Opens the front door and starts the apiserver; `starting` settles when it serves (or failed). */
+export async function launchWorkloadApiserver(options: WorkloadLaunchOptions, etcdPrefix = etcdPrefixOf(options.id)): Promise<LaunchedWorkload> {
+  const { id } = options;
+  if (!DNS_LABEL.test(id)) throw new EnvtestError(`workload cluster name must be a DNS label, got ${JSON.stringify(id)}`);
+  const clientCa = issueCertificate({ commonName: `${id}-ca`, organizations: ['metal3-ts'], usage: 'ca', days: 365 });
   const authorities: Authorities = { ...options.authorities, clientCa };
   const door = await openFrontDoor();
-  const server = `https://127.0.0.1:${door.port}`;
-  // The admin's name, as the management cluster's: a client must keep same-named users apart.
-  const admin = clientCertificate(authorities, ADMIN.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
-  const kubeconfig = kubeconfigYaml(name, server, options.authorities.servingCa.certPem, {
-    user: ADMIN.user,
-    groups: ['system:masters'],
-    certPem: admin.certPem,
-    keyPem: admin.keyPem,
-  });
   const starting = startApiServer({
-    name,
+    name: id,
     binary: options.binary,
     etcdUrl: options.etcdUrl,
-    // Keys become /workload/<name>/<resource>/...; the management cluster uses /registry/..., so no
+    // Keys become /workload/<id>/<resource>/...; the management cluster uses /registry/..., so no
     // prefix is a string prefix of another once the separating slash is added.
-    etcdPrefix: `/workload/${name}`,
+    etcdPrefix,
     authorities,
-    dir: join(options.dir, `workload-${name}`),
+    dir: join(options.dir, `workload-${id}`),
     authorization: 'RBAC',
     timeoutMs: options.timeoutMs,
     // etcd compaction is keyspace-wide; the management apiserver already does it.
@@ -86,8 +97,24 @@ export async function startWorkloadCluster(
     // The Hostname address is the node name, which resolves nowhere, so such calls fail fast.
     extraArgs: ['--kubelet-preferred-address-types=Hostname'],
   });
+  starting.catch(() => door.close());
+  return { id, etcdPrefix, door, authorities, starting };
+}
+
+/** Names a launched apiserver `name`: its kubeconfig (given to onKubeconfig at once), then waits until it serves. */
+export async function workloadClusterFrom(name: string, launched: LaunchedWorkload, options: WorkloadClusterOptions = {}): Promise<WorkloadCluster> {
+  const { door, authorities } = launched;
+  const server = `https://127.0.0.1:${door.port}`;
+  // The admin's name, as the management cluster's: a client must keep same-named users apart.
+  const admin = clientCertificate(authorities, ADMIN.user, ['system:masters'], KUBECONFIG_CERT_DAYS);
+  const kubeconfig = kubeconfigYaml(name, server, authorities.servingCa.certPem, {
+    user: ADMIN.user,
+    groups: ['system:masters'],
+    certPem: admin.certPem,
+    keyPem: admin.keyPem,
+  });
   const told = options.onKubeconfig?.(kubeconfig);
-  const [started, toldResult] = await Promise.allSettled([starting, told]);
+  const [started, toldResult] = await Promise.allSettled([launched.starting, told]);
   if (started.status === 'rejected') {
     await door.close();
     throw started.reason;
@@ -122,4 +149,10 @@ export async function startWorkloadCluster(
       };
     },
   };
+}
+
+export async function startWorkloadCluster(
+  options: WorkloadClusterOptions & { name: string; binary: string; etcdUrl: string; authorities: Authorities; dir: string; timeoutMs: number },
+): Promise<WorkloadCluster> {
+  return workloadClusterFrom(options.name, await launchWorkloadApiserver({ ...options, id: options.name }), options);
 }

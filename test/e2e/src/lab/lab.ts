@@ -113,6 +113,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw error;
   });
   log(`apiserver ${env.admin.server} with ${env.crds.length} CRDs (${Math.round(performance.now() - started)} ms)`);
+  // The example cluster's workload apiserver starts now, beside Cluster API and the controllers, not
+  // once the Cluster appears: Cluster API's first connection (a few seconds after the apply) then
+  // finds it serving instead of timing out and waiting 30 s for the next try.
+  if (options.manifests !== null) env.warmWorkloadCluster();
   const client = new Client(Transport.fromConnection(env.admin));
   const namespace = LAB_NAMESPACE;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
