@@ -38,8 +38,15 @@ test(`real KCP ${CAPI} with 1 replica: Running; Initialized and ControlPlaneComp
   await running(lab, 240_000);
   console.log(`    Running after ${seconds(t0)} s`);
   const { namespace } = lab;
-  const path = `/apis/controlplane.cluster.x-k8s.io/v1beta2/namespaces/${namespace}/kubeadmcontrolplanes/m3cluster-controlplane`;
-  const conditions = async () => (await lab.env.admin.client.get<{ status?: { conditions?: Condition[] } }>(path)).status?.conditions ?? [];
+  // KCP's v1beta2 conditions: its v1beta2 API from Cluster API v1.11 on; v1.10 serves only v1beta1,
+  // with those conditions under status.v1beta2.
+  const v1beta2Api = !CAPI.startsWith('v1.10.');
+  const path = `/apis/controlplane.cluster.x-k8s.io/${v1beta2Api ? 'v1beta2' : 'v1beta1'}/namespaces/${namespace}/kubeadmcontrolplanes/m3cluster-controlplane`;
+  type Status = { conditions?: Condition[]; v1beta2?: { conditions?: Condition[] } };
+  const conditions = async () => {
+    const status = (await lab.env.admin.client.get<{ status?: Status }>(path)).status;
+    return (v1beta2Api ? status?.conditions : status?.v1beta2?.conditions) ?? [];
+  };
   const isTrue = (cs: Condition[], type: string) => cs.some((c) => c.type === type && c.status === 'True');
   const cs = await eventually('KCP Initialized and ControlPlaneComponentsHealthy', async () => {
     const now = await conditions();
