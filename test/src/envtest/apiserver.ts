@@ -51,7 +51,8 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
-const ADMIN: Omit<Identity, 'token'> = { user: 'envtest-admin', groups: ['system:masters'] };
+/** The static-token admin every apiserver of the environment knows (workload kubeconfigs name it too). */
+export const ADMIN: Omit<Identity, 'token'> = { user: 'envtest-admin', groups: ['system:masters'] };
 
 function apiserverArgs(o: ApiServerOptions, port: number, files: Record<string, string>): string[] {
   const server = `https://127.0.0.1:${port}`;

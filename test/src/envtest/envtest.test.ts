@@ -265,4 +265,51 @@ test('a Node created in a workload apiserver is invisible in the management apis
   assert.is((await again.apiserver.admin.client.get<KubeObject>('/api/v1/nodes/wl1-node-0')).metadata?.name, 'wl1-node-0');
 });
 
+test('a workload kubeconfig exists before its apiserver: given to onKubeconfig while the apiserver starts, it reaches the apiserver once ready (the client is held meanwhile, not refused)', async () => {
+  let early: Promise<unknown> | undefined;
+  let readyYet = false;
+  const wl = await env().startWorkloadCluster('wl-early', {
+    onKubeconfig: async (kubeconfig) => {
+      assert.not.ok(env().workloadClusters.has('wl-early'), 'called before the start resolves');
+      const { KubeConfig, CoreV1Api } = await import('@kubernetes/client-node');
+      const kc = new KubeConfig();
+      kc.loadFromString(kubeconfig);
+      // Sent now, answered once the apiserver serves: the front door holds the connection.
+      early = kc.makeApiClient(CoreV1Api).readNamespace({ name: 'default' }).then((ns) => {
+        assert.ok(readyYet, 'answered only after the apiserver was ready');
+        return ns.metadata?.name;
+      });
+    },
+  });
+  readyYet = true;
+  try {
+    assert.ok(early, 'onKubeconfig was called');
+    assert.is(await early, 'default');
+    assert.match(wl.kubeconfig, wl.server);
+    assert.is.not(wl.server, wl.apiserver.server, 'clients go through the front door');
+  } finally {
+    await env().stopWorkloadCluster('wl-early');
+  }
+});
+
+test('a spare workload apiserver is taken by the next new name, already serving; a name served before gets its own objects back, not the spare', async () => {
+  env().warmWorkloadCluster();
+  const first = await env().startWorkloadCluster('wl-spare-a');
+  try {
+    assert.is(first.name, 'wl-spare-a');
+    assert.match(first.apiserver.name, /^spare-/, 'the spare was taken');
+    await first.apiserver.admin.client.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kept' } });
+    await env().stopWorkloadCluster('wl-spare-a');
+    env().warmWorkloadCluster();
+    const again = await env().startWorkloadCluster('wl-spare-a');
+    assert.is(again.apiserver.name, 'wl-spare-a', 'started again under its name, the new spare left waiting');
+    assert.is((await again.apiserver.admin.client.get<KubeObject>('/api/v1/namespaces/kept')).metadata?.name, 'kept', 'its objects are back');
+    const second = await env().startWorkloadCluster('wl-spare-b');
+    assert.match(second.apiserver.name, /^spare-/, 'the next new name takes the waiting spare');
+    await rejects(second.apiserver.admin.client.get('/api/v1/namespaces/kept'));
+  } finally {
+    for (const name of ['wl-spare-a', 'wl-spare-b']) if (env().workloadClusters.has(name)) await env().stopWorkloadCluster(name);
+  }
+});
+
 test.run();

@@ -1,6 +1,6 @@
 // One round of the chaos run's cluster lifecycle on the lab: bring-up of the seed 003 cluster, an
 // upgrade with node reuse (a new version and a new worker template, cleaning disabled, maxSurge 0: on
-// exactly 3 + 3 hosts it can only succeed by reusing them), a scale down and up, and deletion down to
+// exactly one host per control-plane replica + 3 it can only succeed by reusing them), a scale down and up, and deletion down to
 // nothing left. Each phase waits on the outcome, never on time, and returns what went wrong instead
 // of throwing where the answer belongs in the report (hosts not reused, leftovers).
 import { KubeadmControlPlaneResource } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
@@ -32,8 +32,13 @@ export async function bringUp(lab: Lab, round: number, manifests: readonly Manif
   await labUntil(lab, `round ${round}: the cluster Running`, (s) => isClusterRunning(s, CLUSTER), timeoutMs);
 }
 
-/** Upgrades both pools with node reuse; returns the pools whose Machines did not come back on their hosts. */
-export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: number): Promise<string[]> {
+/**
+ * Upgrades both pools with node reuse; returns the pools whose Machines did not come back on their
+ * hosts. A control plane of fewer than 3 replicas is left alone (real KCP refuses maxSurge 0 below 3)
+ * and the workers move a patch release (real CAPI holds a worker minor above the control plane's).
+ */
+export async function upgradeWithReuse(lab: Lab, round: number, controlPlaneReplicas: number, timeoutMs: number): Promise<string[]> {
+  const withControlPlane = controlPlaneReplicas >= 3;
   const { client, namespace } = lab;
   const before = await labUntil(lab, `round ${round}: Running before the upgrade`, (s) => isClusterRunning(s, CLUSTER), timeoutMs);
   const templates = client.api(Metal3MachineTemplateResource, namespace);
@@ -43,10 +48,12 @@ export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: numbe
   const workers = await templates.get(WORKERS);
   const next = `${WORKERS}-r${round}`;
   await templates.create(newMetal3MachineTemplate({ metadata: { name: next }, spec: structuredClone(workers.spec) }));
-  const version = `v1.29.${round}`;
-  await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, {
-    spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
-  });
+  const version = withControlPlane ? `v1.29.${round}` : `v1.28.${round + 2}`;
+  if (withControlPlane) {
+    await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, {
+      spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
+    });
+  }
   await client.api(MachineDeploymentResource, namespace).mergePatch(WORKERS, {
     spec: {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
@@ -56,7 +63,9 @@ export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: numbe
   const after = await labUntil(
     lab,
     `round ${round}: every Machine at ${version} and Running`,
-    (s) => isClusterRunning(s, CLUSTER) && s.machines.length === 6 && s.machines.every((m) => m.spec?.version === version),
+    (s) =>
+      isClusterRunning(s, CLUSTER) && s.machines.length === controlPlaneReplicas + 3 &&
+      s.machines.every((m) => m.spec?.version === version || (!withControlPlane && (m.metadata.name ?? '').startsWith(CONTROL_PLANE))),
     timeoutMs,
   );
   const moved: string[] = [];

@@ -4,17 +4,20 @@
 // exits 1 on any violation, leftover, non-converged phase or incomplete plan.
 import process from 'node:process';
 import { parseArgs } from 'node:util';
+import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
+import { DEFAULT_CAPI } from '../lab/lab.ts';
 import { describeReport, runChaos } from './run.ts';
 
 const usage =
-  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N]
+  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N] [--capi VERSION|sim]
   --kills N               SIGKILLs at least (default 100)
   --apiserver-restarts N  kube-apiserver restarts (default 2)
   --etcd-restarts N       etcd stops/starts (default 1)
   --seed N                PRNG seed (default $CHAOS_SEED, else random); printed for replay
   --pause MIN,MAX         ms between two chaos actions (default 1000,3000)
   --outage MIN,MAX        ms an apiserver or etcd stays down (default 2000,6000)
-  --rounds N              lifecycle rounds at least, the kills shared evenly over their phases (default 3; more run until the plan is complete)`;
+  --rounds N              lifecycle rounds at least, the kills shared evenly over their phases (default 3; more run until the plan is complete)
+  --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators`;
 
 function fail(message: string): never {
   console.error(`chaos: ${message}\n${usage}`);
@@ -32,6 +35,7 @@ try {
       pause: { type: 'string', default: '1000,3000' },
       outage: { type: 'string', default: '2000,6000' },
       rounds: { type: 'string', default: '3' },
+      capi: { type: 'string', default: DEFAULT_CAPI },
       help: { type: 'boolean', default: false },
     },
   }));
@@ -53,6 +57,8 @@ const range = (flag: string, text: string): [number, number] => {
   return [min, max];
 };
 
+if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
+
 const t0 = performance.now();
 const at = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
 const report = await runChaos({
@@ -63,6 +69,7 @@ const report = await runChaos({
   pauseMs: range('pause', values.pause),
   outageMs: range('outage', values.outage),
   minRounds: int('rounds', values.rounds),
+  capi: values.capi,
   log: (m) => console.log(`${at()} ${m}`),
 });
 console.log(`\nchaos run:\n${describeReport(report).map((l) => `  ${l}`).join('\n')}`);

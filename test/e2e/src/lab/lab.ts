@@ -1,5 +1,6 @@
-// The local lab: a real kube-apiserver with every CRD, the simulated rest of the world (BMO, Cluster
-// API core and KCP, the kubeadm bootstrap provider, IPAM, workload clusters with kubelets), the five
+// The local lab: a real kube-apiserver with every CRD, real Cluster API (core, kubeadm bootstrap and
+// control plane, the newest release built here unless told), the simulated rest of the world (BMO,
+// IPAM, workload clusters with kubelets), the five
 // metal3-ts controllers as processes from their bundles (each restarted with back-off whenever it
 // exits, as a kubelet would), N BareMetalHosts with BMC Secrets, and the example cluster applied. What `npm start` runs and what every end-to-end scenario starts from.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import {
   workloadSimulator,
 } from '@metal3-ts/test/sim/index';
 import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
+import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
@@ -34,13 +36,24 @@ import { applyManifests, readManifests } from './manifests.ts';
 
 export const LAB_NAMESPACE = 'metal3';
 export const EXAMPLE_MANIFESTS = new URL('../../manifests', import.meta.url).pathname;
+/**
+ * The seed 003 cluster with a 1-replica KubeadmControlPlane: what real Cluster API brings to Running
+ * until the simulated workload clusters serve etcd membership (docs/simulators.md).
+ * TODO(issue 17 etcd): once real KCP reaches 3 replicas, the default becomes EXAMPLE_MANIFESTS again.
+ */
+export const EXAMPLE_MANIFESTS_KCP_1 = new URL('../../manifests/kcp-1', import.meta.url).pathname;
+/** The Cluster API the lab runs unless told: the newest release build-capi.sh knows. */
+export const DEFAULT_CAPI: string = CAPI_VERSIONS[0]!;
 
 export interface LabOptions {
   /** BareMetalHosts to create (default 8: 3 control-plane, the rest workers). */
   readonly hosts?: number;
   /** How many of them carry `pool: control-plane` (default 3); the others `pool: worker`. */
   readonly controlPlaneHosts?: number;
-  /** Manifests file or directory applied once everything runs (default: the example cluster); null applies nothing. */
+  /**
+   * Manifests file or directory applied once everything runs (default: the example cluster, with a
+   * 1-replica control plane under real Cluster API: EXAMPLE_MANIFESTS_KCP_1); null applies nothing.
+   */
   readonly manifests?: string | null;
   /** BMO simulator speed: `instant` (default) or `bmoTestMode` (BMO's test-mode delays). */
   readonly speed?: BmoSpeed;
@@ -63,8 +76,9 @@ export interface LabOptions {
   /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
   readonly restartPolicy?: RestartPolicy;
   /**
-   * Cluster API: `sim` (default: the simulators of test/src/sim/capi and sim/bootstrap) or a release
-   * built by build-capi.sh (e.g. `v1.13.5`): its real core, kubeadm bootstrap and control-plane managers.
+   * Cluster API: a release built by build-capi.sh (default DEFAULT_CAPI, the newest: its real core,
+   * kubeadm bootstrap and control-plane managers) or `sim` (the simulators of test/src/sim/capi and
+   * sim/bootstrap, until they are deleted).
    */
   readonly capi?: string;
   readonly log?: (message: string) => void;
@@ -75,6 +89,8 @@ export interface Lab {
   readonly client: Client;
   readonly namespace: string;
   readonly controllers: ReadonlyMap<ControllerName, SupervisedController>;
+  /** The Cluster API running: a release (e.g. `v1.13.5`) or `sim`. */
+  readonly capi: string;
   /** Creates `count` more hosts named `host-<n>` after the existing ones. */
   addHosts(count: number, pool?: string): Promise<string[]>;
   /** Ends controller supervision and SIGTERMs them (resolves once they exited); the lab stays up. */
@@ -97,6 +113,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     throw error;
   });
   log(`apiserver ${env.admin.server} with ${env.crds.length} CRDs (${Math.round(performance.now() - started)} ms)`);
+  // The example cluster's workload apiserver starts now, beside Cluster API and the controllers, not
+  // once the Cluster appears: Cluster API's first connection (a few seconds after the apply) then
+  // finds it serving instead of timing out and waiting 30 s for the next try.
+  if (options.manifests !== null) env.warmWorkloadCluster();
   const client = new Client(Transport.fromConnection(env.admin));
   const namespace = LAB_NAMESPACE;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
@@ -123,9 +143,10 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     const deps = simulatorDeps(env.admin);
     const workload = { env, joinDelayMs: options.joinDelayMs ?? 0 };
     const bmo = { speed: options.speed ?? 'instant' };
-    const realCapi = options.capi !== undefined && options.capi !== 'sim';
+    const version = options.capi ?? DEFAULT_CAPI;
+    const realCapi = version !== 'sim';
     if (realCapi) {
-      capi = await startClusterAPI(env, { version: options.capi! });
+      capi = await startClusterAPI(env, { version });
       log(`Cluster API ${capi.version}: core, kubeadm bootstrap and control-plane managers ready (${Math.round(capi.timings.managersMs)} ms)`);
     }
     sims = await startSimulators(deps, [
@@ -174,12 +195,13 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     await addHosts(options.hosts ?? 8);
     log(`${options.hosts ?? 8} BareMetalHosts created`);
     if (options.manifests !== null) {
-      const path = options.manifests ?? EXAMPLE_MANIFESTS;
+      // TODO(issue 17 etcd): EXAMPLE_MANIFESTS for real Cluster API too, once KCP scales to 3 here.
+      const path = options.manifests ?? (realCapi ? EXAMPLE_MANIFESTS_KCP_1 : EXAMPLE_MANIFESTS);
       const manifests = readManifests(path);
       await applyManifests(client, namespace, manifests);
       log(`applied ${manifests.length} objects from ${path}`);
     }
-    return { env, client, namespace, controllers, addHosts, stopControllers, stop };
+    return { env, client, namespace, controllers, capi: version, addHosts, stopControllers, stop };
   } catch (error) {
     await stop().catch(() => {});
     throw error;

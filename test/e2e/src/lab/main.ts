@@ -8,20 +8,21 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
-import { startLab } from './lab.ts';
+import { DEFAULT_CAPI, startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
 const usage =
-  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi sim|VERSION] [--exit-when-running [--timeout S]]
+  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi VERSION|sim] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
-  --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster)
+  --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster;
+                          with real Cluster API its 1-replica control plane variant, manifests/kcp-1)
   --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
-  --capi sim|VERSION      Cluster API: the simulators (sim, default) or a real release (${CAPI_VERSIONS.join(', ')})
+  --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators (sim)
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
 
@@ -41,7 +42,7 @@ try {
       'join-delay': { type: 'string', default: '0' },
       deno: { type: 'string', multiple: true, default: [] },
       images: { type: 'boolean', default: false },
-      capi: { type: 'string', default: 'sim' },
+      capi: { type: 'string', default: DEFAULT_CAPI },
       'exit-when-running': { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       help: { type: 'boolean', default: false },

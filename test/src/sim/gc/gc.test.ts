@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { freshNamespace, withSharedEnv } from '../../envtest/suite.ts';
-import { collectGarbage } from './index.ts';
+import { collectGarbage, ownerDescriptor } from './index.ts';
 
 const test = suite('garbage-collector simulator');
 const env = withSharedEnv(test);
@@ -26,6 +26,21 @@ test('dependents of deleted or replaced owners are deleted; live owners and owne
     assert.equal((await secrets.list()).items.map((s) => s.metadata.name), ['lonely']);
   } finally {
     client.transport.close();
+  }
+});
+
+test('owners are read in their own version when generated, else in another generated version of their group and kind (real Cluster API v1.13 names v1beta2 owners)', () => {
+  const cases: [apiVersion: string, kind: string, expected: string | undefined][] = [
+    ['v1', 'Secret', 'v1 Secret'],
+    ['controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', 'controlplane.cluster.x-k8s.io/v1beta1 KubeadmControlPlane'],
+    ['controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', 'controlplane.cluster.x-k8s.io/v1beta1 KubeadmControlPlane'],
+    ['bootstrap.cluster.x-k8s.io/v1beta2', 'KubeadmConfig', 'bootstrap.cluster.x-k8s.io/v1beta1 KubeadmConfig'],
+    ['example.com/v1', 'KubeadmConfig', undefined],
+    ['v2', 'Widget', undefined],
+  ];
+  for (const [apiVersion, kind, expected] of cases) {
+    const d = ownerDescriptor({ apiVersion, kind });
+    assert.is(d && `${d.group ? `${d.group}/` : ''}${d.version} ${d.kind}`, expected, `${apiVersion} ${kind}`);
   }
 });
 

@@ -18,9 +18,21 @@ export interface GarbageCollectorOptions {
   readonly namespace?: string;
 }
 
+/**
+ * How to read an owner: its own version if generated, else another generated version of the same group
+ * and kind (the apiserver serves the object in every version: real Cluster API v1.13 names owners
+ * `…/v1beta2`, generated here as v1beta1). Undefined for a kind not generated at all.
+ */
+export function ownerDescriptor(ref: Pick<OwnerReference, 'apiVersion' | 'kind'>): ResourceDescriptor | undefined {
+  const exact = registry.forObject({ apiVersion: ref.apiVersion, kind: ref.kind });
+  if (exact) return exact;
+  const group = ref.apiVersion.includes('/') ? ref.apiVersion.slice(0, ref.apiVersion.indexOf('/')) : '';
+  return registry.all().find((d) => d.group === group && d.kind === ref.kind);
+}
+
 /** True while some owner still exists with the UID the reference names (an unknown kind counts as existing). */
 async function ownerExists(client: Client, namespace: string | undefined, ref: OwnerReference): Promise<boolean> {
-  const descriptor = registry.forObject({ apiVersion: ref.apiVersion, kind: ref.kind });
+  const descriptor = ownerDescriptor(ref);
   if (!descriptor) return true;
   try {
     const owner = await client.api(descriptor, descriptor.namespaced ? namespace : undefined).get(ref.name);

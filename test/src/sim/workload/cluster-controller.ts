@@ -2,7 +2,8 @@
 // (CAPI, CAPM3, the simulated kubelets) reach it. Plays the part of the control plane coming up and
 // of whichever CAPI component writes the kubeconfig Secret.
 //
-// Lifecycle: a new Cluster gets our finalizer, then its apiserver, then the Secret. The Secret is ours
+// Lifecycle: a new Cluster gets our finalizer, then the Secret and its apiserver (the Secret first:
+// the kubeconfig names the apiserver's front door, which holds clients until the apiserver serves). The Secret is ours
 // whoever wrote it first: KubeadmControlPlane writes (and later adopts) it pointing at the Cluster's
 // controlPlaneEndpoint, which nothing here serves, so its value is rewritten to reach our apiserver
 // (client certificate, see envtest/workload.ts) as soon as it appears; KCP keeps it while the
@@ -132,8 +133,18 @@ export function workloadClusterController(deps: SimulatorDeps, ctx: ClusterContr
         log.info('workload apiserver was stopped by someone else; not restarting it', { apiserver: name });
         return {};
       }
-      apiserver = await ctx.env.startWorkloadCluster(name);
-      log.info('workload apiserver started', { apiserver: name });
+      // The Secret is written as soon as the kubeconfig exists, while the apiserver still starts: real
+      // Cluster API's ClusterCache looks once the infrastructure is provisioned (a few seconds after
+      // the Cluster appears), and a Secret missing then costs it a 30 s retry. Connections meanwhile
+      // wait at the apiserver's front door (envtest/workload.ts).
+      const t0 = performance.now();
+      apiserver = await ctx.env.startWorkloadCluster(name, {
+        onKubeconfig: async (kubeconfig) => {
+          await ensureSecret(cluster, kubeconfig, log);
+          log.info('kubeconfig Secret ready before the workload apiserver', { apiserver: name, ms: Math.round(performance.now() - t0) });
+        },
+      });
+      log.info('workload apiserver started', { apiserver: name, ms: Math.round(performance.now() - t0) });
     }
     started.set(clusterKeyString(key), name);
     await ensureSecret(cluster, apiserver.kubeconfig, log);

@@ -20,7 +20,8 @@ export interface WorkloadApiserver {
 /** The part of the test environment (`TestEnv`) that starts and stops workload apiservers. */
 export interface WorkloadClusterEnv {
   readonly workloadClusters: ReadonlyMap<string, WorkloadApiserver>;
-  startWorkloadCluster(name: string): Promise<WorkloadApiserver>;
+  /** `onKubeconfig` gets the kubeconfig before the apiserver is ready (clients are held until it is). */
+  startWorkloadCluster(name: string, options?: { onKubeconfig?: (kubeconfig: string) => Promise<void> }): Promise<WorkloadApiserver>;
   stopWorkloadCluster(name: string): Promise<void>;
 }
 
