@@ -1,0 +1,132 @@
+// Resident memory per controller process (issue 20): the floor a Node 24 or Deno 2 process costs here
+// before any controller code, each of the five bundled controllers idle in an empty namespace beside
+// the ≤ 60 MB goal, and the all-in-one bundle idle and once N machines are ready (the simulated world
+// in the benchmark process, the controller in its own), beside CAPM3's one-process figure. RSS is
+// read from /proc (VmRSS now, VmHWM the peak); idle means /readyz 200 and the RSS unchanged twice.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@metal3-ts/generated';
+import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import { ControllerProcess, eventually, httpGet, repoRoot, runtimes, sleep } from '@metal3-ts/test/harness/controller-process';
+import { bundle } from '../../scripts/bundle.ts';
+import { createMachines, machineScene } from './machine-scene.ts';
+import type { Row } from './report.ts';
+
+const MiB = 1024 * 1024;
+const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
+
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** RSS once it holds still: two readings a second apart that agree within 1 %. */
+async function settledRss(pid: number): Promise<number> {
+  let last = memoryOf(pid).rss;
+  for (let i = 0; i < 20; i++) {
+    await sleep(1000);
+    const now = memoryOf(pid).rss;
+    if (Math.abs(now - last) <= last / 100) return now;
+    last = now;
+  }
+  return last;
+}
+
+/** RSS of a runtime running `script` once it printed a line (the floor, no controller). */
+async function floorRss(command: string, args: readonly string[]): Promise<number> {
+  const child = spawn(command, args, { cwd: join(repoRoot, 'bench'), stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`floor process exited with ${code}`)));
+    });
+    return await settledRss(child.pid!);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
+  // deno-fmt-ignore
+  return new ControllerProcess('node', bundlePath, [
+    '--kubeconfig', kubeconfig, '--namespace', namespace,
+    '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0', ...extra,
+  ]);
+}
+
+async function ready(p: ControllerProcess): Promise<void> {
+  const health = await p.address('readyz');
+  await eventually('the controller is ready', async () => ((await httpGet(health, '/readyz')).status === 200 ? true : undefined), 30_000);
+}
+
+async function stop(p: ControllerProcess): Promise<void> {
+  p.kill('SIGTERM');
+  await p.exited;
+}
+
+export async function benchProcessRss(env: TestEnv, admin: Client, machines: number): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-bench-rss-'));
+  try {
+    const bundles = new Map<string, string>();
+    for (const c of [...CONTROLLERS, 'all-in-one']) {
+      const path = join(dir, `controller-${c}.mjs`);
+      await bundle(join(repoRoot, 'controllers', c, 'src', 'main.ts'), path, { minify: true });
+      bundles.set(c, path);
+    }
+    const idle = 'console.log("ready"); setInterval(() => {}, 1000);';
+    const bareNode = await floorRss(runtimes.node, ['-e', idle]);
+    const nodeWithHttp = await floorRss(runtimes.node, ['-e', `require("node:http"); require("node:https"); ${idle}`]);
+    const bareDeno = await floorRss(runtimes.deno, ['eval', idle]);
+    const rows: Row[] = [
+      { what: 'floor: bare Node 24 process', ours: bareNode / MiB, unit: 'MiB', better: 'lower' },
+      { what: 'floor: Node 24 with node:http and node:https loaded', ours: nodeWithHttp / MiB, unit: 'MiB', better: 'lower' },
+      { what: 'floor: bare Deno 2 process', ours: bareDeno / MiB, unit: 'MiB', better: 'lower' },
+    ];
+    const namespace = await freshNamespace(env.admin.client, 'bench-rss');
+    let sum = 0;
+    for (const c of CONTROLLERS) {
+      const p = start(bundles.get(c)!, env.kubeconfigPath, namespace);
+      try {
+        await ready(p);
+        const rss = await settledRss(p.child.pid!);
+        sum += rss;
+        rows.push({ what: `idle RSS, ${c} controller (Node 24)`, ours: rss / MiB, unit: 'MiB', reference: { label: 'goal', value: 60 }, better: 'lower' });
+      } finally {
+        await stop(p);
+      }
+    }
+    const aioIdle = start(bundles.get('all-in-one')!, env.kubeconfigPath, namespace);
+    try {
+      await ready(aioIdle);
+      const rss = await settledRss(aioIdle.child.pid!);
+      rows.push({ what: 'all-in-one RSS idle (Node 24)', ours: rss / MiB, unit: 'MiB', reference: { label: 'the five processes together', value: sum / MiB }, better: 'lower' });
+    } finally {
+      await stop(aioIdle);
+    }
+
+    const scene = await machineScene(env, admin, 'bench-aio', machines);
+    const p = start(bundles.get('all-in-one')!, env.kubeconfigPath, scene.namespace, ['--kube-api-qps', '0']);
+    try {
+      await ready(p);
+      const names = [...(await createMachines(admin, scene, 'aio', machines)).keys()];
+      await scene.until(`${machines} machines ready`, () => names.every((n) => scene.readyAt.has(n) && scene.nodeIdAt.has(n)), 120_000 + machines * 1_000);
+      const rss = await settledRss(p.child.pid!);
+      const { peak } = memoryOf(p.child.pid!);
+      const goal = machines >= 1000 ? 150 : 74;
+      rows.push(
+        { what: `all-in-one RSS with ${machines} ready machines`, ours: rss / MiB, unit: 'MiB', reference: { label: `goal (CAPM3: 74 MB at 100)`, value: goal }, better: 'lower' },
+        { what: `all-in-one peak RSS (VmHWM) over the ${machines}-machine burst`, ours: peak / MiB, unit: 'MiB', reference: { label: 'goal', value: goal }, better: 'lower' },
+      );
+    } finally {
+      await stop(p);
+      await scene.stop();
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
