@@ -46,7 +46,10 @@ try {
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
   if (wanted('rss')) {
     printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
-    printSection(`Process: RSS per controller and all-in-one (idle, and with ${sizes.machines} machines; issue 20)`, await benchProcessRss(env, client, sizes.machines));
+    printSection(
+      `Process: RSS per controller and all-in-one (idle, and with ${sizes.machines} machines; issue 20)`,
+      await benchProcessRss(env, client, sizes.machines),
+    );
   }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));

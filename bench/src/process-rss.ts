@@ -103,7 +103,13 @@ export async function benchProcessRss(env: TestEnv, admin: Client, machines: num
     try {
       await ready(aioIdle);
       const rss = await settledRss(aioIdle.child.pid!);
-      rows.push({ what: 'all-in-one RSS idle (Node 24)', ours: rss / MiB, unit: 'MiB', reference: { label: 'the five processes together', value: sum / MiB }, better: 'lower' });
+      rows.push({
+        what: 'all-in-one RSS idle (Node 24)',
+        ours: rss / MiB,
+        unit: 'MiB',
+        reference: { label: 'the five processes together', value: sum / MiB },
+        better: 'lower',
+      });
     } finally {
       await stop(aioIdle);
     }
@@ -118,8 +124,20 @@ export async function benchProcessRss(env: TestEnv, admin: Client, machines: num
       const { peak } = memoryOf(p.child.pid!);
       const goal = machines >= 1000 ? 150 : 74;
       rows.push(
-        { what: `all-in-one RSS with ${machines} ready machines`, ours: rss / MiB, unit: 'MiB', reference: { label: `goal (CAPM3: 74 MB at 100)`, value: goal }, better: 'lower' },
-        { what: `all-in-one peak RSS (VmHWM) over the ${machines}-machine burst`, ours: peak / MiB, unit: 'MiB', reference: { label: 'goal', value: goal }, better: 'lower' },
+        {
+          what: `all-in-one RSS with ${machines} ready machines`,
+          ours: rss / MiB,
+          unit: 'MiB',
+          reference: { label: `goal (CAPM3: 74 MB at 100)`, value: goal },
+          better: 'lower',
+        },
+        {
+          what: `all-in-one peak RSS (VmHWM) over the ${machines}-machine burst`,
+          ours: peak / MiB,
+          unit: 'MiB',
+          reference: { label: 'goal', value: goal },
+          better: 'lower',
+        },
       );
     } finally {
       await stop(p);
