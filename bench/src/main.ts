@@ -14,7 +14,7 @@ import { benchIdleRss } from './idle-rss.ts';
 import { benchMachineBurst, benchMachineInventory, benchNodeLateness } from './machine-burst.ts';
 import { benchNoopReconcile } from './noop-reconcile.ts';
 import { populateHosts } from './populate.ts';
-import { benchProcessRss } from './process-rss.ts';
+import { benchAllInOneMachines, benchProcessRss } from './process-rss.ts';
 import { printSection } from './report.ts';
 
 const quick = process.argv.includes('--quick');
@@ -46,10 +46,8 @@ try {
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
   if (wanted('rss')) {
     printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
-    printSection(
-      `Process: RSS per controller and all-in-one (idle, and with ${sizes.machines} machines; issue 20)`,
-      await benchProcessRss(env, client, sizes.machines),
-    );
+    printSection('Process: the floor, each controller and the all-in-one process, idle (issue 20)', await benchProcessRss(env));
+    printSection(`Process: the all-in-one process with ${sizes.machines} machines (issue 20)`, await benchAllInOneMachines(env, client, sizes.machines));
   }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));

@@ -68,15 +68,24 @@ async function stop(p: ControllerProcess): Promise<void> {
   await p.exited;
 }
 
-export async function benchProcessRss(env: TestEnv, admin: Client, machines: number): Promise<Row[]> {
+async function bundled<T>(names: readonly string[], run: (bundles: ReadonlyMap<string, string>) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-bench-rss-'));
   try {
     const bundles = new Map<string, string>();
-    for (const c of [...CONTROLLERS, 'all-in-one']) {
+    for (const c of names) {
       const path = join(dir, `controller-${c}.mjs`);
       await bundle(join(repoRoot, 'controllers', c, 'src', 'main.ts'), path, { minify: true });
       bundles.set(c, path);
     }
+    return await run(bundles);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The floors, each controller idle, the all-in-one process idle. */
+export function benchProcessRss(env: TestEnv): Promise<Row[]> {
+  return bundled([...CONTROLLERS, 'all-in-one'], async (bundles) => {
     const idle = 'console.log("ready"); setInterval(() => {}, 1000);';
     const bareNode = await floorRss(runtimes.node, ['-e', idle]);
     const nodeWithHttp = await floorRss(runtimes.node, ['-e', `require("node:http"); require("node:https"); ${idle}`]);
@@ -113,7 +122,14 @@ export async function benchProcessRss(env: TestEnv, admin: Client, machines: num
     } finally {
       await stop(aioIdle);
     }
+    return rows;
+  });
+}
 
+/** The all-in-one process while `machines` machines become ready over as many hosts, and after. */
+export function benchAllInOneMachines(env: TestEnv, admin: Client, machines: number): Promise<Row[]> {
+  return bundled(['all-in-one'], async (bundles) => {
+    const rows: Row[] = [];
     const scene = await machineScene(env, admin, 'bench-aio', machines);
     const p = start(bundles.get('all-in-one')!, env.kubeconfigPath, scene.namespace, ['--kube-api-qps', '0']);
     try {
@@ -144,7 +160,5 @@ export async function benchProcessRss(env: TestEnv, admin: Client, machines: num
       await scene.stop();
     }
     return rows;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
