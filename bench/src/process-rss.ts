@@ -4,6 +4,7 @@
 // in the benchmark process, the controller in its own), beside CAPM3's one-process figure. RSS is
 // read from /proc (VmRSS now, VmHWM the peak); idle means /readyz 200 and the RSS unchanged twice.
 import { spawn } from 'node:child_process';
+import process from 'node:process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { ControllerProcess, eventually, httpGet, repoRoot, runtimes, sleep } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../scripts/bundle.ts';
+import { NODE_FLAGS } from '../../scripts/images/spec.ts';
 import { createMachines, machineScene } from './machine-scene.ts';
 import type { Row } from './report.ts';
 
@@ -22,6 +24,12 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024;
   return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** RSS once it holds still: two readings a second apart that agree within 1 %. */
@@ -50,12 +58,20 @@ async function floorRss(command: string, args: readonly string[]): Promise<numbe
   }
 }
 
+/**
+ * V8 flags of the measured controllers: the images' (scripts/images/spec.ts), so the figures are those
+ * of what ships; `METAL3_TS_BENCH_NODE_FLAGS` replaces them (empty: none) to weigh another choice.
+ */
+const nodeFlags = (process.env['METAL3_TS_BENCH_NODE_FLAGS'] ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
+
 function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
   // deno-fmt-ignore
-  return new ControllerProcess('node', bundlePath, [
+  const args = [
     '--kubeconfig', kubeconfig, '--namespace', namespace,
     '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0', ...extra,
-  ]);
+  ];
+  const env = { ...process.env, NO_COLOR: '1', KUBECONFIG: '' };
+  return new ControllerProcess('node', bundlePath, args, { command: runtimes.node, args: [...nodeFlags, bundlePath, ...args], env });
 }
 
 async function ready(p: ControllerProcess): Promise<void> {
@@ -134,10 +150,13 @@ export function benchAllInOneMachines(env: TestEnv, admin: Client, machines: num
     const p = start(bundles.get('all-in-one')!, env.kubeconfigPath, scene.namespace, ['--kube-api-qps', '0']);
     try {
       await ready(p);
+      const t0 = scene.now();
       const names = [...(await createMachines(admin, scene, 'aio', machines)).keys()];
       await scene.until(`${machines} machines ready`, () => names.every((n) => scene.readyAt.has(n) && scene.nodeIdAt.has(n)), 120_000 + machines * 1_000);
       const rss = await settledRss(p.child.pid!);
       const { peak } = memoryOf(p.child.pid!);
+      const allReady = (scene.now() - t0) / 1000;
+      const cpu = cpuSeconds(p.child.pid!);
       const goal = machines >= 1000 ? 150 : 74;
       rows.push(
         {
@@ -154,6 +173,8 @@ export function benchAllInOneMachines(env: TestEnv, admin: Client, machines: num
           reference: { label: 'goal', value: goal },
           better: 'lower',
         },
+        { what: `all-in-one: ${machines} machines ready with provider IDs on their Nodes (no client limit)`, ours: allReady, unit: 's', better: 'lower' },
+        { what: 'all-in-one CPU seconds (user + system), start to all ready', ours: cpu, unit: 's', better: 'lower' },
       );
     } finally {
       await stop(p);
