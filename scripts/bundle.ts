@@ -1,7 +1,7 @@
 // Bundles a controller entry point into one ESM file that starts under both `node` (24) and
 // `deno run -A`: every dependency inlined, Node builtins left as `node:` imports (Deno provides them).
 // Usage: node scripts/bundle.ts <entry.ts> <out.mjs> [--minify] [--sourcemap]
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { statSync } from 'node:fs';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
@@ -15,6 +15,21 @@ export interface BundleResult {
   readonly outfile: string;
   readonly bytes: number;
 }
+
+/**
+ * Node builtins reached through the banner's require() rather than as ES module imports. Node's ES
+ * module wrapper of a builtin reads every export, which runs the lazy ones: `node:http`'s WebSocket,
+ * MessageEvent and CloseEvent load undici (and http2, perf_hooks, worker_threads with it), about 8 MB
+ * of RSS in a process that never uses them (issue 20). require() leaves lazy exports lazy.
+ */
+export const builtinsThroughRequire: Plugin = {
+  name: 'builtins-through-require',
+  setup(b) {
+    const namespace = 'builtin-through-require';
+    b.onResolve({ filter: /^node:/ }, (args) => (args.namespace === namespace ? { path: args.path, external: true } : { path: args.path, namespace }));
+    b.onLoad({ filter: /.*/, namespace }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
 
 export function esbuildOptions(entry: string, outfile: string, options: BundleOptions = {}): BuildOptions {
   return {
@@ -33,6 +48,7 @@ export function esbuildOptions(entry: string, outfile: string, options: BundleOp
     sourcemap: options.sourcemap ? 'linked' : false,
     legalComments: 'none',
     logLevel: 'warning',
+    plugins: [builtinsThroughRequire],
   };
 }
 

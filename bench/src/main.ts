@@ -14,6 +14,7 @@ import { benchIdleRss } from './idle-rss.ts';
 import { benchMachineBurst, benchMachineInventory, benchNodeLateness } from './machine-burst.ts';
 import { benchNoopReconcile } from './noop-reconcile.ts';
 import { populateHosts } from './populate.ts';
+import { benchAllInOneMachines, benchProcessRss } from './process-rss.ts';
 import { printSection } from './report.ts';
 
 const quick = process.argv.includes('--quick');
@@ -24,7 +25,8 @@ const wanted = (section: string) => !only || only.has(section);
 const sizes = quick
   ? { hosts: 100, rounds: 3, requests: 300, claims: 50, machines: 10, inventory: [20, 200] as const, joins: 5, joinDelayMs: 5_000 }
   : { hosts: 2000, rounds: 10, requests: 5000, claims: 500, machines: 100, inventory: [150, 1500] as const, joins: 20, joinDelayMs: 45_000 };
-// `--machines N` sizes the Metal3Machine sections (a 100-machine burst within a quick run, say).
+// `--machines N` overrides the machine count of every Metal3Machine section (e.g. 100 at quick sizes: the
+// full run's 2 000 extra hosts keep the simulated BMO of a later scene busy on a loaded machine).
 const machinesAt = process.argv.indexOf('--machines');
 if (machinesAt >= 0) sizes.machines = Number(process.argv[machinesAt + 1]);
 if (!canCollect()) {
@@ -46,7 +48,11 @@ try {
   if (wanted('cache')) printSection('Cache: heap per cached BareMetalHost', await benchCacheMemory(client, namespace, sizes.hosts));
   if (wanted('client')) printSection('Client: requests per second against the real apiserver', await benchClientThroughput(env, namespace, sizes.requests));
   if (wanted('reconcile')) printSection('Controller: no-op reconciles', await benchNoopReconcile(client, counter, namespace, sizes.rounds));
-  if (wanted('rss')) printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
+  if (wanted('rss')) {
+    printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
+    printSection('Process: the floor, each controller and the all-in-one process, idle (issue 20)', await benchProcessRss(env));
+    printSection(`Process: the all-in-one process with ${sizes.machines} machines (issue 20)`, await benchAllInOneMachines(env, client, sizes.machines));
+  }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));
   }

@@ -12,10 +12,14 @@ export const METADATA = join(ROOT, 'metadata.yaml');
 export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 
+/** The all-in-one process (controllers/all-in-one): one Deployment running the five, installed by config/all-in-one. */
+export const ALL_IN_ONE = 'all-in-one';
+export type ProcessName = ControllerName | typeof ALL_IN_ONE;
+
 export const NAMESPACE = 'metal3-ts-system';
 export const PROVIDER_LABEL = { key: 'cluster.x-k8s.io/provider', value: 'infrastructure-metal3' } as const;
 
-export const names = (c: ControllerName) => ({
+export const names = (c: ProcessName) => ({
   serviceAccount: `metal3-ts-${c}-manager`,
   clusterRole: `metal3-ts-${c}-manager`,
   leaderElectionRole: `metal3-ts-${c}-leader-election`,

@@ -2,7 +2,7 @@
 // stays the one source of the rules (beside the code that needs them, with the why of each rule, and
 // the real-apiserver suites and the lab bind a user to exactly it). The install adds only what a
 // cluster needs around the rules: the names of config/, the ServiceAccount as subject, the namespace.
-import type { ControllerName } from './layout.ts';
+import type { ProcessName } from './layout.ts';
 import { names, NAMESPACE } from './layout.ts';
 
 export interface Rule {
@@ -28,7 +28,7 @@ const RBAC_API = 'rbac.authorization.k8s.io/v1';
  * the documents of its deploy/rbac.yaml (`source` names it in errors). The source must hold exactly
  * one ClusterRole and one Role, each with rules.
  */
-export function installRbac(c: ControllerName, documents: readonly unknown[], source: string): object[] {
+export function installRbac(c: ProcessName, documents: readonly unknown[], source: string): object[] {
   const one = (kind: string): readonly Rule[] => {
     const found = documents.filter((d): d is RoleLike => (d as RoleLike | null)?.kind === kind);
     if (found.length !== 1) throw new RbacSourceError(`${source}: expected exactly one ${kind}, found ${found.length}`);

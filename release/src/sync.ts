@@ -5,8 +5,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
-import { CONFIG, CONTROLLERS, ROOT } from './layout.ts';
-import { installRbac } from './rbac.ts';
+import { ALL_IN_ONE, CONFIG, CONTROLLERS, ROOT } from './layout.ts';
+import { installRbac, type Rule } from './rbac.ts';
+import { unionRules } from './rbac-union.ts';
 
 const CRD_FILE = /^infrastructure\.cluster\.x-k8s\.io_[a-z0-9]+\.yaml$/;
 const POLICY_DIR = 'crds/policies';
@@ -45,9 +46,11 @@ export function configFiles(root: string = ROOT): Map<string, string> {
   for (const f of policies) files.set(`policy/${f}`, header(`${POLICY_DIR}/${f}`) + readFileSync(join(root, POLICY_DIR, f), 'utf8'));
   files.set('policy/kustomization.yaml', kustomization(policies));
 
+  const sources: unknown[][] = [];
   for (const c of CONTROLLERS) {
     const source = `controllers/${c}/deploy/rbac.yaml`;
     const documents = parseAllDocuments(readFileSync(join(root, source), 'utf8')).map((d) => d.toJSON() as unknown);
+    sources.push(documents);
     const objects = installRbac(c, documents, source);
     const body = objects.map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
     files.set(
@@ -57,6 +60,19 @@ export function configFiles(root: string = ROOT): Map<string, string> {
       }# Its comments say why each rule is there; this adds the names, the ServiceAccount binding and\n# the namespace of the install.\n${body}`,
     );
   }
+  // The all-in-one process holds the five controllers' rules, merged (rbac-union.ts), and one Lease Role.
+  const rulesOf = (kind: string) =>
+    sources.map((docs) => docs.filter((d) => (d as { kind?: string } | null)?.kind === kind).flatMap((d) => (d as { rules: Rule[] }).rules));
+  const union = [{ kind: 'ClusterRole', rules: unionRules(rulesOf('ClusterRole')) }, { kind: 'Role', rules: unionRules(rulesOf('Role')) }];
+  const body = installRbac(ALL_IN_ONE, union, 'the union').map((o) => stringify(o, { lineWidth: 0 })).join('---\n');
+  files.set(
+    `${ALL_IN_ONE}/rbac.yaml`,
+    `${
+      header(CONTROLLERS.map((c) => `controllers/${c}/deploy/rbac.yaml`).join(', '), 'the union of the rules of')
+    }# Each source says why its rules are there.\n${body}`,
+  );
+  // Its namespace is config/default's (kustomize reads no file outside its own tree).
+  files.set(`${ALL_IN_ONE}/namespace.yaml`, header('default/namespace.yaml') + readFileSync(join(root, 'config/default/namespace.yaml'), 'utf8'));
   return files;
 }
 

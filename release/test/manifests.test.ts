@@ -97,7 +97,7 @@ test("CC-4 components: every declared variable is used, where it says, with its 
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   for (const v of VARIABLES) {
     for (const c of v.controllers ?? CONTROLLERS) {
-      const main = readFileSync(join(ROOT, `controllers/${c}/src/main.ts`), 'utf8');
+      const main = readFileSync(join(ROOT, `controllers/${c}/src/entry.ts`), 'utf8');
       assert.ok(v.flag in common || new RegExp(`['\\s]${v.flag}'?: flag\\.`).test(main), `controllers/${c} takes --${v.flag}`);
       const d = rendered.objects.find((o) => o.kind === 'Deployment' && o.metadata.name === names(c).deployment);
       const args = (d?.['spec'] as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]?.args ?? [];

@@ -1,20 +1,5 @@
-// The Metal3Cluster controller process: the common manager flags (research §8: --watch-filter,
-// --namespace, --leader-elect…, --kube-api-qps/burst, probes, metrics) plus upstream's
-// --metal3cluster-concurrency, then the controller on the shared harness.
-import { flag } from '@metal3-ts/shared/entry/flags';
+// The Metal3Cluster controller process (entry.ts says what it runs).
 import { runMain } from '@metal3-ts/shared/entry/run-main';
-import { metal3ClusterController } from './controller.ts';
+import { clusterEntry } from './entry.ts';
 
-await runMain({
-  name: 'metal3-ts-cluster',
-  flags: {
-    'metal3cluster-concurrency': flag.int(0, 'Metal3Clusters reconciled in parallel (0: use --concurrency)', { min: 0 }),
-  },
-  register(deps) {
-    const { manager, config, flags } = deps;
-    const concurrency = flags['metal3cluster-concurrency'] || config.concurrency;
-    manager.add(
-      metal3ClusterController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }),
-    );
-  },
-});
+await runMain(clusterEntry);

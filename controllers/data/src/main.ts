@@ -1,33 +1,5 @@
-// The Metal3Data / Metal3DataTemplate controller process: the common manager flags (research §8:
-// --watch-filter, --namespace, --leader-elect…, --kube-api-qps/burst, probes, metrics) plus
-// upstream's --metal3data-concurrency, --metal3datatemplate-concurrency and
-// --enableBMHNameBasedPreallocation; the IPAM kinds the apiserver serves are probed first (D-2/D-3).
-import { flag } from '@metal3-ts/shared/entry/flags';
+// The Metal3Data / Metal3DataTemplate controller process (entry.ts says what it runs).
 import { runMain } from '@metal3-ts/shared/entry/run-main';
-import { dataControllers } from './controller.ts';
-import { probeIpamKinds } from './ipam-kinds.ts';
+import { dataEntry } from './entry.ts';
 
-await runMain({
-  name: 'metal3-ts-data',
-  flags: {
-    'metal3data-concurrency': flag.int(0, 'Metal3Data reconciled in parallel (0: use --concurrency)', { min: 0 }),
-    'metal3datatemplate-concurrency': flag.int(0, 'Metal3DataTemplates reconciled in parallel (0: use --concurrency)', { min: 0 }),
-    enableBMHNameBasedPreallocation: flag.bool(false, 'Name Metal3 IPClaims <BareMetalHost>-<pool> so IPPool preAllocations can follow the host'),
-  },
-  async register(deps) {
-    const { manager, client, log, config, flags } = deps;
-    const ipam = await probeIpamKinds(client, config.namespace);
-    log.info('IPAM kinds served', { ...ipam });
-    const controllers = dataControllers({
-      ...deps,
-      config: {
-        watchFilter: config.watchFilter,
-        dataConcurrency: flags['metal3data-concurrency'] || config.concurrency,
-        templateConcurrency: flags['metal3datatemplate-concurrency'] || config.concurrency,
-        preallocation: flags.enableBMHNameBasedPreallocation,
-        ipam,
-      },
-    });
-    for (const controller of controllers) manager.add(controller);
-  },
-});
+await runMain(dataEntry);

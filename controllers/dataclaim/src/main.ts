@@ -1,19 +1,5 @@
-// The Metal3DataClaim controller process: the common manager flags (research §8: --watch-filter,
-// --namespace, --leader-elect…, --kube-api-qps/burst, probes, metrics) plus upstream's
-// --metal3datatemplate-concurrency (CAPM3 allocates claims in its Metal3DataTemplate controller),
-// then the controller on the shared harness.
-import { flag } from '@metal3-ts/shared/entry/flags';
+// The Metal3DataClaim controller process (entry.ts says what it runs).
 import { runMain } from '@metal3-ts/shared/entry/run-main';
-import { dataClaimController } from './controller.ts';
+import { dataClaimEntry } from './entry.ts';
 
-await runMain({
-  name: 'metal3-ts-dataclaim',
-  flags: {
-    'metal3datatemplate-concurrency': flag.int(0, 'Metal3DataClaims reconciled in parallel (0: use --concurrency)', { min: 0 }),
-  },
-  register(deps) {
-    const { manager, config, flags } = deps;
-    const concurrency = flags['metal3datatemplate-concurrency'] || config.concurrency;
-    manager.add(dataClaimController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }));
-  },
-});
+await runMain(dataClaimEntry);

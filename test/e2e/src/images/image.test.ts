@@ -100,7 +100,11 @@ interface Started {
 /** Applies the controller's install objects in a fresh namespace and starts its image there. */
 async function startPod(controller: string, image: OpenedImage, rootfs: string, options: { dropRule?: (rules: Rule[]) => Rule[] } = {}): Promise<Started> {
   const ns = await freshNamespace(env().admin.client, `img-${controller}`);
-  const install = controllerInstall(join(repoRoot, 'config', 'controllers', controller), ns);
+  // The all-in-one process is installed by its own variant, config/all-in-one (one Deployment for the five).
+  const install = controllerInstall(
+    controller === 'all-in-one' ? join(repoRoot, 'config', 'all-in-one') : join(repoRoot, 'config', 'controllers', controller),
+    ns,
+  );
   assert.ok(
     install.image.endsWith(image.refName ?? '-'),
     `config/controllers/${controller}: the Deployment names image ${install.image}, the build made ${image.refName}`,

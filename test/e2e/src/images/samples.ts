@@ -28,7 +28,7 @@ const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.
 /** Creates the sample in `ns`, waits for the controller's write, and says what was seen. */
 export type Sample = (admin: Client, ns: string) => Promise<string>;
 
-export const SAMPLES: Readonly<Record<string, Sample>> = {
+const SINGLES = {
   async cluster(admin, ns) {
     const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'sample' }, spec: {} }));
     const owner = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Cluster', name: 'sample', uid: cluster.metadata.uid!, controller: true };
@@ -90,5 +90,16 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
     await createClaim(admin, ns, 'sample-machine', 'sample');
     await claimsBound(admin, ns, ['sample-machine'], TIMEOUT_MS);
     return 'the Metal3DataClaim got its Metal3Data (status.renderedData)';
+  },
+} satisfies Record<string, Sample>;
+
+export const SAMPLES: Readonly<Record<string, Sample>> = {
+  ...SINGLES,
+  // One process, every controller: each sample in turn (the data sample's Cluster would take the
+  // cluster sample's name; the dataclaim sample exercises the data side with its own Cluster).
+  async 'all-in-one'(admin, ns) {
+    const seen: string[] = [];
+    for (const sample of [SINGLES.cluster, SINGLES.template, SINGLES.machine, SINGLES.dataclaim]) seen.push(await sample(admin, ns));
+    return seen.join('; ');
   },
 };

@@ -13,11 +13,14 @@ import { SupervisedController } from './supervisor.ts';
 
 export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
+/** The five in one process (controllers/all-in-one, `npm start -- --all-in-one`), under config/all-in-one's RBAC. */
+export const ALL_IN_ONE = 'all-in-one';
+export type ProcessName = ControllerName | typeof ALL_IN_ONE;
 
 const bundling = new Map<string, Promise<string>>();
 
 /** `controllers/<name>/src/main.ts` bundled into `<dir>/controller-<name>.mjs` (once per process). */
-export function bundleController(name: ControllerName, dir: string): Promise<string> {
+export function bundleController(name: ProcessName, dir: string): Promise<string> {
   const outfile = join(dir, `controller-${name}.mjs`);
   let done = bundling.get(outfile);
   if (!done) {
@@ -43,8 +46,9 @@ export interface ControllerOptions {
  * Starts controller `name` as a user bound to its deploy/rbac.yaml (leases in `namespace`), watching
  * every namespace, under supervision, and waits until its first process serves /readyz.
  */
-export async function startController(env: TestEnv, name: ControllerName, options: ControllerOptions): Promise<SupervisedController> {
-  const manifest = join(repoRoot, 'controllers', name, 'deploy', 'rbac.yaml');
+export async function startController(env: TestEnv, name: ProcessName, options: ControllerOptions): Promise<SupervisedController> {
+  // The all-in-one rules are generated (the union of the five), so they live in config/ only.
+  const manifest = name === ALL_IN_ONE ? join(repoRoot, 'config', 'all-in-one', 'rbac.yaml') : join(repoRoot, 'controllers', name, 'deploy', 'rbac.yaml');
   if (!existsSync(manifest)) throw new Error(`no RBAC manifest for controller ${name}: ${manifest}`);
   const [bundlePath, user] = await Promise.all([bundleController(name, options.dir), userBoundTo(env, `metal3-ts-${name}`, manifest, options.namespace)]);
   const runtime = options.runtime ?? 'node';

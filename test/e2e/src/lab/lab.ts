@@ -29,7 +29,7 @@ import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { RestartPolicy } from './backoff.ts';
-import { type ControllerName, CONTROLLERS, startController } from './controllers.ts';
+import { ALL_IN_ONE, type ControllerName, CONTROLLERS, type ProcessName, startController } from './controllers.ts';
 import { type LabImages, prepareImages, startImageController } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
@@ -64,6 +64,8 @@ export interface LabOptions {
    * images.ts) instead of their bundles (default false; needs root).
    */
   readonly images?: boolean;
+  /** Run the five controllers as one all-in-one process (controllers/all-in-one; default false; not with `images`). */
+  readonly allInOne?: boolean;
   /** Runtime per controller (default Node for all; not with `images`). */
   readonly runtimes?: Partial<Record<ControllerName, Runtime>>;
   /** Extra flags per controller. */
@@ -88,7 +90,7 @@ export interface Lab {
   readonly env: TestEnv;
   readonly client: Client;
   readonly namespace: string;
-  readonly controllers: ReadonlyMap<ControllerName, SupervisedController>;
+  readonly controllers: ReadonlyMap<ProcessName, SupervisedController>;
   /** The Cluster API running: a release (e.g. `v1.13.5`) or `sim`. */
   readonly capi: string;
   /** Creates `count` more hosts named `host-<n>` after the existing ones. */
@@ -127,7 +129,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
 
   let sims: RunningSimulators | undefined;
   let capi: ClusterApi | undefined;
-  const controllers = new Map<ControllerName, SupervisedController>();
+  const controllers = new Map<ProcessName, SupervisedController>();
   const stopControllers = async () => {
     await Promise.all([...controllers.values()].map((c) => c.stop()));
   };
@@ -160,17 +162,21 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     ]);
     log(`simulators: BMO, ${realCapi ? '' : 'Cluster API core, KCP, kubeadm bootstrap, '}IPAM, workload clusters, garbage collector`);
     const images = await imagesReady;
+    if (options.allInOne && images) throw new Error('the lab runs the all-in-one process from its bundle only, not from an image');
+    const processes: readonly ProcessName[] = options.allInOne ? [ALL_IN_ONE] : CONTROLLERS;
     await Promise.all(
-      CONTROLLERS.map(async (name) => {
-        const runtime = options.runtimes?.[name] ?? 'node';
+      processes.map(async (name) => {
+        const runtime = name === ALL_IN_ONE ? 'node' : options.runtimes?.[name] ?? 'node';
         const common = {
           dir,
           namespace,
-          extraArgs: options.args?.[name] ?? [],
+          extraArgs: name === ALL_IN_ONE ? [] : options.args?.[name] ?? [],
           ...(options.restartPolicy ? { restartPolicy: options.restartPolicy } : {}),
           log,
         };
-        const controller = images ? await startImageController(env, name, images, common) : await startController(env, name, { ...common, runtime });
+        const controller = images && name !== ALL_IN_ONE
+          ? await startImageController(env, name, images, common)
+          : await startController(env, name, { ...common, runtime });
         controllers.set(name, controller);
         log(
           `controller ${name} ready (${images ? 'image' : runtime}): serving probes ${

@@ -13,7 +13,7 @@ import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
 const usage =
-  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--capi VERSION|sim] [--exit-when-running [--timeout S]]
+  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION|sim] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster;
@@ -22,6 +22,7 @@ const usage =
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
+  --all-in-one            run the five controllers as one process (controllers/all-in-one, config/all-in-one's RBAC)
   --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators (sim)
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
@@ -42,6 +43,7 @@ try {
       'join-delay': { type: 'string', default: '0' },
       deno: { type: 'string', multiple: true, default: [] },
       images: { type: 'boolean', default: false },
+      'all-in-one': { type: 'boolean', default: false },
       capi: { type: 'string', default: DEFAULT_CAPI },
       'exit-when-running': { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
@@ -74,6 +76,9 @@ for (const name of values.deno) {
 }
 
 if (values.images && values.deno.length > 0) fail('--images and --deno exclude each other (an image holds Node 24)');
+if (values['all-in-one'] && (values.images || values.deno.length > 0)) {
+  fail('--all-in-one runs the all-in-one bundle under Node 24: not with --images or --deno');
+}
 
 // npm runs the script from test/e2e; a relative path means the directory npm was started in.
 const manifests = values.manifests ? resolve(process.env['INIT_CWD'] ?? process.cwd(), values.manifests) : undefined;
@@ -99,6 +104,7 @@ try {
     joinDelayMs,
     runtimes,
     images: values.images,
+    allInOne: values['all-in-one'],
     capi: values.capi,
     ...(manifests ? { manifests } : {}),
     log: (m) => console.log(`${at()} ${m}`),

@@ -1,0 +1,34 @@
+// The Metal3Machine controller's process: the common manager flags (research §8) plus upstream's
+// --metal3machine-concurrency and CAPM3_FAST_TRACK, the workload-cluster client cache, then the
+// controller on the shared harness. main.ts runs it alone; the all-in-one process runs it beside
+// the others.
+import process from 'node:process';
+import { controllerEntry } from '@metal3-ts/shared/entry/entry';
+import { flag } from '@metal3-ts/shared/entry/flags';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { metal3MachineController } from './controller.ts';
+
+export const machineEntry = controllerEntry({
+  name: 'metal3-ts-machine',
+  flags: {
+    'metal3machine-concurrency': flag.int(0, 'Metal3Machines reconciled in parallel (0: use --concurrency); any value is safe', { min: 0 }),
+    'clustercache-client-qps': flag.float(20, 'Requests per second to each workload cluster, per resource kind', { min: 0 }),
+    'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster, per resource kind', { min: 0 }),
+    'fast-track': flag.optionalString('Keep released hosts powered on ("true") or not ("false"); default: $CAPM3_FAST_TRACK, else "false"'),
+  },
+  register(deps) {
+    const { manager, client, registry, log, clock, config, flags } = deps;
+    const clusterCache = new ClusterCache(client, { log, registry, clock, qps: flags['clustercache-client-qps'], burst: flags['clustercache-client-burst'] });
+    manager.add(
+      metal3MachineController({
+        ...deps,
+        workloadClient: (cluster) => clusterCache.get(cluster),
+        config: {
+          watchFilter: config.watchFilter,
+          concurrency: flags['metal3machine-concurrency'] || config.concurrency,
+          fastTrack: flags['fast-track'] ?? (process.env['CAPM3_FAST_TRACK'] || 'false'),
+        },
+      }),
+    );
+  },
+});
