@@ -241,7 +241,8 @@ test("a control-plane host (kubeadm init data) gets its static pods' mirror Pods
     });
     assert.is(pod.spec?.['nodeName'], 'cp-0');
   }
-  const config = await wl.api(ConfigMapResource, 'kube-system').get('kubeadm-config');
+  // kubeadm-config is uploaded after the mirror Pods (static-pods.ts): wait for it, not only for them.
+  const config = await eventually('kubeadm-config', () => orUndefined(wl.api(ConfigMapResource, 'kube-system').get('kubeadm-config')));
   assert.match(config.data?.['ClusterConfiguration'] ?? '', /controlPlaneEndpoint: 192\.168\.111\.249:6443/);
 
   await setState('cp-0', 'deprovisioning');
