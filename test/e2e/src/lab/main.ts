@@ -8,7 +8,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
-import { DEFAULT_CAPI, startLab } from './lab.ts';
+import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
@@ -16,8 +16,8 @@ const usage =
   `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION|sim] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
-  --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster;
-                          with real Cluster API its 1-replica control plane variant, manifests/kcp-1)
+  --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster,
+                          3 control-plane and 3 worker machines)
   --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
@@ -106,7 +106,9 @@ try {
     images: values.images,
     allInOne: values['all-in-one'],
     capi: values.capi,
-    ...(manifests ? { manifests } : {}),
+    // The seed 003 cluster as it is (KCP 3 replicas) unless told otherwise; the scenarios' startLab
+    // default is the 1-replica variant under real Cluster API (lab.ts).
+    manifests: manifests ?? EXAMPLE_MANIFESTS,
     log: (m) => console.log(`${at()} ${m}`),
   });
   // Controllers get SIGTERM first; the test environment's own handler stops the apiserver, removes
