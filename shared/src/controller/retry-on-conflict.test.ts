@@ -2,7 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiError } from '@metal3-ts/generated/runtime/errors';
-import { isStaleOrGuardFailed, RetryExhaustedError, retryOnConflict } from './retry-on-conflict.ts';
+import { type Clock } from '../clock/clock.ts';
+import { backoffMs, isStaleOrGuardFailed, RetryExhaustedError, retryOnConflict } from './retry-on-conflict.ts';
 
 const status = (code: number) => apiError(code, undefined, { verb: 'PATCH', path: '/x' });
 
@@ -84,6 +85,30 @@ test('retryOnConflict: refused `attempts` times ends in RetryExhaustedError nami
     assert.match((error as Error).message, 'Metal3Machine ns/m: recording its host: still refused after 3 attempts');
   }
   assert.equal(seen, [0, 1, 2]);
+});
+
+test('backoffMs: initialMs times factor per attempt, within ± jitter (client-go DefaultBackoff: 10, 50, 250, 1250 ms)', () => {
+  const b = { initialMs: 10, factor: 5, jitter: 0.1 };
+  assert.equal([1, 2, 3, 4].map((a) => backoffMs(b, a, 0.5)), [10, 50, 250, 1250]);
+  assert.is(backoffMs(b, 2, 0), 45);
+  assert.is(backoffMs(b, 2, 0.999999), 55);
+  assert.is(backoffMs({ initialMs: 0, factor: 2, jitter: 0.5 }, 3, 0.9), 0);
+});
+
+test('retryOnConflict with a backoff: it waits on the clock before each re-read, never before the first write', async () => {
+  const { write, seen } = scripted([status(409), status(409), 'ok']);
+  const waits: number[] = [];
+  const clock: Clock = { now: () => 0, sleep: (ms) => (waits.push(ms), Promise.resolve()) };
+  let rereads = 0;
+  const out = await retryOnConflict(1, write, {
+    what: 'x',
+    reread: () => Promise.resolve(2 + rereads++),
+    backoff: { initialMs: 10, factor: 5, jitter: 0 },
+    clock,
+  });
+  assert.is(out, 'ok');
+  assert.equal(seen, [1, 2, 3]);
+  assert.equal(waits, [10, 50]);
 });
 
 test.run();

@@ -8,7 +8,11 @@
 //   - still refused after `attempts` writes → RetryExhaustedError (a transient error: the worker loop
 //     retries the whole reconcile with backoff, it never spins here).
 // Re-reads go to the server, not the cache: a cache that has not seen the winner's write would refuse again.
+// A caller racing writers that rewrite the same object on every pass (replicas without leader
+// election, the status of a busy object) asks for a `backoff` before each re-read, so the other
+// writer's pass can finish instead of both re-reading into each other's next write.
 import { isConflict, isInvalid, isNotFound } from '@metal3-ts/generated/runtime/errors';
+import { type Clock, realClock } from '../clock/clock.ts';
 
 /** A 409 (stale resourceVersion) — the default precondition failure. */
 export const isStale = (error: unknown): boolean => isConflict(error);
@@ -37,6 +41,22 @@ export interface RetryOnConflictOptions<T> {
   readonly retryable?: (error: unknown) => boolean;
   /** A 404 at the write or the re-read is thrown instead of meaning gone; default false. */
   readonly notFoundThrows?: boolean;
+  /** Waits before each re-read: `initialMs`, times `factor` each time, ± `jitter` (a fraction); default none. */
+  readonly backoff?: ConflictBackoff;
+  /** For the backoff's waits; default the real clock. */
+  readonly clock?: Clock;
+}
+
+export interface ConflictBackoff {
+  readonly initialMs: number;
+  readonly factor: number;
+  readonly jitter: number;
+}
+
+/** The wait before re-read `attempt` (1: after the first refusal); `random` in [0, 1). */
+export function backoffMs(backoff: ConflictBackoff, attempt: number, random: number): number {
+  const base = backoff.initialMs * backoff.factor ** (attempt - 1);
+  return Math.max(0, Math.round(base * (1 + backoff.jitter * (2 * random - 1))));
 }
 
 /**
@@ -60,6 +80,7 @@ export async function retryOnConflict<T, R>(
       if (!retryable(error)) throw error;
       if (attempt >= attempts) throw new RetryExhaustedError(options.what, attempts, error);
     }
+    if (options.backoff) await (options.clock ?? realClock).sleep(backoffMs(options.backoff, attempt, Math.random()));
     let fresh: T | undefined;
     try {
       fresh = await options.reread();
