@@ -3,7 +3,7 @@
 // finalizer and finalizer removal); the refusal shows on BaremetalInfrastructureReady in both
 // dialects naming verb and resource, as a Warning event, and in
 // controller_runtime_reconcile_errors_total. The status patch (`metal3clusters/status`) still works.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -51,7 +51,9 @@ const errorsTotal = (c: RunningController) =>
 
 test('issue 16: a refused spec-defaults write and a refused finalizer removal reach BaremetalInfrastructureReady (both dialects), a Warning event and controller_runtime_reconcile_errors_total', async () => {
   const ns = await namespace('m3c-refused');
-  const controller = track(await startClusterController(env(), ns, {}, rbacWithoutPatch()));
+  const rbac = rbacWithoutPatch();
+  // The manifest is applied as the controller starts; it need not outlive that.
+  const controller = track(await startClusterController(env(), ns, {}, rbac).finally(() => rmSync(rbac, { force: true })));
 
   // W-2: the cloud flags need writing; the write is refused.
   await createMetal3Cluster(admin(), ns, 'lone', { controlPlaneEndpoint: ENDPOINT });

@@ -85,7 +85,8 @@ function header(control: boolean, first: number, flags: number, length: number):
   return out;
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
+/** The parts, one after the other, in one array. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const part of parts) {

@@ -9,7 +9,7 @@
 // connection, so re-inflating is cheaper than keeping an asynchronous zlib stream in step).
 import { constants, inflateSync } from 'node:zlib';
 import { SPDY3_DICTIONARY } from './dictionary.ts';
-import { SpdyProtocolError } from './frames.ts';
+import { concat, SpdyProtocolError } from './frames.ts';
 
 export type HeaderBlock = ReadonlyMap<string, readonly string[]>;
 
@@ -80,13 +80,7 @@ export class HeaderCompressor {
       parts.push(Uint8Array.from([0x00, n & 0xff, n >> 8, ~n & 0xff, (~n >> 8) & 0xff]), chunk);
     }
     parts.push(SYNC_MARKER);
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
+    return concat(...parts);
   }
 }
 
