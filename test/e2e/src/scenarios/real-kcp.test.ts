@@ -7,7 +7,6 @@
 // processes named after the Nodes. Scaling down to 1 has KCP move the leader and remove the members
 // of the Machines it deletes; a rollout then adds a member for the new Machine and removes the old.
 import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
 import { NodeResource } from '@metal3-ts/generated/core/v1';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { EXAMPLE_MANIFESTS, type Lab, startLab } from '../lab/lab.ts';
