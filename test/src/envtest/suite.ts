@@ -15,7 +15,7 @@ import { type EnvOptions, startEnv, type TestEnv } from './env.ts';
 import type { ApiClient, KubeObject } from './http.ts';
 
 /** The part of a uvu suite the helper needs (kept structural so it does not depend on uvu's types). */
-interface SuiteHooks {
+export interface SuiteHooks {
   before(fn: () => unknown): void;
   after(fn: () => unknown): void;
 }
@@ -55,9 +55,20 @@ export function withSharedEnv(suite: SuiteHooks, options: EnvOptions = {}): () =
   };
 }
 
+const beforeStop: (() => Promise<void>)[] = [];
+
+/**
+ * Runs `fn` when the shared environment stops, before it does: for processes that live on it (the
+ * real Cluster API managers) and would otherwise spend their last seconds retrying a gone apiserver.
+ */
+export function beforeSharedEnvStops(fn: () => Promise<void>): void {
+  beforeStop.push(fn);
+}
+
 export async function stopSharedEnv(): Promise<void> {
   const env = shared;
   shared = undefined;
+  for (const fn of beforeStop.splice(0)) await fn().catch(() => {});
   if (env) await (await env).stop();
 }
 

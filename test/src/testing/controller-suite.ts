@@ -2,11 +2,14 @@
 // environment, the cluster admin's client (made before the tests, closed after them), and the
 // controllers a test started, stopped after each test whatever its outcome, so the next test starts
 // clean and a failed one does not leave workers writing into the next one's objects; then the checks
-// every test of the file makes on a stopped controller (no 403, no failed reconcile…), if any.
+// every test of the file makes on a stopped controller (no 403, no failed reconcile…), if any; and,
+// when asked, the real Cluster API managers beside them (testing/cluster-api.ts).
 import { suite, type Test } from 'uvu';
 import { Client, Transport } from '@metal3-ts/generated';
 import type { TestEnv } from '../envtest/env.ts';
 import { freshNamespace, withSharedEnv } from '../envtest/suite.ts';
+import type { ClusterApi } from '../capi/managers.ts';
+import { withSharedClusterApi } from './cluster-api.ts';
 
 interface Stoppable {
   stop(): Promise<void>;
@@ -15,6 +18,8 @@ interface Stoppable {
 export interface ControllerSuiteOptions<R extends Stoppable> {
   /** Assertions on each controller once stopped after a test (they fail that test). */
   readonly afterStop?: (stopped: R) => void;
+  /** Run the real Cluster API managers on the shared environment (testing/cluster-api.ts). */
+  readonly clusterApi?: boolean;
 }
 
 export interface ControllerSuite<R extends Stoppable> {
@@ -26,11 +31,16 @@ export interface ControllerSuite<R extends Stoppable> {
   track<T extends R>(running: T): T;
   /** A fresh namespace named from `prefix` (inside tests only). */
   namespace(prefix: string): Promise<string>;
+  /** The real Cluster API managers (inside tests only, with the `clusterApi` option). */
+  readonly capi: () => ClusterApi;
 }
 
 export function controllerSuite<R extends Stoppable = Stoppable>(title: string, options: ControllerSuiteOptions<R> = {}): ControllerSuite<R> {
   const test = suite(title);
   const env = withSharedEnv(test);
+  const capi = options.clusterApi ? withSharedClusterApi(test, env) : () => {
+    throw new Error(`${title}: the real Cluster API runs only with controllerSuite's clusterApi option`);
+  };
   let admin: Client | undefined;
   const started: R[] = [];
   test.before(() => {
@@ -54,5 +64,6 @@ export function controllerSuite<R extends Stoppable = Stoppable>(title: string, 
       return running;
     },
     namespace: (prefix) => freshNamespace(env().admin.client, prefix),
+    capi,
   };
 }
