@@ -1,6 +1,7 @@
-// One round of the chaos run's cluster lifecycle on the lab: bring-up of the seed 003 cluster, an
-// upgrade with node reuse (a new version and a new worker template, cleaning disabled, maxSurge 0: on
-// exactly one host per control-plane replica + 3 it can only succeed by reusing them), a scale down and up, and deletion down to
+// One round of the chaos run's cluster lifecycle on the lab: bring-up of the seed 003 cluster (KCP 3
+// replicas, md-0 3), an upgrade of both pools with node reuse (a new version and a new worker
+// template, cleaning disabled, maxSurge 0: on exactly 3 control-plane and 3 worker hosts it can only
+// succeed by reusing them), a scale down and up, and deletion down to
 // nothing left. Each phase waits on the outcome, never on time, and returns what went wrong instead
 // of throwing where the answer belongs in the report (hosts not reused, leftovers).
 import { KubeadmControlPlaneResource } from '@metal3-ts/generated/controlplane.cluster.x-k8s.io/v1beta1';
@@ -19,7 +20,7 @@ import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/g
 import type { Lab } from '../lab/lab.ts';
 import { applyManifests, deleteManifests, type Manifest } from '../lab/manifests.ts';
 import { isClusterRunning } from '../lab/progress.ts';
-import { CLUSTER, eventually, hostsOf, labUntil } from '../scenarios/support.ts';
+import { CLUSTER, CONTROL_PLANE_REPLICAS, eventually, hostsOf, labUntil } from '../scenarios/support.ts';
 import { heldByIpam, leftovers } from './invariants.ts';
 import { listWorld } from './sampler.ts';
 
@@ -33,12 +34,12 @@ export async function bringUp(lab: Lab, round: number, manifests: readonly Manif
 }
 
 /**
- * Upgrades both pools with node reuse; returns the pools whose Machines did not come back on their
- * hosts. A control plane of fewer than 3 replicas is left alone (real KCP refuses maxSurge 0 below 3)
- * and the workers move a patch release (real CAPI holds a worker minor above the control plane's).
+ * Upgrades both pools to the next minor with node reuse (KCP rolls its 3 replicas with maxSurge 0,
+ * which real KCP allows from 3 replicas; md-0 rolls once the control plane is at the new version, as
+ * real Cluster API's MachineSet preflight checks hold a worker minor above the control plane's);
+ * returns the pools whose Machines did not come back on their hosts.
  */
-export async function upgradeWithReuse(lab: Lab, round: number, controlPlaneReplicas: number, timeoutMs: number): Promise<string[]> {
-  const withControlPlane = controlPlaneReplicas >= 3;
+export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: number): Promise<string[]> {
   const { client, namespace } = lab;
   const before = await labUntil(lab, `round ${round}: Running before the upgrade`, (s) => isClusterRunning(s, CLUSTER), timeoutMs);
   const templates = client.api(Metal3MachineTemplateResource, namespace);
@@ -48,12 +49,10 @@ export async function upgradeWithReuse(lab: Lab, round: number, controlPlaneRepl
   const workers = await templates.get(WORKERS);
   const next = `${WORKERS}-r${round}`;
   await templates.create(newMetal3MachineTemplate({ metadata: { name: next }, spec: structuredClone(workers.spec) }));
-  const version = withControlPlane ? `v1.29.${round}` : `v1.28.${round + 2}`;
-  if (withControlPlane) {
-    await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, {
-      spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
-    });
-  }
+  const version = `v1.29.${round}`;
+  await client.api(KubeadmControlPlaneResource, namespace).mergePatch(CONTROL_PLANE, {
+    spec: { version, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
+  });
   await client.api(MachineDeploymentResource, namespace).mergePatch(WORKERS, {
     spec: {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
@@ -64,8 +63,7 @@ export async function upgradeWithReuse(lab: Lab, round: number, controlPlaneRepl
     lab,
     `round ${round}: every Machine at ${version} and Running`,
     (s) =>
-      isClusterRunning(s, CLUSTER) && s.machines.length === controlPlaneReplicas + 3 &&
-      s.machines.every((m) => m.spec?.version === version || (!withControlPlane && (m.metadata.name ?? '').startsWith(CONTROL_PLANE))),
+      isClusterRunning(s, CLUSTER) && s.machines.length === CONTROL_PLANE_REPLICAS + 3 && s.machines.every((m) => m.spec?.version === version),
     timeoutMs,
   );
   const moved: string[] = [];

@@ -9,7 +9,7 @@ import { DEFAULT_CAPI } from '../lab/lab.ts';
 import { describeReport, runChaos } from './run.ts';
 
 const usage =
-  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N] [--capi VERSION|sim]
+  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N] [--capi VERSION]
   --kills N               SIGKILLs at least (default 100)
   --apiserver-restarts N  kube-apiserver restarts (default 2)
   --etcd-restarts N       etcd stops/starts (default 1)
@@ -17,7 +17,7 @@ const usage =
   --pause MIN,MAX         ms between two chaos actions (default 1000,3000)
   --outage MIN,MAX        ms an apiserver or etcd stays down (default 2000,6000)
   --rounds N              lifecycle rounds at least, the kills shared evenly over their phases (default 3; more run until the plan is complete)
-  --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators`;
+  --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})`;
 
 function fail(message: string): never {
   console.error(`chaos: ${message}\n${usage}`);
@@ -57,7 +57,7 @@ const range = (flag: string, text: string): [number, number] => {
   return [min, max];
 };
 
-if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
+if (!CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
 
 const t0 = performance.now();
 const at = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;

@@ -1,11 +1,12 @@
 // The chaos driver: a lab (five controllers from their bundles under their RBAC, real apiserver,
-// real Cluster API unless told `sim`, simulators), an invariant sampler and the chaos loop running side by side while the cluster
-// lifecycle repeats (bring-up, upgrade with node reuse, scale, deletion) until every planned kill and
+// real Cluster API, simulators), an invariant sampler and the chaos loop running side by side while
+// the cluster lifecycle of the seed 003 cluster (KCP 3 replicas) repeats (bring-up, upgrade with node reuse, scale, deletion) until every planned kill and
 // outage has happened. Seeded: the same seed replays the same pauses, victims and outage lengths (the
 // cluster's own timing still varies with load). Returns the figures; never hides a violation.
 import type { RestartPolicy } from '../lab/backoff.ts';
-import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, EXAMPLE_MANIFESTS_KCP_1, startLab } from '../lab/lab.ts';
+import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, startLab } from '../lab/lab.ts';
 import { readManifests } from '../lab/manifests.ts';
+import { CONTROL_PLANE_REPLICAS } from '../scenarios/support.ts';
 import { bringUp, scale, tearDown, upgradeWithReuse } from './lifecycle.ts';
 import { type ChaosPlan, Monkey, type OutageRecord, prng } from './monkey.ts';
 import { Sampler } from './sampler.ts';
@@ -17,7 +18,7 @@ export interface ChaosOptions extends ChaosPlan {
   /** Rounds never exceed this (the run then reports the plan incomplete). */
   readonly maxRounds?: number;
   readonly phaseTimeoutMs?: number;
-  /** Cluster API: a release (default DEFAULT_CAPI) or `sim`. */
+  /** Cluster API release (default DEFAULT_CAPI). */
   readonly capi?: string;
   readonly log?: (message: string) => void;
 }
@@ -56,14 +57,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const log = o.log ?? (() => {});
   const t0 = performance.now();
   const capi = o.capi ?? DEFAULT_CAPI;
-  // TODO(issue 17 etcd): 3 control-plane replicas (EXAMPLE_MANIFESTS) on real Cluster API too.
-  const controlPlane = capi === 'sim' ? 3 : 1;
-  const manifests = readManifests(controlPlane === 3 ? EXAMPLE_MANIFESTS : EXAMPLE_MANIFESTS_KCP_1);
+  const manifests = readManifests(EXAMPLE_MANIFESTS);
   const lab = await startLab({
-    hosts: controlPlane + 3,
-    controlPlaneHosts: controlPlane,
+    hosts: CONTROL_PLANE_REPLICAS + 3,
+    controlPlaneHosts: CONTROL_PLANE_REPLICAS,
     capi,
-    manifests: controlPlane === 3 ? EXAMPLE_MANIFESTS : EXAMPLE_MANIFESTS_KCP_1,
+    manifests: EXAMPLE_MANIFESTS,
     restartPolicy: CHAOS_POLICY,
     args: { cluster: CHAOS_LEASE, machine: CHAOS_LEASE, template: CHAOS_LEASE, dataclaim: CHAOS_LEASE, data: CHAOS_LEASE },
     log,
@@ -92,7 +91,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       const round = rounds++;
       log(`chaos: round ${round} (${monkey.kills} kills so far)`);
       await timed('bring-up', () => bringUp(lab, round, manifests, timeoutMs));
-      violations.push(...(await timed('upgrade with node reuse', () => upgradeWithReuse(lab, round, controlPlane, timeoutMs))));
+      violations.push(...(await timed('upgrade with node reuse', () => upgradeWithReuse(lab, round, timeoutMs))));
       await timed('scale down and up', () => scale(lab, round, timeoutMs));
       const left = await timed('deletion', () => tearDown(lab, round, manifests, timeoutMs));
       violations.push(...left.ours);

@@ -15,15 +15,7 @@ import { installPolicy } from '@metal3-ts/test/isolation/policy';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { type BmoSpeed, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
-import {
-  allSimulators,
-  bmoSimulator,
-  ipamSimulator,
-  type RunningSimulators,
-  simulatorDeps,
-  startSimulators,
-  workloadSimulator,
-} from '@metal3-ts/test/sim/index';
+import { bmoSimulator, ipamSimulator, type RunningSimulators, simulatorDeps, startSimulators, workloadSimulator } from '@metal3-ts/test/sim/index';
 import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
@@ -35,13 +27,8 @@ import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
 
 export const LAB_NAMESPACE = 'metal3';
+/** The seed 003 cluster: KubeadmControlPlane with 3 replicas, MachineDeployment md-0 with 3. */
 export const EXAMPLE_MANIFESTS = new URL('../../manifests', import.meta.url).pathname;
-/**
- * The seed 003 cluster with a 1-replica KubeadmControlPlane: what real Cluster API brings to Running
- * until the simulated workload clusters serve etcd membership (docs/simulators.md).
- * TODO(issue 17 etcd): once real KCP reaches 3 replicas, the default becomes EXAMPLE_MANIFESTS again.
- */
-export const EXAMPLE_MANIFESTS_KCP_1 = new URL('../../manifests/kcp-1', import.meta.url).pathname;
 /** The Cluster API the lab runs unless told: the newest release build-capi.sh knows. */
 export const DEFAULT_CAPI: string = CAPI_VERSIONS[0]!;
 
@@ -51,8 +38,8 @@ export interface LabOptions {
   /** How many of them carry `pool: control-plane` (default 3); the others `pool: worker`. */
   readonly controlPlaneHosts?: number;
   /**
-   * Manifests file or directory applied once everything runs (default: the example cluster, with a
-   * 1-replica control plane under real Cluster API: EXAMPLE_MANIFESTS_KCP_1); null applies nothing.
+   * Manifests file or directory applied once everything runs (default: the example cluster,
+   * EXAMPLE_MANIFESTS); null applies nothing.
    */
   readonly manifests?: string | null;
   /** BMO simulator speed: `instant` (default) or `bmoTestMode` (BMO's test-mode delays). */
@@ -78,9 +65,8 @@ export interface LabOptions {
   /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
   readonly restartPolicy?: RestartPolicy;
   /**
-   * Cluster API: a release built by build-capi.sh (default DEFAULT_CAPI, the newest: its real core,
-   * kubeadm bootstrap and control-plane managers) or `sim` (the simulators of test/src/sim/capi and
-   * sim/bootstrap, until they are deleted).
+   * Cluster API: a release built by build-capi.sh (default DEFAULT_CAPI, the newest), whose real core,
+   * kubeadm bootstrap and control-plane managers run beside the simulators.
    */
   readonly capi?: string;
   readonly log?: (message: string) => void;
@@ -91,7 +77,7 @@ export interface Lab {
   readonly client: Client;
   readonly namespace: string;
   readonly controllers: ReadonlyMap<ProcessName, SupervisedController>;
-  /** The Cluster API running: a release (e.g. `v1.13.5`) or `sim`. */
+  /** The Cluster API release running (e.g. `v1.13.5`). */
   readonly capi: string;
   /** Creates `count` more hosts named `host-<n>` after the existing ones. */
   addHosts(count: number, pool?: string): Promise<string[]>;
@@ -146,13 +132,12 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     const workload = { env, joinDelayMs: options.joinDelayMs ?? 0 };
     const bmo = { speed: options.speed ?? 'instant' };
     const version = options.capi ?? DEFAULT_CAPI;
-    const realCapi = version !== 'sim';
-    if (realCapi) {
-      capi = await startClusterAPI(env, { version });
-      log(`Cluster API ${capi.version}: core, kubeadm bootstrap and control-plane managers ready (${Math.round(capi.timings.managersMs)} ms)`);
-    }
+    capi = await startClusterAPI(env, { version });
+    log(`Cluster API ${capi.version}: core, kubeadm bootstrap and control-plane managers ready (${Math.round(capi.timings.managersMs)} ms)`);
     sims = await startSimulators(deps, [
-      ...(realCapi ? [...bmoSimulator(deps, bmo), ...ipamSimulator(deps), ...workloadSimulator(deps, workload)] : allSimulators(deps, { workload, bmo })),
+      ...bmoSimulator(deps, bmo),
+      ...ipamSimulator(deps),
+      ...workloadSimulator(deps, workload),
       // The test apiserver has no kube-controller-manager: owned objects need a collector.
       // The IPPool too: IPAM makes the Cluster its owner, so the collector removes it with the Cluster.
       ...garbageCollector(deps, {
@@ -160,7 +145,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
         dependents: [SecretResource, Metal3DataTemplateResource, Metal3DataResource, IPClaimResource, IPAddressResource, IPPoolResource],
       }),
     ]);
-    log(`simulators: BMO, ${realCapi ? '' : 'Cluster API core, KCP, kubeadm bootstrap, '}IPAM, workload clusters, garbage collector`);
+    log('simulators: BMO, IPAM, workload clusters, garbage collector');
     const images = await imagesReady;
     if (options.allInOne && images) throw new Error('the lab runs the all-in-one process from its bundle only, not from an image');
     const processes: readonly ProcessName[] = options.allInOne ? [ALL_IN_ONE] : CONTROLLERS;
@@ -201,8 +186,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     await addHosts(options.hosts ?? 8);
     log(`${options.hosts ?? 8} BareMetalHosts created`);
     if (options.manifests !== null) {
-      // TODO(issue 17 etcd): EXAMPLE_MANIFESTS for real Cluster API too, once KCP scales to 3 here.
-      const path = options.manifests ?? (realCapi ? EXAMPLE_MANIFESTS_KCP_1 : EXAMPLE_MANIFESTS);
+      const path = options.manifests ?? EXAMPLE_MANIFESTS;
       const manifests = readManifests(path);
       await applyManifests(client, namespace, manifests);
       log(`applied ${manifests.length} objects from ${path}`);

@@ -13,7 +13,7 @@ test('bad flags exit 2 with the flag named and the usage, before anything starts
       [['--hosts', 'many'], '--hosts must be a whole number'],
       [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
       [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
-      [['--capi', 'v1.9.0'], '--capi must be sim or one of v1.13.5, v1.10.10, got "v1.9.0"'],
+      [['--capi', 'v1.9.0'], '--capi must be one of v1.13.5, v1.10.10, got "v1.9.0"'],
       [['--color'], "Unknown option '--color'"],
       [['--images', '--deno', 'data'], '--images and --deno exclude each other'],
       [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],

@@ -13,7 +13,7 @@ import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
 const usage =
-  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION|sim] [--exit-when-running [--timeout S]]
+  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster,
@@ -23,7 +23,7 @@ const usage =
   --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
   --all-in-one            run the five controllers as one process (controllers/all-in-one, config/all-in-one's RBAC)
-  --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators (sim)
+  --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
 
@@ -67,7 +67,7 @@ const controlPlaneHosts = int('control-plane-hosts', values['control-plane-hosts
 const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
-if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
+if (!CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
 const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
 const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
 for (const name of values.deno) {
@@ -106,8 +106,7 @@ try {
     images: values.images,
     allInOne: values['all-in-one'],
     capi: values.capi,
-    // The seed 003 cluster as it is (KCP 3 replicas) unless told otherwise; the scenarios' startLab
-    // default is the 1-replica variant under real Cluster API (lab.ts).
+    // The seed 003 cluster (KCP 3 replicas) unless told otherwise.
     manifests: manifests ?? EXAMPLE_MANIFESTS,
     log: (m) => console.log(`${at()} ${m}`),
   });

@@ -15,27 +15,24 @@ import { describe, isClusterRunning, type Snapshot, snapshot } from '../lab/prog
 export const CLUSTER = 'cluster';
 
 /**
- * The Cluster API every scenario runs against: `CAPI_VERSION` (a release build-capi.sh knows, or `sim`
- * for the simulators while they last), else the lab's default, the newest release. CI runs the
- * scenarios once per release (package.json).
+ * The Cluster API every scenario runs against: `CAPI_VERSION` (a release build-capi.sh knows), else
+ * the lab's default, the newest release. CI runs the contract scenarios once per release (package.json).
  */
 export const CAPI: string = capiFromEnv(process.env['CAPI_VERSION']);
 
 export function capiFromEnv(value: string | undefined): string {
   if (!value) return DEFAULT_CAPI;
-  if (value !== 'sim' && !CAPI_VERSIONS.includes(value)) {
-    throw new Error(`CAPI_VERSION must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${value}"`);
+  if (!CAPI_VERSIONS.includes(value)) {
+    throw new Error(`CAPI_VERSION must be one of ${CAPI_VERSIONS.join(', ')}, got "${value}"`);
   }
   return value;
 }
 
 /**
- * KubeadmControlPlane replicas of the scenarios' cluster: 3 as in seed 003 on the simulators, 1 on
- * real Cluster API (manifests/kcp-1), whose KCP scales past 1 only once the simulated workload
- * clusters serve etcd membership (docs/simulators.md).
- * TODO(issue 17 etcd): 3 for real Cluster API too (and the lab's default manifests with it).
+ * KubeadmControlPlane replicas of the seed 003 cluster the scenarios and chaos start from
+ * (manifests/cluster.yaml); their labs get exactly as many control-plane hosts.
  */
-export const CONTROL_PLANE_REPLICAS: number = CAPI === 'sim' ? 3 : 1;
+export const CONTROL_PLANE_REPLICAS = 3;
 
 /** Warnings and errors the controllers logged, for failure messages. */
 export function controllerProblems(lab: Lab): string[] {
