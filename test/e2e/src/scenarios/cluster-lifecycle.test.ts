@@ -2,12 +2,10 @@
 // 1 bring-up of the seed 003 cluster, 2 an upgrade with node reuse (seed 001), 3 scaling (unhealthy
 // hosts, a selector nothing matches), 4 Nodes that already carry a provider ID (seed 000), 5 pause,
 // 6 tear-down. The scenarios run in order, each from where the last left the cluster; each prints its
-// wall time. Real Cluster API (CAPI_VERSION, default the newest release) unless CAPI_VERSION=sim.
-// The lab has exactly as many control-plane hosts as KCP replicas and 3 worker hosts, so an upgrade
-// with node reuse can only succeed by reusing hosts.
-// TODO(issue 17 etcd): with real Cluster API the control plane is 1 replica (CONTROL_PLANE_REPLICAS)
-// and the upgrade leaves it alone: real KCP refuses maxSurge 0 below 3 replicas, and its surge Machine
-// waits for an etcd it cannot read. Once KCP reaches 3 here, both pools are upgraded again.
+// wall time. Real Cluster API (CAPI_VERSION, default the newest release), KCP with 3 replicas and
+// real etcd members on the simulated workload cluster. The lab has 3 control-plane and 3 worker hosts;
+// the upgrade adds a spare control-plane host, so a control-plane Machine that comes back on its
+// predecessor's host got there by node reuse, not for want of another host.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KubeadmConfigTemplateResource } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
@@ -28,6 +26,7 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { PROVIDER_ID_MODE_ANNOTATION } from '@metal3-ts/test/sim/workload/names';
 import { type Lab, startLab } from '../lab/lab.ts';
 import { isClusterRunning } from '../lab/progress.ts';
+import { KCP, kcpReader } from './kcp.ts';
 import {
   CAPI,
   CLUSTER,
@@ -46,18 +45,20 @@ import {
 
 const test = suite(`end to end: whole-cluster lifecycles (Cluster API ${CAPI})`);
 const CP = CONTROL_PLANE_REPLICAS;
-/** TODO(issue 17 etcd): always, once real KCP has 3 replicas. */
-const UPGRADE_CONTROL_PLANE = CP >= 3;
 /**
- * The version both pools move to; workers alone move a patch release only: real Cluster API's
- * MachineSet preflight check holds a worker minor version above the control plane's.
+ * The version both pools move to: the next minor. Real Cluster API's MachineSet preflight checks hold
+ * the workers' new Machines until the control plane runs it and is stable.
  */
-const NEXT_VERSION = UPGRADE_CONTROL_PLANE ? 'v1.29.0' : 'v1.28.2';
+const NEXT_VERSION = 'v1.29.0';
 let lab: Lab;
 const timings: string[] = [];
 
 test.before(async () => {
-  lab = await startLab({ hosts: CP + 3, controlPlaneHosts: CP, capi: CAPI });
+  lab = await startLab({ hosts: CP + 3, controlPlaneHosts: CP, capi: CAPI }).catch((error: Error) => {
+    // uvu drops an error thrown by a before hook without a word: say it.
+    console.error(`    lab did not start: ${error.stack ?? error.message}`);
+    throw error;
+  });
 });
 
 test.after(async () => {
@@ -67,7 +68,8 @@ test.after(async () => {
 
 test('1 bring-up (seed 003): the cluster reaches Running; every Machine has a new-format provider ID equal to its Node’s; every host carries the rendered Secrets', async () => {
   const t0 = performance.now();
-  const s = await running(lab, 180_000);
+  const s = await running(lab, 300_000);
+  await kcpReader(lab).settle(CP);
   timings.push(`bring-up ${seconds(t0)} s`);
   const { client, namespace } = lab;
   assert.is(s.machines.length, CP + 3);
@@ -90,14 +92,20 @@ test('1 bring-up (seed 003): the cluster reaches Running; every Machine has a ne
   }
 });
 
-test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning disabled, a new version and a new worker template: every new Machine lands on a host it had before, no host is cleaned', async () => {
+test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning disabled, KCP (3 replicas, maxSurge 0) and md-0 to the next minor with a new worker template: each replaced Machine’s host is taken by its replacement although a spare control-plane host is free, no host is cleaned, the etcd members follow the control-plane Nodes', async () => {
   const t0 = performance.now();
   const { client, namespace } = lab;
+  const kcp = kcpReader(lab);
   const before = await running(lab);
-  const cpHosts = hostsOf(before, 'm3cluster-controlplane');
+  const cpHosts = hostsOf(before, KCP);
   const mdHosts = hostsOf(before, 'md-0');
+  const oldMachines = new Set(before.machines.map((m) => m.metadata.name ?? ''));
+  await kcp.members(CP);
+  const oldMembers = await kcp.memberList();
+  const oldProcesses = kcp.processes();
+  const [spare] = await lab.addHosts(1, 'control-plane');
   const templates = client.api(Metal3MachineTemplateResource, namespace);
-  for (const name of ['m3cluster-controlplane', 'md-0']) {
+  for (const name of [KCP, 'md-0']) {
     await templates.mergePatch(name, { spec: { nodeReuse: true, template: { spec: { automatedCleaningMode: 'disabled' } } } });
   }
   // N-2: the template controller brings the mode to the Metal3Machines, the machine controller to the hosts.
@@ -120,11 +128,11 @@ test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning dis
 
   const md0 = await templates.get('md-0');
   await templates.create(newMetal3MachineTemplate({ metadata: { name: 'md-0-v2' }, spec: structuredClone(md0.spec) }));
-  if (UPGRADE_CONTROL_PLANE) {
-    await client.api(KubeadmControlPlaneResource, namespace).mergePatch('m3cluster-controlplane', {
-      spec: { version: NEXT_VERSION, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
-    });
-  }
+  // maxSurge 0: KCP removes a Machine (and its etcd member) before creating its replacement, which
+  // real KCP allows from 3 replicas on; the freed host carries the node-reuse label for it.
+  await client.api(KubeadmControlPlaneResource, namespace).mergePatch(KCP, {
+    spec: { version: NEXT_VERSION, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0 } } },
+  });
   await client.api(MachineDeploymentResource, namespace).mergePatch('md-0', {
     spec: {
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
@@ -136,18 +144,37 @@ test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning dis
       },
     },
   });
+  const rolled = await labUntil(
+    lab,
+    'the control plane rolled out',
+    (s) => {
+      const cp = s.machines.filter((m) => (m.metadata.name ?? '').startsWith(KCP) && !m.metadata.deletionTimestamp);
+      return cp.length === CP && cp.every((m) => m.spec?.version === NEXT_VERSION && m.status?.phase === 'Running');
+    },
+    420_000,
+  );
+  timings.push(`control-plane rollout ${seconds(t0)} s`);
   const after = await labUntil(
     lab,
     'all Machines upgraded and Running',
-    (s) =>
-      isClusterRunning(s, CLUSTER) && s.machines.length === CP + 3 &&
-      s.machines.every((m) => m.spec?.version === NEXT_VERSION || (!UPGRADE_CONTROL_PLANE && (m.metadata.name ?? '').startsWith('m3cluster-controlplane'))),
-    240_000,
+    (s) => isClusterRunning(s, CLUSTER) && s.machines.length === CP + 3 && s.machines.every((m) => m.spec?.version === NEXT_VERSION),
+    420_000,
   );
   watching = false;
   await watcher;
   timings.push(`upgrade ${seconds(t0)} s`);
-  assert.equal(hostsOf(after, 'm3cluster-controlplane'), cpHosts, 'N-6/H-10: control-plane Machines on the same hosts');
+  const reused = (prefix: string, hostList: string[]) => {
+    const byMachine = hostsByMachine(after);
+    for (const m of after.machines.filter((x) => (x.metadata.name ?? '').startsWith(prefix))) {
+      assert.not.ok(oldMachines.has(m.metadata.name ?? ''), `${m.metadata.name} replaced`);
+      assert.ok(hostList.includes(byMachine.get(m.spec?.infrastructureRef.name ?? '') ?? '?'), `N-6/H-10: ${m.metadata.name} on a host of a Machine it replaced`);
+    }
+  };
+  reused(KCP, cpHosts);
+  assert.equal(hostsOf(rolled, KCP), cpHosts, 'N-6/H-10: control-plane Machines on their predecessors’ hosts (right after the rollout)');
+  assert.equal(hostsOf(after, KCP), cpHosts, 'N-6/H-10: control-plane Machines on the same hosts');
+  assert.not.ok(after.hosts.find((h) => h.metadata.name === spare)?.spec?.consumerRef, 'the spare control-plane host stays free');
+  reused('md-0', mdHosts);
   assert.equal(hostsOf(after, 'md-0'), mdHosts, 'N-6/H-10: worker Machines on the same hosts');
   assert.equal([...cleaned], [], 'no host deprovisioned with cleaning');
   const m3ms = await metal3Machines(lab);
@@ -155,6 +182,22 @@ test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning dis
     m3ms.filter((m) => m.metadata.annotations?.['cluster.x-k8s.io/cloned-from-name'] === 'md-0-v2').length === 3,
     'the workers were cloned from the new template',
   );
+  // Real etcd membership followed. The Nodes keep their names (named after their hosts, which were
+  // reused), so the members are told apart by etcd's IDs: each old member left the cluster and the new
+  // Node joined as a new member.
+  await kcp.settle(CP);
+  const { nodes } = await kcp.members(CP);
+  const newMembers = await eventually('etcd lists one member per control-plane Node', async () => {
+    const list = await kcp.memberList();
+    return list.map((m) => m.name).join() === nodes.join() ? list : undefined;
+  });
+  const oldIds = new Set(oldMembers.map((m) => m.ID));
+  assert.equal(newMembers.filter((m) => oldIds.has(m.ID)).map((m) => m.name), [], 'every member joined anew');
+  // KCP removes a Machine's member before deleting the Machine, and a removed member exits by itself
+  // (code 0); one still a member when its host is deprovisioned is stopped by the simulator (SIGTERM).
+  const exits = await Promise.all(oldProcesses.map(async (p) => ({ name: p.name, ...(await p.process.exited) })));
+  assert.equal(exits.filter((e) => e.code !== 0 || e.signal !== null), [], 'each old member was removed from the cluster by KCP and exited by itself');
+  console.log(`    etcd members ${oldMembers.map((m) => `${m.name}=${m.ID}`).join()} -> ${newMembers.map((m) => `${m.name}=${m.ID}`).join()}`);
 });
 
 test('3 scale: down and up; an unhealthy host is never chosen; a selector nothing matches waits with a clear condition until a matching host is added', async () => {
