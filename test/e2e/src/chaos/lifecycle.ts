@@ -62,8 +62,7 @@ export async function upgradeWithReuse(lab: Lab, round: number, timeoutMs: numbe
   const after = await labUntil(
     lab,
     `round ${round}: every Machine at ${version} and Running`,
-    (s) =>
-      isClusterRunning(s, CLUSTER) && s.machines.length === CONTROL_PLANE_REPLICAS + 3 && s.machines.every((m) => m.spec?.version === version),
+    (s) => isClusterRunning(s, CLUSTER) && s.machines.length === CONTROL_PLANE_REPLICAS + 3 && s.machines.every((m) => m.spec?.version === version),
     timeoutMs,
   );
   const moved: string[] = [];

@@ -167,7 +167,10 @@ test('2 upgrade with node reuse (seed 001, N-6/H-10): nodeReuse and cleaning dis
     const byMachine = hostsByMachine(after);
     for (const m of after.machines.filter((x) => (x.metadata.name ?? '').startsWith(prefix))) {
       assert.not.ok(oldMachines.has(m.metadata.name ?? ''), `${m.metadata.name} replaced`);
-      assert.ok(hostList.includes(byMachine.get(m.spec?.infrastructureRef.name ?? '') ?? '?'), `N-6/H-10: ${m.metadata.name} on a host of a Machine it replaced`);
+      assert.ok(
+        hostList.includes(byMachine.get(m.spec?.infrastructureRef.name ?? '') ?? '?'),
+        `N-6/H-10: ${m.metadata.name} on a host of a Machine it replaced`,
+      );
     }
   };
   reused(KCP, cpHosts);

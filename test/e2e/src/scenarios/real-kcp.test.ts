@@ -8,7 +8,7 @@
 // of the Machines it deletes; a rollout then adds a member for the new Machine and removes the old.
 import { suite } from 'uvu';
 import { EXAMPLE_MANIFESTS, type Lab, startLab } from '../lab/lab.ts';
-import { kcpReader, type KcpReader, showKcp } from './kcp.ts';
+import { type KcpReader, kcpReader, showKcp } from './kcp.ts';
 import { CAPI, eventually, running, seconds } from './support.ts';
 
 function scenario(version: string): void {
