@@ -1,8 +1,10 @@
 // The world a Metal3Machine benchmark runs in: a fresh namespace with a ready Cluster and
 // Metal3Cluster, the bootstrap data Secret, M hosts the simulated BMO made available (with their BMC
-// Secrets), the simulators of the rest of the world at instant speed (kubelets may be told to join
-// late), and an observer that stamps when each host is claimed and provisioned, each Metal3Machine
-// is ready and each Node first seen and given its machine's provider ID, from watch events.
+// Secrets), the real Cluster API managers (cluster-api.ts: they adopt each Metal3Machine for its
+// Machine, as in production, with their webhooks checking every fixture), the simulated BMO and
+// workload clusters at instant speed (kubelets may be told to join late), and an observer that stamps
+// when each host is claimed and provisioned, each Metal3Machine is ready and each Node first seen and
+// given its machine's provider ID, from watch events.
 import type { Client } from '@metal3-ts/generated';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
@@ -20,10 +22,9 @@ import { NodeWatches } from '@metal3-ts/shared/workload/node-watch';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
-import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
-import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 import { workloadSimulator } from '@metal3-ts/test/sim/workload/index';
+import { benchClusterApi } from './cluster-api.ts';
 
 export const CLUSTER = 'bench';
 const BOOTSTRAP_SECRET = 'bench-bootstrap';
@@ -78,7 +79,7 @@ export interface MachineScene {
   /** Hosts available and unclaimed, now. */
   availableHosts(): number;
   metal3Machines(): number;
-  /** Metal3Machines the Machine simulator made its Machine the owner of (ready to be associated). */
+  /** Metal3Machines Cluster API made their Machine the owner of (ready to be associated). */
   adoptedMachines(): number;
   /** Resolves once `done()` holds, checking on every watch event (and every 250 ms). */
   until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void>;
@@ -92,12 +93,13 @@ export interface SceneOptions {
 
 /** The scene with `hosts` available hosts; the hosts are created 16 at a time. */
 export async function machineScene(env: TestEnv, admin: Client, prefix: string, hosts: number, options: SceneOptions = {}): Promise<MachineScene> {
+  // The workload apiserver starts beside the managers, so it serves when the Cluster appears.
+  env.warmWorkloadCluster();
+  await benchClusterApi(env);
   const namespace = await freshNamespace(env.admin.client, prefix);
   const deps = simulatorDeps(env.admin);
   const world: RunningSimulators = await startSimulators(deps, [
     ...bmoSimulator(deps, { maxConcurrentReconciles: 8 }),
-    ...clusterSimulator(deps),
-    ...machineSimulator(deps),
     ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100, ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}) }),
   ]);
   const observer = await observe(admin, namespace);
