@@ -9,6 +9,7 @@ import process from 'node:process';
 import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { clusterApiVersion } from '@metal3-ts/test/testing/cluster-api';
+import { cpuSeconds } from './proc-stat.ts';
 
 let running: Promise<ClusterApi> | undefined;
 
@@ -33,4 +34,9 @@ export async function stopBenchClusterApi(): Promise<void> {
   const starting = running;
   running = undefined;
   if (starting) await (await starting.catch(() => undefined))?.stop();
+}
+
+/** CPU seconds the three managers have used so far (user + system), so a scene can say what Cluster API cost it. */
+export function clusterApiCpuSeconds(capi: ClusterApi): number {
+  return Object.values(capi.managers).reduce((total, manager) => total + cpuSeconds(manager.process.pid), 0);
 }

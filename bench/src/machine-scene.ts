@@ -64,6 +64,8 @@ export interface MachineScene {
   readonly namespace: string;
   /** How many hosts the scene has. */
   readonly hosts: number;
+  /** When each Metal3Machine was first seen owned by its Machine (Cluster API adopted it). */
+  readonly adoptedAt: Stamps;
   /** When each machine (by name) was first named as a host's consumer. */
   readonly claimedAt: Stamps;
   /** When each machine's host was first seen provisioned. */
@@ -124,6 +126,7 @@ export async function machineScene(env: TestEnv, admin: Client, prefix: string, 
   return {
     namespace,
     hosts,
+    adoptedAt: observer.adoptedAt,
     claimedAt: observer.claimedAt,
     provisionedAt: observer.provisionedAt,
     readyAt: observer.readyAt,
@@ -164,6 +167,19 @@ export async function createMachines(admin: Client, scene: MachineScene, prefix:
   return createdAt;
 }
 
+/**
+ * Deletes the named Machines and waits until Cluster API has deleted their Metal3Machines and every
+ * host is available again (a controller must be running to release them).
+ */
+export async function deleteMachines(admin: Client, scene: MachineScene, names: readonly string[], timeoutMs: number): Promise<void> {
+  const machines = admin.api(MachineResource, scene.namespace);
+  await Promise.all(names.map((name) => machines.delete(name)));
+  const gone = () => scene.metal3Machines() === 0 && scene.availableHosts() === scene.hosts;
+  await scene.until(`${names.length} machines deleted`, gone, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message} (${scene.metal3Machines()} Metal3Machines left, ${scene.availableHosts()} of ${scene.hosts} hosts available)`);
+  });
+}
+
 /** Runs `work(0 … count-1)` with `width` at a time. */
 export async function forEach(count: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -195,6 +211,7 @@ async function createCluster(admin: Client, namespace: string): Promise<void> {
 }
 
 const isAvailable = (h: Readonly<BareMetalHost>) => h.status?.provisioning?.state === 'available' && !h.spec?.consumerRef && !h.metadata.deletionTimestamp;
+const isAdopted = (m: Readonly<Metal3Machine>) => m.metadata.ownerReferences?.some((r) => r.kind === 'Machine') === true;
 const isReady = (m: Readonly<Metal3Machine>) => m.status?.ready === true && !!m.spec?.providerID;
 
 async function observe(admin: Client, namespace: string) {
@@ -203,6 +220,7 @@ async function observe(admin: Client, namespace: string) {
   const informers = new InformerFactory(admin, { namespace });
   const hosts = informers.informerFor(BareMetalHostResource);
   const machines = informers.informerFor(Metal3MachineResource);
+  const adoptedAt = new Map<string, number>();
   const claimedAt = new Map<string, number>();
   const provisionedAt = new Map<string, number>();
   const readyAt = new Map<string, number>();
@@ -237,6 +255,7 @@ async function observe(admin: Client, namespace: string) {
   machines.subscribe((event) => {
     const name = event.object.metadata.name ?? '';
     if (event.type !== 'delete' && isReady(event.object) && !readyAt.has(name)) readyAt.set(name, now());
+    if (event.type !== 'delete' && isAdopted(event.object) && !adoptedAt.has(name)) adoptedAt.set(name, now());
     wake();
   });
   const stop = new AbortController();
@@ -273,6 +292,7 @@ async function observe(admin: Client, namespace: string) {
     }
   }
   return {
+    adoptedAt,
     claimedAt,
     provisionedAt,
     readyAt,
@@ -282,7 +302,7 @@ async function observe(admin: Client, namespace: string) {
     now,
     available: () => available.size,
     metal3Machines: () => machines.store.list().length,
-    adopted: () => machines.store.list().filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'Machine')).length,
+    adopted: () => machines.store.list().filter(isAdopted).length,
     until,
     stop: async () => {
       stop.abort();
