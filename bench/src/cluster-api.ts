@@ -7,6 +7,7 @@
 // unknown release is an error naming the option and the releases known.
 import process from 'node:process';
 import { type ClusterApi, startClusterAPI } from '@metal3-ts/test/capi/managers';
+import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { clusterApiVersion } from '@metal3-ts/test/testing/cluster-api';
 import { cpuSeconds } from './proc-stat.ts';
@@ -16,7 +17,10 @@ let running: Promise<ClusterApi> | undefined;
 /** The release asked for on the command line (`--capi v1.10.10`) or in CAPI_VERSION, else the newest. */
 export function benchCapiVersion(argv: readonly string[] = process.argv): string {
   const at = argv.indexOf('--capi');
-  return clusterApiVersion(at >= 0 ? argv[at + 1] : process.env['CAPI_VERSION']);
+  if (at < 0) return clusterApiVersion(process.env['CAPI_VERSION']);
+  const value = argv[at + 1] ?? '';
+  if (!CAPI_VERSIONS.includes(value)) throw new Error(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${value}"`);
+  return value;
 }
 
 /** The run's managers on `env`, started on first use (a failed start is retried by the next caller). */
