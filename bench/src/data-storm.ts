@@ -75,7 +75,10 @@ export async function benchDataStorm(env: TestEnv, admin: Client, claims: number
 
 async function storm(env: TestEnv, admin: Client, count: number, replicas: number, createLatencies: number[]): Promise<StormResult> {
   const namespace = await freshNamespace(env.admin.client, `bench-storm${replicas}`);
-  await admin.api(ClusterResource, namespace).create(newCluster({ metadata: { name: 'cluster' }, spec: {} }));
+  // Cluster API's webhook (the machine scenes run the real one) wants a Cluster to name its infrastructure;
+  // the Metal3Cluster itself is not needed here: claims only read the Cluster.
+  const infrastructureRef = { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Cluster', name: 'cluster' };
+  await admin.api(ClusterResource, namespace).create(newCluster({ metadata: { name: 'cluster' }, spec: { infrastructureRef } }));
   await admin.api(Metal3DataTemplateResource, namespace).create(newMetal3DataTemplate({ metadata: { name: TEMPLATE }, spec: { clusterName: 'cluster' } }));
   await createClaims(admin, namespace, count, createLatencies);
 

@@ -1,8 +1,10 @@
 // The world a Metal3Machine benchmark runs in: a fresh namespace with a ready Cluster and
 // Metal3Cluster, the bootstrap data Secret, M hosts the simulated BMO made available (with their BMC
-// Secrets), the simulators of the rest of the world at instant speed (kubelets may be told to join
-// late), and an observer that stamps when each host is claimed and provisioned, each Metal3Machine
-// is ready and each Node first seen and given its machine's provider ID, from watch events.
+// Secrets), the real Cluster API managers (cluster-api.ts: they adopt each Metal3Machine for its
+// Machine, as in production, with their webhooks checking every fixture), the simulated BMO and
+// workload clusters at instant speed (kubelets may be told to join late), and an observer that stamps
+// when each host is claimed and provisioned, each Metal3Machine is ready and each Node first seen and
+// given its machine's provider ID, from watch events.
 import type { Client } from '@metal3-ts/generated';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
@@ -20,10 +22,9 @@ import { NodeWatches } from '@metal3-ts/shared/workload/node-watch';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
-import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
-import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 import { workloadSimulator } from '@metal3-ts/test/sim/workload/index';
+import { benchClusterApi } from './cluster-api.ts';
 
 export const CLUSTER = 'bench';
 const BOOTSTRAP_SECRET = 'bench-bootstrap';
@@ -63,6 +64,8 @@ export interface MachineScene {
   readonly namespace: string;
   /** How many hosts the scene has. */
   readonly hosts: number;
+  /** When each Metal3Machine was first seen owned by its Machine (Cluster API adopted it). */
+  readonly adoptedAt: Stamps;
   /** When each machine (by name) was first named as a host's consumer. */
   readonly claimedAt: Stamps;
   /** When each machine's host was first seen provisioned. */
@@ -78,7 +81,7 @@ export interface MachineScene {
   /** Hosts available and unclaimed, now. */
   availableHosts(): number;
   metal3Machines(): number;
-  /** Metal3Machines the Machine simulator made its Machine the owner of (ready to be associated). */
+  /** Metal3Machines Cluster API made their Machine the owner of (ready to be associated). */
   adoptedMachines(): number;
   /** Resolves once `done()` holds, checking on every watch event (and every 250 ms). */
   until(what: string, done: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void>;
@@ -92,12 +95,13 @@ export interface SceneOptions {
 
 /** The scene with `hosts` available hosts; the hosts are created 16 at a time. */
 export async function machineScene(env: TestEnv, admin: Client, prefix: string, hosts: number, options: SceneOptions = {}): Promise<MachineScene> {
+  // The workload apiserver starts beside the managers, so it serves when the Cluster appears.
+  env.warmWorkloadCluster();
+  await benchClusterApi(env);
   const namespace = await freshNamespace(env.admin.client, prefix);
   const deps = simulatorDeps(env.admin);
   const world: RunningSimulators = await startSimulators(deps, [
     ...bmoSimulator(deps, { maxConcurrentReconciles: 8 }),
-    ...clusterSimulator(deps),
-    ...machineSimulator(deps),
     ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100, ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}) }),
   ]);
   const observer = await observe(admin, namespace);
@@ -122,6 +126,7 @@ export async function machineScene(env: TestEnv, admin: Client, prefix: string, 
   return {
     namespace,
     hosts,
+    adoptedAt: observer.adoptedAt,
     claimedAt: observer.claimedAt,
     provisionedAt: observer.provisionedAt,
     readyAt: observer.readyAt,
@@ -162,6 +167,19 @@ export async function createMachines(admin: Client, scene: MachineScene, prefix:
   return createdAt;
 }
 
+/**
+ * Deletes the named Machines and waits until Cluster API has deleted their Metal3Machines and every
+ * host is available again (a controller must be running to release them).
+ */
+export async function deleteMachines(admin: Client, scene: MachineScene, names: readonly string[], timeoutMs: number): Promise<void> {
+  const machines = admin.api(MachineResource, scene.namespace);
+  await Promise.all(names.map((name) => machines.delete(name)));
+  const gone = () => scene.metal3Machines() === 0 && scene.availableHosts() === scene.hosts;
+  await scene.until(`${names.length} machines deleted`, gone, timeoutMs).catch((error: Error) => {
+    throw new Error(`${error.message} (${scene.metal3Machines()} Metal3Machines left, ${scene.availableHosts()} of ${scene.hosts} hosts available)`);
+  });
+}
+
 /** Runs `work(0 … count-1)` with `width` at a time. */
 export async function forEach(count: number, width: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -193,6 +211,7 @@ async function createCluster(admin: Client, namespace: string): Promise<void> {
 }
 
 const isAvailable = (h: Readonly<BareMetalHost>) => h.status?.provisioning?.state === 'available' && !h.spec?.consumerRef && !h.metadata.deletionTimestamp;
+const isAdopted = (m: Readonly<Metal3Machine>) => m.metadata.ownerReferences?.some((r) => r.kind === 'Machine') === true;
 const isReady = (m: Readonly<Metal3Machine>) => m.status?.ready === true && !!m.spec?.providerID;
 
 async function observe(admin: Client, namespace: string) {
@@ -201,6 +220,7 @@ async function observe(admin: Client, namespace: string) {
   const informers = new InformerFactory(admin, { namespace });
   const hosts = informers.informerFor(BareMetalHostResource);
   const machines = informers.informerFor(Metal3MachineResource);
+  const adoptedAt = new Map<string, number>();
   const claimedAt = new Map<string, number>();
   const provisionedAt = new Map<string, number>();
   const readyAt = new Map<string, number>();
@@ -235,6 +255,7 @@ async function observe(admin: Client, namespace: string) {
   machines.subscribe((event) => {
     const name = event.object.metadata.name ?? '';
     if (event.type !== 'delete' && isReady(event.object) && !readyAt.has(name)) readyAt.set(name, now());
+    if (event.type !== 'delete' && isAdopted(event.object) && !adoptedAt.has(name)) adoptedAt.set(name, now());
     wake();
   });
   const stop = new AbortController();
@@ -271,6 +292,7 @@ async function observe(admin: Client, namespace: string) {
     }
   }
   return {
+    adoptedAt,
     claimedAt,
     provisionedAt,
     readyAt,
@@ -280,7 +302,7 @@ async function observe(admin: Client, namespace: string) {
     now,
     available: () => available.size,
     metal3Machines: () => machines.store.list().length,
-    adopted: () => machines.store.list().filter((m) => m.metadata.ownerReferences?.some((r) => r.kind === 'Machine')).length,
+    adopted: () => machines.store.list().filter(isAdopted).length,
     until,
     stop: async () => {
       stop.abort();

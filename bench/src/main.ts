@@ -8,6 +8,7 @@ import { startEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { benchCacheMemory } from './cache-memory.ts';
 import { benchClientThroughput } from './client-throughput.ts';
+import { benchCapiVersion, stopBenchClusterApi } from './cluster-api.ts';
 import { benchDataStorm } from './data-storm.ts';
 import { canCollect } from './gc.ts';
 import { benchIdleRss } from './idle-rss.ts';
@@ -19,6 +20,7 @@ import { printSection } from './report.ts';
 
 const quick = process.argv.includes('--quick');
 // `--only cache,client,reconcile,rss,storm,machines,join,inventory` runs a subset (handy while working on one part).
+// `--capi v1.10.10` (or CAPI_VERSION) picks the real Cluster API release of the Metal3Machine scenes.
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
 const wanted = (section: string) => !only || only.has(section);
@@ -34,9 +36,11 @@ if (!canCollect()) {
   process.exit(2);
 }
 
+// Checked before anything starts: a wrong `--capi` or CAPI_VERSION is an error naming the releases known.
+const capiVersion = benchCapiVersion();
 const env = await startEnv({ authorization: 'RBAC' });
 try {
-  console.log(`# metal3-ts harness benchmark (${quick ? 'quick' : 'full'}): Node ${process.versions.node}, ${sizes.hosts} hosts`);
+  console.log(`# metal3-ts harness benchmark (${quick ? 'quick' : 'full'}): Node ${process.versions.node}, ${sizes.hosts} hosts, Cluster API ${capiVersion}`);
   const counter = new RequestCounter();
   const client = newClient(env.admin, { counter });
   const namespace = await freshNamespace(env.admin.client, 'bench');
@@ -69,5 +73,6 @@ try {
   }
   if (wanted('storm')) printSection(`Metal3DataClaim storm: ${sizes.claims} claims on one template (S3, A11)`, await benchDataStorm(env, client, sizes.claims));
 } finally {
+  await stopBenchClusterApi();
   await env.stop();
 }
