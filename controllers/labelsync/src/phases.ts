@@ -32,20 +32,32 @@ function syncOf(scope: HostScope): Sync {
   return scope.decision;
 }
 
-async function clientFor(ctx: PhaseContext, scope: HostScope, cluster: ClusterKey): Promise<Client> {
-  scope.client ??= await ctx.workloadClient(cluster);
-  return scope.client;
+/** Runs a request through the workload client; a failure other than 404 makes the next reconcile ask the ClusterCache again. */
+async function through<T>(ctx: PhaseContext, scope: HostScope, cluster: ClusterKey, request: (client: Client) => Promise<T>): Promise<T> {
+  try {
+    return await request(scope.client!);
+  } catch (error) {
+    if (!isNotFound(error)) ctx.nodes.distrust(cluster);
+    throw error;
+  }
 }
 
-/** Registers the host's Node; when the cluster is not watched or the Node unknown, reaches the cluster and (re)starts its watch. */
+/**
+ * Registers the host's Node and finds the cluster's client: the running watch's, else the
+ * ClusterCache's (Secret read, probe), with which the watch is (re)started. The Node's labels as
+ * last seen come with it.
+ */
 const reachCluster: SyncPhase = {
   step: 'workload cluster',
   async run(ctx, scope) {
     const { cluster, nodeName } = syncOf(scope);
     ctx.nodes.target(scope.key, cluster, nodeName);
+    scope.client = ctx.nodes.clientOf(cluster);
+    if (!scope.client) {
+      scope.client = await ctx.workloadClient(cluster);
+      ctx.nodes.watch(cluster, scope.client);
+    }
     scope.nodeLabels = ctx.nodes.labelsOf(cluster, nodeName);
-    if (ctx.nodes.watching(cluster) && scope.nodeLabels !== undefined) return undefined;
-    ctx.nodes.watch(cluster, await clientFor(ctx, scope, cluster));
     return undefined;
   },
 };
@@ -57,7 +69,7 @@ const readNode: SyncPhase = {
     if (scope.nodeLabels !== undefined) return undefined;
     const { cluster, nodeName } = syncOf(scope);
     try {
-      const node = await (await clientFor(ctx, scope, cluster)).api(NodeResource).get(nodeName);
+      const node = await through(ctx, scope, cluster, (client) => client.api(NodeResource).get(nodeName));
       ctx.nodes.note(cluster, node);
       scope.nodeLabels = node.metadata.labels ?? {};
       return undefined;
@@ -77,7 +89,7 @@ const patchNode: SyncPhase = {
     const patch = nodeLabelPatch(scope.host.metadata.labels, scope.nodeLabels, prefixes);
     if (!patch) return undefined;
     try {
-      const node = await (await clientFor(ctx, scope, cluster)).api(NodeResource).mergePatch(nodeName, { metadata: { labels: patch } });
+      const node = await through(ctx, scope, cluster, (client) => client.api(NodeResource).mergePatch(nodeName, { metadata: { labels: patch } }));
       ctx.nodes.note(cluster, node);
       ctx.log.info('Node labels synced', { node: nodeName, labels: patch });
     } catch (error) {

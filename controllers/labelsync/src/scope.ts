@@ -23,7 +23,7 @@ export interface HostScope {
   readonly key: string;
   readonly host: Readonly<BareMetalHost>;
   readonly decision: Decision;
-  /** The workload cluster's client, once a phase needed one. */
+  /** The workload cluster's client (set by the first phase). */
   client?: Client;
   /** The Node's labels as last seen (watch, GET or our patch); undefined until known. */
   nodeLabels?: Readonly<Record<string, string>> | undefined;

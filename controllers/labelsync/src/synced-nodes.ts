@@ -64,9 +64,18 @@ export class SyncedNodes {
     this.#watches.release(target.clusterKey);
   }
 
-  /** Whether `cluster`'s Nodes are watched now (else the reconcile starts the watch through a fresh client). */
-  watching(cluster: ClusterKey): boolean {
-    return this.#watches.has(cluster);
+  /**
+   * The client `cluster`'s Nodes are watched through, while the watch runs and no request through it
+   * failed since (else the reconcile asks the ClusterCache, which reads the kubeconfig Secret and
+   * probes, and restarts the watch with what it gets). Reusing it spares a Secret GET per sync.
+   */
+  clientOf(cluster: ClusterKey): Client | undefined {
+    return this.#watches.has(cluster) ? this.#clients.get(clusterKeyString(cluster)) : undefined;
+  }
+
+  /** A request through the cluster's client failed: the next reconcile gets a client from the ClusterCache again. */
+  distrust(cluster: ClusterKey): void {
+    this.#clients.delete(clusterKeyString(cluster));
   }
 
   /** Keeps `cluster`'s Nodes watched through `client` (restarted when the ClusterCache rebuilt the client). */
