@@ -46,10 +46,10 @@ export function startLabelSyncController(env: TestEnv, namespace: string, config
   });
 }
 
-/** The workload-cluster simulator for `namespace` (apiserver and kubeconfig Secret per Cluster, kubelets). */
-export function startWorkloadWorld(env: TestEnv, namespace: string): Promise<RunningSimulators> {
+/** The workload-cluster simulator for `namespace` (all, when undefined): apiserver and kubeconfig Secret per Cluster, kubelets. */
+export function startWorkloadWorld(env: TestEnv, namespace?: string): Promise<RunningSimulators> {
   const deps = simulatorDeps(env.admin);
-  return startSimulators(deps, workloadSimulator(deps, { env, namespace, retryAfterMs: 100 }));
+  return startSimulators(deps, workloadSimulator(deps, { env, retryAfterMs: 100, ...(namespace ? { namespace } : {}) }));
 }
 
 /**
