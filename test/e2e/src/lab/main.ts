@@ -20,7 +20,7 @@ const usage =
                           3 control-plane and 3 worker machines)
   --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
-  --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
+  --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data, labelsync) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
   --all-in-one            run the five controllers as one process (controllers/all-in-one, config/all-in-one's RBAC)
   --capi VERSION|sim      Cluster API: a real release (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI}) or the simulators (sim)
@@ -68,7 +68,7 @@ const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
 if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
-const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
+const names = ['cluster', 'machine', 'template', 'dataclaim', 'data', 'labelsync'] as const;
 const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
 for (const name of values.deno) {
   if (!(names as readonly string[]).includes(name)) fail(`--deno takes one of ${names.join(', ')}, got "${name}"`);
