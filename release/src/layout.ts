@@ -9,10 +9,10 @@ export const RELEASE_DIR = join(ROOT, 'dist', 'release');
 export const METADATA = join(ROOT, 'metadata.yaml');
 
 /** Every controller package, each one Deployment. A new controller is added here and in config/. */
-export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
+export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim', 'labelsync'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 
-/** The all-in-one process (controllers/all-in-one): one Deployment running the five, installed by config/all-in-one. */
+/** The all-in-one process (controllers/all-in-one): one Deployment running them all, installed by config/all-in-one. */
 export const ALL_IN_ONE = 'all-in-one';
 export type ProcessName = ControllerName | typeof ALL_IN_ONE;
 

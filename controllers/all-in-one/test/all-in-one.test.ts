@@ -1,5 +1,5 @@
 // The all-in-one bundle (src/main.ts through scripts/bundle.ts, minified, as shipped) against the real
-// apiserver under exactly config/all-in-one/rbac.yaml (the generated union of the five controllers'
+// apiserver under exactly config/all-in-one/rbac.yaml (the generated union of the six controllers'
 // rules) with leader election on: one LIST per kind however many of its controllers read the kind (one
 // informer per kind, counted by the apiserver's own apiserver_request_total, not by timing), then a
 // small cluster end to end with every controller's part: the Metal3Cluster made ready (cluster), a
@@ -41,7 +41,7 @@ const RBAC = fileURLToPath(new URL('../../../config/all-in-one/rbac.yaml', impor
 const LEASE = 'controller-leader-election-capm3';
 const TIMEOUT_MS = 45_000;
 
-const test = suite('all-in-one bundle: five controllers in one process');
+const test = suite('all-in-one bundle: six controllers in one process');
 let dir = '';
 let bundlePath = '';
 let kubeconfig = '';
@@ -62,11 +62,11 @@ const scene = machineTestScene(test, {
   },
 });
 
-/** Kinds more than one of the five controllers reads, and who reads them. */
+/** Kinds more than one of the six controllers reads, and who reads them. */
 const SHARED_KINDS: Readonly<Record<string, string>> = {
-  metal3machines: 'cluster, template, machine, data',
-  machines: 'cluster, machine, data',
-  clusters: 'cluster, machine, data, dataclaim',
+  metal3machines: 'cluster, template, machine, data, labelsync',
+  machines: 'cluster, machine, data, labelsync',
+  clusters: 'cluster, machine, data, dataclaim, labelsync',
   metal3datas: 'machine, data, dataclaim',
   metal3dataclaims: 'machine, data, dataclaim',
   metal3datatemplates: 'data, dataclaim',
@@ -150,7 +150,7 @@ test('shared informers, a small cluster end to end, one Lease (M-1, C-1, DT-1, D
     await objectWhen(admin, Metal3MachineResource, ns, 'clone', 'the clone took the mode', (m) => m.spec?.automatedCleaningMode === 'disabled', TIMEOUT_MS);
 
     const reconciles = reconcilesOf((await httpGet(await p.address('metrics'), '/metrics')).body);
-    for (const c of ['metal3cluster', 'metal3machine', 'metal3machinetemplate', 'metal3data', 'metal3datatemplate', 'metal3dataclaim']) {
+    for (const c of ['metal3cluster', 'metal3machine', 'metal3machinetemplate', 'metal3data', 'metal3datatemplate', 'metal3dataclaim', 'metal3labelsync']) {
       assert.ok((reconciles.get(c) ?? 0) > 0, `${c} reconciled in the one process (${JSON.stringify([...reconciles])})`);
     }
     const leases = (await admin.api(LeaseResource, ns).list()).items;

@@ -12,7 +12,8 @@ import { watcher, type WatcherOptions } from '../cache/watcher.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { type ClusterKey, clusterKeyString } from './errors.ts';
 
-export type NodeHandler = (cluster: ClusterKey, node: Readonly<Node>) => void;
+/** `deleted`: the watch reported the Node deleted (its last state); otherwise added, changed or listed. */
+export type NodeHandler = (cluster: ClusterKey, node: Readonly<Node>, deleted: boolean) => void;
 
 export interface NodeWatchesOptions {
   readonly log?: Logger;
@@ -75,6 +76,11 @@ export class NodeWatches {
     if (watch) this.#stop(key, watch, 'stopped by caller');
   }
 
+  /** Whether the cluster's Nodes are watched now (a watch that ended on a failure is not). */
+  has(cluster: ClusterKey): boolean {
+    return this.#watches.has(clusterKeyString(cluster));
+  }
+
   /** Clusters watched now. */
   get size(): number {
     return this.#watches.size;
@@ -96,9 +102,9 @@ export class NodeWatches {
   }
 
   async #run(cluster: ClusterKey, client: Client, signal: AbortSignal): Promise<void> {
-    const deliver = (node: Readonly<Node>) => {
+    const deliver = (node: Readonly<Node>, deleted = false) => {
       try {
-        this.#onNode(cluster, node);
+        this.#onNode(cluster, node, deleted);
       } catch (error) {
         this.#log.error('node handler failed', { cluster: clusterKeyString(cluster), node: node.metadata.name, error });
       }
@@ -106,8 +112,8 @@ export class NodeWatches {
     try {
       for await (const event of watcher(client.api(NodeResource), signal, { ...this.#options.watcher, log: this.#log })) {
         // A deleted Node matters too: it may end a conflict (two Nodes claiming one host).
-        if (event.type === 'replace') event.objects.forEach(deliver);
-        else if (event.type === 'apply' || event.type === 'delete') deliver(event.object);
+        if (event.type === 'replace') event.objects.forEach((node) => deliver(node));
+        else if (event.type === 'apply' || event.type === 'delete') deliver(event.object, event.type === 'delete');
       }
     } catch (error) {
       // The watcher retries apiserver trouble itself; anything else ends this watch, and the next

@@ -13,6 +13,8 @@ import {
   newMetal3Machine,
   newMetal3MachineTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { EventResource } from '@metal3-ts/generated/core/v1';
+import { eventually } from '@metal3-ts/test/testing/eventually';
 import { objectWhen } from '@metal3-ts/test/testing/objects';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION, METAL3_MACHINE_TEMPLATE_GROUPKIND } from '@metal3-ts/controller-template/names';
 import {
@@ -21,6 +23,7 @@ import {
   createCluster as createClaimCluster,
   createTemplate as createClaimTemplate,
 } from '../../../../controllers/dataclaim/test/support.ts';
+import { CLUSTER as LABEL_SYNC_CLUSTER, createScene as createLabelSyncScene, setNodeRef } from '../../../../controllers/labelsync/test/support.ts';
 
 const TIMEOUT_MS = 30_000;
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
@@ -90,6 +93,16 @@ const SINGLES = {
     await createClaim(admin, ns, 'sample-machine', 'sample');
     await claimsBound(admin, ns, ['sample-machine'], TIMEOUT_MS);
     return 'the Metal3DataClaim got its Metal3Data (status.renderedData)';
+  },
+  // No workload cluster needed: a prefix that is no label prefix is reported on the Metal3Cluster (LS-4).
+  async labelsync(admin, ns) {
+    await createLabelSyncScene(admin, ns, 'Bad_Prefix', { 'my.org/rack': 'r1' });
+    await setNodeRef(admin, ns, 'host-0');
+    await eventually('the InvalidLabelSyncPrefix event on the Metal3Cluster', async () => {
+      const events = (await admin.api(EventResource, ns).list()).items;
+      return events.find((e) => e.reason === 'InvalidLabelSyncPrefix' && e.involvedObject.name === LABEL_SYNC_CLUSTER) ? true : undefined;
+    }, TIMEOUT_MS);
+    return 'the Metal3Cluster with an invalid label-sync prefix got the InvalidLabelSyncPrefix Warning event';
   },
 } satisfies Record<string, Sample>;
 

@@ -1,4 +1,4 @@
-// The five metal3-ts controllers as production runs them: each bundled by esbuild into one file and
+// The metal3-ts controllers as production runs them: each bundled by esbuild into one file and
 // started as its own process (Node 24, or Deno 2 where asked) under the credentials of its own
 // deploy/rbac.yaml, with leader election on, and restarted whenever it exits (supervisor.ts), as a
 // kubelet would. Bundles are built once per directory and reused.
@@ -11,9 +11,9 @@ import { bundle } from '../../../../scripts/bundle.ts';
 import { LAB_POLICY, type RestartPolicy } from './backoff.ts';
 import { SupervisedController } from './supervisor.ts';
 
-export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
+export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data', 'labelsync'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
-/** The five in one process (controllers/all-in-one, `npm start -- --all-in-one`), under config/all-in-one's RBAC. */
+/** All of them in one process (controllers/all-in-one, `npm start -- --all-in-one`), under config/all-in-one's RBAC. */
 export const ALL_IN_ONE = 'all-in-one';
 export type ProcessName = ControllerName | typeof ALL_IN_ONE;
 

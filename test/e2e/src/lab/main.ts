@@ -8,6 +8,7 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
+import { type ControllerName, CONTROLLERS } from './controllers.ts';
 import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, startLab } from './lab.ts';
 import { ManifestError, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
@@ -20,9 +21,9 @@ const usage =
                           3 control-plane and 3 worker machines)
   --speed S               BMO simulator speed: instant (default) or bmoTestMode (seconds per step, as BMO's test mode)
   --join-delay MS         time from a host provisioned to its Node registering (default 0)
-  --deno NAME             run controller NAME (cluster, machine, template, dataclaim, data) under Deno 2
+  --deno NAME             run controller NAME (${CONTROLLERS.join(', ')}) under Deno 2
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
-  --all-in-one            run the five controllers as one process (controllers/all-in-one, config/all-in-one's RBAC)
+  --all-in-one            run every controller as one process (controllers/all-in-one, config/all-in-one's RBAC)
   --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
@@ -68,11 +69,10 @@ const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
 if (!CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
-const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
-const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
+const runtimes: Partial<Record<ControllerName, 'deno'>> = {};
 for (const name of values.deno) {
-  if (!(names as readonly string[]).includes(name)) fail(`--deno takes one of ${names.join(', ')}, got "${name}"`);
-  runtimes[name as (typeof names)[number]] = 'deno';
+  if (!(CONTROLLERS as readonly string[]).includes(name)) fail(`--deno takes one of ${CONTROLLERS.join(', ')}, got "${name}"`);
+  runtimes[name as ControllerName] = 'deno';
 }
 
 if (values.images && values.deno.length > 0) fail('--images and --deno exclude each other (an image holds Node 24)');

@@ -6,6 +6,7 @@ import type { Client } from '@metal3-ts/generated';
 import { metal3ClusterController } from '@metal3-ts/controller-cluster/controller';
 import { dataControllers } from '@metal3-ts/controller-data/controller';
 import { dataClaimController } from '@metal3-ts/controller-dataclaim/controller';
+import { labelSyncController } from '@metal3-ts/controller-labelsync/controller';
 import { metal3MachineController } from '@metal3-ts/controller-machine/controller';
 import { templateController } from '@metal3-ts/controller-template/controller';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
@@ -86,6 +87,8 @@ function build(
       return dataControllers({ ...common, config: { ipam: { metal3: true, capi: true } } });
     case 'dataclaim':
       return [dataClaimController({ ...common, config: { concurrency: 2 } })];
+    case 'labelsync':
+      return [labelSyncController({ ...common, workloadClient: (cluster) => workload.get(cluster), config: { concurrency: 2 } })];
   }
 }
 

@@ -195,5 +195,8 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
         stop: none,
       };
     }
+    case 'labelsync':
+      // Its only verbs beyond list/watch are the kubeconfig Secret's get and events (cases.ts NOT_SHOWN).
+      throw new Error('no write scene for the label-sync controller');
   }
 }

@@ -1,6 +1,7 @@
-// Whole-cluster lifecycles with the five controllers as processes from their bundles, on one lab:
+// Whole-cluster lifecycles with the controllers as processes from their bundles, on one lab:
 // 1 bring-up of the seed 003 cluster, 2 an upgrade with node reuse (seed 001), 3 scaling (unhealthy
-// hosts, a selector nothing matches), 4 Nodes that already carry a provider ID (seed 000), 5 pause,
+// hosts, a selector nothing matches), 4 Nodes that already carry a provider ID (seed 000), 4b host
+// labels synced onto a Node (label sync), 5 pause,
 // 6 tear-down. The scenarios run in order, each from where the last left the cluster; each prints its
 // wall time. Real Cluster API (CAPI_VERSION, default the newest release), KCP with 3 replicas and
 // real etcd members on the simulated workload cluster. The lab has 3 control-plane and 3 worker hosts;
@@ -287,6 +288,33 @@ test('4 pivot and legacy IDs (seed 000): Nodes that already carry metal3://<uid>
   }
   await client.api(ClusterResource, namespace).mergePatch(CLUSTER, { metadata: { annotations: { [PROVIDER_ID_MODE_ANNOTATION]: 'default' } } });
   timings.push(`pivot ${seconds(t0)} s`);
+});
+
+test("4b label sync (LS-1…LS-6): with the Metal3Cluster's prefix annotation, a host label under the prefix reaches its Node and leaves it when removed; other labels stay", async () => {
+  const t0 = performance.now();
+  const { client, namespace } = lab;
+  const s = await running(lab);
+  const machine = s.machines.find((m) => m.status?.nodeRef?.name);
+  const m3mName = machine?.spec?.infrastructureRef.name ?? '';
+  const host = hostsByMachine(s).get(m3mName) ?? '';
+  const nodeName = machine?.status?.nodeRef?.name ?? '';
+  assert.ok(host && nodeName, 'a Machine with a Node on a host');
+  const m3c = (await client.api(ClusterResource, namespace).get(CLUSTER)).spec?.infrastructureRef?.name ?? '';
+  const m3cs = client.api(Metal3ClusterResource, namespace);
+  const hostApi = client.api(BareMetalHostResource, namespace);
+  await m3cs.mergePatch(m3c, { metadata: { annotations: { 'metal3.io/metal3-label-sync-prefixes': 'lab.metal3-ts.dev' } } });
+  await hostApi.mergePatch(host, { metadata: { labels: { 'lab.metal3-ts.dev/rack': 'r12', 'lab-unsynced': 'x' } } });
+  const nodeLabels = async () => (await nodes(client, namespace)).find((n) => n.metadata.name === nodeName)?.metadata.labels ?? {};
+  const synced = await eventually(`lab.metal3-ts.dev/rack on Node ${nodeName}`, async () => {
+    const labels = await nodeLabels();
+    return labels['lab.metal3-ts.dev/rack'] === 'r12' ? labels : undefined;
+  }, 30_000);
+  assert.is(synced['lab-unsynced'], undefined, 'a label outside the prefixes stays on the host');
+  assert.ok(synced['kubernetes.io/hostname'], "the kubelet's labels stay");
+  await hostApi.mergePatch(host, { metadata: { labels: { 'lab.metal3-ts.dev/rack': null, 'lab-unsynced': null } } });
+  await eventually('the label gone from the Node', async () => ((await nodeLabels())['lab.metal3-ts.dev/rack'] === undefined ? true : undefined), 30_000);
+  await m3cs.mergePatch(m3c, { metadata: { annotations: { 'metal3.io/metal3-label-sync-prefixes': null } } });
+  timings.push(`label sync ${seconds(t0)} s`);
 });
 
 test('5 pause: pausing the Cluster pauses its hosts; unpausing resumes', async () => {
