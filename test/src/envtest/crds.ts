@@ -145,7 +145,8 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
   await Promise.all(listPaths.map((path) => client.get(path, { query: { limit: 1 } }).catch(servedButUnconverted)));
 }
 
-function servedButUnconverted(error: unknown): void {
+/** Swallows the error of a LIST refused only because a conversion webhook is not serving yet; rethrows any other. */
+export function servedButUnconverted(error: unknown): void {
   const { code, message } = error as { code?: number; message?: string };
   if (code === 500 && /conversion webhook for .* failed/.test(message ?? '')) return;
   throw error;
