@@ -25,7 +25,6 @@ import { type ClusterControllerConfig, CONTROLLER_NAME, metal3ClusterController 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
 export { eventually, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
-export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Starts the controller as a fresh user bound to deploy/rbac.yaml (or `rbac`), caching only `namespace`. */
 export function startClusterController(
