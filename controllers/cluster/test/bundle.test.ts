@@ -21,7 +21,11 @@ bundleSuite({
   // This test has only ever refused errors in the log.
   warningsAllowed: true,
   async scenario({ runtime, admin, namespace: ns }) {
-    const cluster = await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'sample' }, spec: {} }));
+    const cluster = await admin.api(ClusterResource, ns).create(newCluster({
+      metadata: { name: 'sample' },
+      // As real Cluster API admits it (its webhook refuses a Cluster naming neither infrastructure nor control plane).
+      spec: { infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Cluster', name: 'sample' } },
+    }));
     const owner = {
       apiVersion: 'cluster.x-k8s.io/v1beta1',
       kind: 'Cluster',

@@ -6,7 +6,7 @@ import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.
 import { Metal3ClusterResource, Metal3MachineResource, newMetal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
-import { clusterSuite, createCluster, createMetal3Cluster, ENDPOINT, gone, metal3ClusterWhen, sleep, startClusterController, v2 } from './support.ts';
+import { clusterSuite, createCluster, createMetal3Cluster, ENDPOINT, gone, metal3ClusterWhen, settled, startClusterController, v2 } from './support.ts';
 
 const { test, env, admin, track } = clusterSuite('Metal3Cluster deletion on the real apiserver');
 
@@ -34,7 +34,7 @@ function createMachine(ns: string, name: string, cluster: string) {
 
 test('C-11 (changed): deletion waits for the Machines and Metal3Machines labelled with the cluster name, then removes the finalizer at once', async () => {
   const ns = await freshNamespace(env().admin.client, 'm3c-delete');
-  track(await startClusterController(env(), ns));
+  const controller = track(await startClusterController(env(), ns));
   await createMetal3Cluster(admin(), ns, 'c1');
   await createCluster(admin(), ns, 'c1');
   await metal3ClusterWhen(admin(), ns, 'c1', 'ready', (m) => m.status?.ready === true);
@@ -55,7 +55,8 @@ test('C-11 (changed): deletion waits for the Machines and Metal3Machines labelle
     'still waiting for the Machine',
     (m) => getV1Beta2Condition(m, 'Ready')?.message === 'Waiting for 1 Machine (worker-0) of Cluster c1 to be deleted',
   );
-  await sleep(300);
+  // Nothing left for the controller to do until the Machine goes: once it is quiet, the finalizer holds.
+  await settled(controller, 0);
   assert.equal((await admin().api(Metal3ClusterResource, ns).get('c1')).metadata.finalizers, [FINALIZER]);
 
   const deletedAt = performance.now();

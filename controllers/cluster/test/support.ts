@@ -1,7 +1,8 @@
 // The Metal3Cluster controller in the test process through the shared runner
 // (@metal3-ts/test/testing/controller-runner: as main.ts runs it but with credentials bound to
-// exactly deploy/rbac.yaml, an exact request counter and the reconcile counters); plus the CAPI
-// Cluster simulator, fixtures and pollers.
+// exactly deploy/rbac.yaml, an exact request counter and the reconcile counters); beside the real
+// Cluster API managers (one set per test process, testing/cluster-api.ts), fixtures real Cluster API
+// admits, and pollers.
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
@@ -16,7 +17,6 @@ import {
 import { getCondition } from '@metal3-ts/shared/conditions/get';
 import { getV1Beta2Condition } from '@metal3-ts/shared/conditions/v1beta2/get';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
-import { clusterSimulator, type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
 import { type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
 import { type ControllerSuite, controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { objectGone, objectWhen } from '@metal3-ts/test/testing/objects';
@@ -25,7 +25,6 @@ import { type ClusterControllerConfig, CONTROLLER_NAME, metal3ClusterController 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 
 export { eventually, type RunningController, settled } from '@metal3-ts/test/testing/controller-runner';
-export { sleep } from '@metal3-ts/test/testing/eventually';
 
 /** Starts the controller as a fresh user bound to deploy/rbac.yaml (or `rbac`), caching only `namespace`. */
 export function startClusterController(
@@ -113,22 +112,16 @@ export async function eventsFor(client: Client, namespace: string, name: string,
 }
 
 /**
- * A suite of Metal3Cluster tests beside the CAPI Cluster simulator (it adopts the Metal3Cluster and
- * copies its endpoint and failure domains back); each controller a test started, once stopped, sent
- * no forbidden request and had no failed reconcile.
+ * A suite of Metal3Cluster tests beside the real Cluster API (its Cluster controller adopts the
+ * Metal3Cluster and copies its endpoint and failure domains back); each controller a test started,
+ * once stopped, sent no forbidden request and had no failed reconcile.
  */
 export function clusterSuite(title: string): ControllerSuite<RunningController> {
-  const s = controllerSuite<RunningController>(title, {
+  return controllerSuite<RunningController>(title, {
+    clusterApi: true,
     afterStop(controller) {
       assert.is(controller.counter.count({ code: 403 }), 0, 'no request was forbidden by deploy/rbac.yaml');
       assert.is(controller.errors(), 0, 'no reconcile failed: findings are conditions, not errors');
     },
   });
-  let sims: RunningSimulators | undefined;
-  s.test.before(async () => {
-    const deps = simulatorDeps(s.env().admin);
-    sims = await startSimulators(deps, clusterSimulator(deps, { deleteRequeueMs: 200, externalReadyWaitMs: 500 }));
-  });
-  s.test.after(() => sims?.stop());
-  return s;
 }

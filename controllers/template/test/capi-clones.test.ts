@@ -1,13 +1,13 @@
-// N-1/N-2/T-6 with Cluster API's MachineSet (simulator) doing the cloning: Metal3Machines stamped
-// from the template carry the cloned-from annotations, a later change of the template's mode reaches
-// them, and a machine cloned after the change already agrees (nothing to write).
+// N-1/N-2/T-6 with the real Cluster API's MachineSet doing the cloning (testing/cluster-api.ts: the
+// managers of CAPI_VERSION, default the newest): Metal3Machines it stamps from the template carry the
+// cloned-from annotations, a later change of the template's mode reaches them, and a machine cloned
+// after the change already agrees (nothing to write).
 import * as assert from 'uvu/assert';
-import { MachineSetResource, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { freshNamespace } from '@metal3-ts/test/envtest/suite';
+import type { Client } from '@metal3-ts/generated';
+import { KubeadmConfigTemplateResource, newKubeadmConfigTemplate } from '@metal3-ts/generated/bootstrap.cluster.x-k8s.io/v1beta1';
+import { ClusterResource, MachineSetResource, newCluster, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3ClusterResource, Metal3MachineResource, Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
-import { machineSetSimulator, type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
-import { bootstrapRef, createCluster, createKubeadmConfigTemplate, infraRef } from '@metal3-ts/test/sim/capi/rollout-testing';
 import { CLONED_FROM_GROUPKIND_ANNOTATION, CLONED_FROM_NAME_ANNOTATION } from '../src/names.ts';
 import {
   createTemplate,
@@ -21,12 +21,27 @@ import {
   startTemplateController,
 } from './support.ts';
 
-const { test, env, admin, track } = controllerSuite('Metal3MachineTemplate controller with Metal3Machines cloned by the MachineSet simulator');
+const { test, env, admin, track, namespace } = controllerSuite<RunningController>(
+  'Metal3MachineTemplate controller with Metal3Machines cloned by the real MachineSet',
+  { clusterApi: true },
+);
 
-let controller: RunningController | undefined;
-let simulators: RunningSimulators | undefined;
+// Real Cluster API clones within seconds, but a loaded CI machine runs its managers beside ours.
+const CLONE_MS = 30_000;
 
-test.after(() => simulators?.stop());
+/** The Cluster the MachineSet belongs to (its webhook wants an infrastructure or control-plane reference). */
+function createCluster(client: Client, ns: string, name: string) {
+  return client.api(ClusterResource, ns).create(
+    newCluster({ metadata: { name }, spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name } } }),
+  );
+}
+
+/** The bootstrap template the MachineSet clones beside ours (the kubeadm bootstrap provider's). */
+function createKubeadmConfigTemplate(client: Client, ns: string, name: string) {
+  return client.api(KubeadmConfigTemplateResource, ns).create(newKubeadmConfigTemplate({ metadata: { name }, spec: { template: { spec: {} } } }));
+}
+
+const ref = (apiVersion: string, kind: string, name: string) => ({ apiVersion, kind, name });
 
 const machineSet = (replicas: number) =>
   newMachineSet({
@@ -37,25 +52,28 @@ const machineSet = (replicas: number) =>
       selector: { matchLabels: { pool: 'workers' } },
       template: {
         metadata: { labels: { pool: 'workers' } },
-        spec: { clusterName: 'c1', version: 'v1.31.0', bootstrap: { configRef: bootstrapRef('kct') }, infrastructureRef: infraRef('m3mt-workers') },
+        spec: {
+          clusterName: 'c1',
+          version: 'v1.31.0',
+          bootstrap: { configRef: ref(KubeadmConfigTemplateResource.apiVersion, 'KubeadmConfigTemplate', 'kct') },
+          infrastructureRef: ref(Metal3MachineTemplateResource.apiVersion, 'Metal3MachineTemplate', 'm3mt-workers'),
+        },
       },
     },
   });
 
-test("N-1/N-2/T-6: MachineSet clones get the template's new mode; a clone made after the change already agrees and is not written", async () => {
-  const ns = await freshNamespace(env().admin.client, 'tmpl-capi');
-  const deps = simulatorDeps(env().admin);
-  simulators = await startSimulators(deps, machineSetSimulator(deps));
-  controller = track(await startTemplateController(env(), ns));
+test("N-1/N-2/T-6: real MachineSet clones get the template's new mode; a clone made after the change already agrees and is not written", async () => {
+  const ns = await namespace('tmpl-capi');
+  const controller = track(await startTemplateController(env(), ns));
   await createCluster(admin(), ns, 'c1');
   await createKubeadmConfigTemplate(admin(), ns, 'kct');
   await createTemplate(admin(), ns, 'm3mt-workers', { mode: 'metadata' });
   await admin().api(MachineSetResource, ns).create(machineSet(2));
 
-  const clones = await eventually('2 cloned Metal3Machines', async () => {
+  const clones = await eventually('2 Metal3Machines cloned by the MachineSet', async () => {
     const items = (await admin().api(Metal3MachineResource, ns).list()).items;
     return items.length === 2 ? items : undefined;
-  });
+  }, CLONE_MS);
   for (const m of clones) {
     assert.is(m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION], 'm3mt-workers');
     assert.is(m.metadata.annotations?.[CLONED_FROM_GROUPKIND_ANNOTATION], 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io');
@@ -73,7 +91,7 @@ test("N-1/N-2/T-6: MachineSet clones get the template's new mode; a clone made a
   const all = await eventually('a third clone', async () => {
     const now = await modes(admin(), ns);
     return Object.keys(now).length === 3 ? now : undefined;
-  });
+  }, CLONE_MS);
   await settled(controller, before);
   assert.equal(Object.values(all), ['disabled', 'disabled', 'disabled']);
   assert.is(controller.counter.count({ verb: 'patch', resource: 'metal3machines' }), 2, 'only the two earlier clones were written');

@@ -11,7 +11,8 @@ import { IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { ipamSimulator, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/index';
 import { eventually } from '@metal3-ts/test/testing/eventually';
-import { createPool, createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
+import { CLUSTER, createPool, createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
+import { createCluster } from './capi-cluster.ts';
 import { isGone } from './deletion-scenes.ts';
 import type { Scene } from './scenes.ts';
 
@@ -53,7 +54,8 @@ export async function ipamScene(env: TestEnv, admin: Client, ns: string, reporte
   const deps = simulatorDeps(env.admin);
   const sims = await startSimulators(deps, ipamSimulator(deps));
   await createPool(admin, ns, POOL, { pools: [{ start: '192.168.0.10', end: '192.168.0.20' }], prefix: 24, gateway: '192.168.0.1' });
-  await createDataScene(admin, ns, { template: TEMPLATE });
+  await createCluster(admin, ns, CLUSTER);
+  await createDataScene(admin, ns, { template: TEMPLATE, without: ['cluster'] });
   const find = async <T extends KubeObject>(d: ResourceDescriptor<T>, name: string) =>
     (await admin.api(d, ns).list()).items.find((o) => o.metadata.name === name);
   const base: Scene = {

@@ -1,9 +1,9 @@
 // The smallest world in which each controller makes the writes its ClusterRole grants, for the RBAC
-// write suite: objects created by an admin (and, for the machine controller, the BMO, Cluster and
-// Machine simulators), the object on which the controller reports what went wrong, where on it the
-// report is (condition messages, status.errorMessage), and when the scene has converged.
+// write suite: objects created by an admin beside the real Cluster API the suite runs (and, for the
+// machine controller, the BMO simulator: nothing real can provision a host here), the object on which
+// the controller reports what went wrong, where on it the report is (condition messages,
+// status.errorMessage), and when the scene has converged.
 import type { Client, KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import { ClusterResource, newCluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3ClusterResource,
@@ -21,15 +21,14 @@ import {
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { bmoSimulator } from '@metal3-ts/test/sim/bmo/index';
-import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
-import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
 import { simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 // The machine controller's own scene builders (Cluster + ready Metal3Cluster + bootstrap Secret,
-// hosts the simulated BMO makes available, Machine + Metal3Machine pairs).
+// hosts the simulated BMO makes available, Machine + Metal3Machine pairs Cluster API links).
 import { createAvailableHosts, createClusterScene, createMachine } from '../../../../controllers/machine/test/support.ts';
 // The data controller's own scene (research V-2: Cluster, Machine, host with NICs, Metal3Machine,
 // claim, template, Metal3Data).
-import { createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
+import { CLUSTER as DATA_CLUSTER, createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
+import { createCluster } from './capi-cluster.ts';
 import { deleteClaimScene, deleteMachineScene } from './deletion-scenes.ts';
 import { ipamScene } from './ipam-scenes.ts';
 import type { ControllerName } from './verbs.ts';
@@ -73,12 +72,7 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
     case 'data-ipam-delete':
       return ipamScene(env, admin, ns, reported, name === 'data-ipam-delete');
     case 'cluster': {
-      const cluster = await admin.api(ClusterResource, ns).create(
-        newCluster({
-          metadata: { name: 'c' },
-          spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'c' } },
-        }),
-      );
+      const cluster = await createCluster(admin, ns, 'c');
       await admin.api(Metal3ClusterResource, ns).create(
         newMetal3Cluster({
           metadata: { name: 'c', ownerReferences: [{ apiVersion: cluster.apiVersion, kind: 'Cluster', name: 'c', uid: cluster.metadata.uid ?? '' }] },
@@ -99,7 +93,7 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
     case 'machine':
     case 'machine-data': {
       const deps = simulatorDeps(env.admin);
-      const sims = await startSimulators(deps, [...bmoSimulator(deps, {}), ...clusterSimulator(deps), ...machineSimulator(deps)]);
+      const sims = await startSimulators(deps, bmoSimulator(deps, {}));
       await createClusterScene(admin, ns);
       await createAvailableHosts(admin, ns, ['h0']);
       const withData = name === 'machine-data';
@@ -151,7 +145,7 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
       };
     }
     case 'dataclaim': {
-      await admin.api(ClusterResource, ns).create(newCluster({ metadata: { name: 'cluster' }, spec: {} }));
+      await createCluster(admin, ns, 'cluster');
       await admin.api(Metal3DataTemplateResource, ns).create(newMetal3DataTemplate({ metadata: { name: 'tmpl' }, spec: { clusterName: 'cluster' } }));
       const labels = { [CLUSTER_LABEL]: 'cluster' };
       const m3m = await admin.api(Metal3MachineResource, ns).create(
@@ -180,7 +174,8 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
       };
     }
     case 'data': {
-      await createDataScene(admin, ns);
+      await createCluster(admin, ns, DATA_CLUSTER);
+      await createDataScene(admin, ns, { without: ['cluster'] });
       return {
         descriptor: Metal3DataResource as unknown as ResourceDescriptor<KubeObject>,
         name: DATA,

@@ -1,14 +1,16 @@
 // Issue 21 point 3, writes: for each write case of cases.ts, that verb taken away from the
 // controller's ClusterRole is visible within 30 s on the object the controller reports on (a condition
 // or errorMessage naming verb and resource, unless the refused write is that status itself) and as a
-// Warning event RequestRefused naming them; given back, the scene converges. One apiserver, each
-// controller in-process as a user bound to its own copy of the role, cases one after another.
+// Warning event RequestRefused naming them; given back, the scene converges. One apiserver with the
+// real Cluster API managers (CAPI_VERSION, default the newest), each controller in-process as a user
+// bound to its own copy of the role, cases one after another.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Client, Transport } from '@metal3-ts/generated';
 import { EventResource } from '@metal3-ts/generated/core/v1';
 import { resourceName } from '@metal3-ts/shared/meta/resource-name';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import { withSharedClusterApi } from '@metal3-ts/test/testing/cluster-api';
 import { eventually } from '@metal3-ts/test/testing/eventually';
 import { WRITE_CASES } from './cases.ts';
 import { bindUser, startInProcess } from './in-process.ts';
@@ -17,6 +19,7 @@ import { clusterRoleOf, rulesWithout } from './verbs.ts';
 
 const test = suite('RBAC: a write taken away shows on the object and as a Warning event naming verb and resource; given back, converges');
 const env = withSharedEnv(test);
+withSharedClusterApi(test, env);
 
 const VISIBLE_MS = 30_000;
 const CONVERGE_MS = 60_000;
