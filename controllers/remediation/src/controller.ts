@@ -32,7 +32,14 @@ export function remediationController(deps: RemediationControllerDeps): Controll
     hosts: informers.informerFor(BareMetalHostResource).store,
   };
   const nodes = nodeSource(deps.log);
-  const reconcile = remediationReconciler({ client: deps.client, stores, workloadClient: deps.workloadClient, nodes: nodes.waiters, now: deps.now });
+  const reconcile = remediationReconciler({
+    client: deps.client,
+    stores,
+    workloadClient: deps.workloadClient,
+    nodes: nodes.waiters,
+    now: deps.now,
+    events: deps.events,
+  });
   return controllerFor(CONTROLLER_NAME, Metal3RemediationResource, deps)
     .watches(BareMetalHostResource, hostToRemediation(metal3Machines, remediations))
     .watches(MachineResource, machineToRemediation(remediations))

@@ -10,6 +10,7 @@ import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
+import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { serialiseMap } from './backup.ts';
 import { decide, type RemediationView, type Step } from './decide.ts';
 import { parseGoDuration } from './duration.ts';
@@ -25,6 +26,8 @@ export interface RemediationDeps {
   readonly workloadClient: (cluster: ClusterKey) => Promise<Client>;
   readonly nodes: NodeWaiters;
   readonly now?: (() => Date) | undefined;
+  /** Bad input (a missing Machine, Metal3Machine or host) and the power cycles are told as events. */
+  readonly events?: EventRecorder | undefined;
 }
 
 /** Everything a step may use: the objects, the Node read, the clock. */
@@ -74,7 +77,13 @@ async function reconcileRemediation(deps: RemediationDeps, request: Request, con
   const remediation = structuredClone(current) as Metal3Remediation;
   const helper = new PatchHelper(remediation, deps.client.api(Metal3RemediationResource, request.namespace));
   const now = deps.now?.() ?? new Date();
-  const scope = readScope(deps.stores, remediation);
+  let scope: Scope;
+  try {
+    scope = readScope(deps.stores, remediation);
+  } catch (error) {
+    deps.events?.warning(current, 'RemediationBlocked', (error as Error).message);
+    throw error;
+  }
   let step: Step = decide(viewOf(remediation, scope, undefined, now));
   let node: NodeRead | undefined;
   let workload: Client | undefined;

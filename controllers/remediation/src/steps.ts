@@ -52,6 +52,7 @@ export async function perform(deps: RemediationDeps, s: StepScope, step: Step, c
       addFinalizer(r, REMEDIATION_FINALIZER);
       return {};
     case 'powerOff':
+      deps.events?.normal(r, 'PoweringOff', `powering host ${s.host.metadata.name} off (attempt ${(r.status?.retryCount ?? 0) + 1})`);
       await hosts.mergePatch(s.host.metadata.name!, { metadata: { annotations: { [rebootAnnotation(r.metadata.uid!)]: REBOOT_ANNOTATION_VALUE } } });
       return {};
     case 'powerOn':
@@ -105,6 +106,13 @@ export async function perform(deps: RemediationDeps, s: StepScope, step: Step, c
       Object.assign(status(r), { phase: PHASE_RUNNING, lastRemediated: stamp(s.now), retryCount: (r.status?.retryCount ?? 0) + 1 });
       return {};
     case 'giveUp':
+      deps.events?.warning(
+        r,
+        'RemediationFailed',
+        `Node ${nodeName} did not come back after ${
+          (r.status?.retryCount ?? 0) + 1
+        } power cycles of host ${s.host.metadata.name}: Machine handed back to Cluster API (OwnerRemediated False)`,
+      );
       await markOwnerRemediated(deps.client, s.machine);
       if (!(await reusesNodes(deps, s))) {
         await hosts.mergePatch(s.host.metadata.name!, { metadata: { annotations: { [UNHEALTHY_ANNOTATION]: UNHEALTHY_VALUE } } }).catch((error: Error) => {

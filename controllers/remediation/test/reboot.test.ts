@@ -7,61 +7,19 @@ import * as assert from 'uvu/assert';
 import { type Client } from '@metal3-ts/generated';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { NodeResource } from '@metal3-ts/generated/core/v1';
-import { Metal3MachineResource, Metal3RemediationResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3RemediationResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { eventually, type RunningController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
 import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { fileURLToPath } from 'node:url';
 import { remediationController } from '../src/controller.ts';
+import { createFixture as fixture } from './support.ts';
 import { CONTROLLER_NAME, rebootAnnotation, REMEDIATION_FINALIZER, UNHEALTHY_ANNOTATION } from '../src/names.ts';
 
 const RBAC = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 const { test, env, admin, track, namespace } = controllerSuite<RunningController>('Metal3Remediation: the reboot strategy on a real apiserver', {
   afterStop: (c) => assert.is(c.errors(), 0, 'no failed reconcile'),
 });
-
-async function fixture(client: Client, ns: string) {
-  const node = `${ns}-worker-0`;
-  await client.api(BareMetalHostResource, ns).create({
-    apiVersion: 'metal3.io/v1alpha1',
-    kind: 'BareMetalHost',
-    metadata: { name: 'host-0', namespace: ns },
-    spec: { online: true, consumerRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m-0', namespace: ns } },
-  });
-  await client.api(BareMetalHostResource, ns).mergePatchStatus('host-0', {
-    status: { poweredOn: true, errorCount: 0, errorMessage: '', operationalStatus: 'OK', provisioning: { state: 'provisioned', ID: 'x', image: { url: '' } } },
-  });
-  const machine = await client.api(MachineResource, ns).create({
-    apiVersion: 'cluster.x-k8s.io/v1beta1',
-    kind: 'Machine',
-    metadata: { name: 'worker-0', namespace: ns, labels: { 'cluster.x-k8s.io/cluster-name': 'c' } },
-    spec: {
-      clusterName: 'c',
-      bootstrap: { dataSecretName: 'x' },
-      infrastructureRef: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', name: 'm3m-0' },
-    },
-  });
-  await client.api(MachineResource, ns).mergePatchStatus('worker-0', { status: { nodeRef: { kind: 'Node', name: node } } });
-  const owner = { apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'Machine', name: 'worker-0', uid: machine.metadata.uid! };
-  await client.api(Metal3MachineResource, ns).create({
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-    kind: 'Metal3Machine',
-    metadata: { name: 'm3m-0', namespace: ns, ownerReferences: [owner], annotations: { 'metal3.io/BareMetalHost': `${ns}/host-0` } },
-    spec: { customDeploy: { method: 'x' } },
-  });
-  await client.api(NodeResource).create({
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name: node, labels: { zone: 'a', 'node-role.kubernetes.io/worker': '' } },
-  });
-  const remediation = await client.api(Metal3RemediationResource, ns).create({
-    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-    kind: 'Metal3Remediation',
-    metadata: { name: 'worker-0', namespace: ns, ownerReferences: [owner] },
-    spec: { strategy: { type: 'Reboot', retryLimit: 1, timeout: '100s' } },
-  });
-  return { node, uid: remediation.metadata.uid! };
-}
 
 /** BMO's part: the host powers off once the reboot annotation is there, on once it is gone. */
 async function powerCycle(client: Client, ns: string, uid: string, what: string) {
@@ -90,7 +48,12 @@ test('RS-10…RS-14: power off through the reboot annotation, back up and delete
       controllers: [CONTROLLER_NAME],
       verboseEnv: 'REMEDIATION_TEST_LOG',
       build: (deps) =>
-        remediationController({ ...deps, workloadClient: async () => client, now: () => new Date(Date.now() + offsetMs), config: { concurrency: 2 } }),
+        remediationController({
+          ...deps,
+          workloadClient: () => Promise.resolve(client),
+          now: () => new Date(Date.now() + offsetMs),
+          config: { concurrency: 2 },
+        }),
     }),
   );
   const { node, uid } = await fixture(client, ns);

@@ -68,7 +68,7 @@ const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
 if (values.capi !== 'sim' && !CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be sim or one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
-const names = ['cluster', 'machine', 'template', 'dataclaim', 'data'] as const;
+const names = ['cluster', 'machine', 'template', 'dataclaim', 'data', 'remediation'] as const;
 const runtimes: Partial<Record<(typeof names)[number], 'deno'>> = {};
 for (const name of values.deno) {
   if (!(names as readonly string[]).includes(name)) fail(`--deno takes one of ${names.join(', ')}, got "${name}"`);

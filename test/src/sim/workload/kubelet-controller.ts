@@ -163,7 +163,10 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
   const syncState = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
     const state = kubeletState(host);
     const off = entry.poweredOff || poweredOff(host);
-    if (off && !entry.poweredOff) joined.set(key, (entry = { ...entry, poweredOff: true }));
+    if (off && !entry.poweredOff) {
+      entry = { ...entry, poweredOff: true };
+      joined.set(key, entry);
+    }
     if (state === (entry.state ?? 'running')) return {};
     let client: Client | undefined;
     try {
@@ -278,7 +281,10 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
     const result = await join(host, key, context);
     let joinedNow = joined.get(key);
     // An adopted Node still says what the old kubelet's state made it say: the new one posts its own.
-    if (rebooted && joinedNow && current.state) joined.set(key, (joinedNow = { ...joinedNow, state: current.state }));
+    if (rebooted && joinedNow && current.state) {
+      joinedNow = { ...joinedNow, state: current.state };
+      joined.set(key, joinedNow);
+    }
     return joinedNow ? syncState(host, key, joinedNow, context) : result; // a kubelet NotReady from the start
   };
 
