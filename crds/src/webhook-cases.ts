@@ -186,7 +186,7 @@ export const admissionCases: readonly AdmissionCase[] = [
   { title: 'W-11 index cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { index: 1 }), rejects: ['index cannot be modified'] },
   { title: 'W-11 claim cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { claim: { name: 'machine-2', namespace: 'default' } }), rejects: ['spec.claim', 'claim name, namespace and kind cannot be modified'] },
   { title: 'W-11 template cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { template: { name: 'nodepool-1', namespace: 'other' } }), rejects: ['template name, namespace and kind cannot be modified'] },
-  // Metal3Remediation (W-12; a missing strategy is accepted, as in v1.13.2's W2-9)
+  // Metal3Remediation (W-12; a missing strategy is accepted, as v1.13.2 does)
   { title: 'W-12 a Reboot remediation is accepted', kind: 'Metal3Remediation', object: remediation(reboot) },
   { title: 'W-12 a remediation without strategy is accepted (the controller leaves it alone, R-7)', kind: 'Metal3Remediation', object: remediation(undefined) },
   { title: 'W-12 an unknown strategy type is rejected, naming spec.strategy.type', kind: 'Metal3Remediation', object: remediation({ ...reboot, type: 'Reprovision' }), rejects: ['spec.strategy.type', 'is only supported remediation strategy'] },

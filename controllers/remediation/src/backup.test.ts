@@ -25,7 +25,7 @@ test('RS-14 restore adds only the keys the new Node lacks', () => {
   assert.equal(restoredMap(undefined, { a: '1' }), { a: '1' });
 });
 
-test('AP-28 timeouts are Go durations', () => {
+test('W-12 timeouts are Go durations', () => {
   assert.is(parseGoDuration('10m'), 600_000);
   assert.is(parseGoDuration('1h30m0s'), 5_400_000);
   assert.is(parseGoDuration('100s'), 100_000);

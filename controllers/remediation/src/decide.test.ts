@@ -44,7 +44,7 @@ const rows: [string, Partial<RemediationView>, Step['do'], number?][] = [
   ['RS-13.3 Node forbidden ⇒ drop the finalizer', { ...waiting, hasFinalizer: true, node: 'forbidden' }, 'releaseFinalizer'],
   ['RS-13.4 Node not back, before the timeout ⇒ wait for it (timer: the rest of the timeout)', { ...waiting, hasFinalizer: true }, 'awaitTimeout', 290_001],
   ['RS-13.4 restored, before the timeout ⇒ wait', { ...waiting, node: 'present' }, 'awaitTimeout', 290_001],
-  ['RS-13.4 no timeout ⇒ 600 s (B2-29)', { ...waiting, timeoutMs: undefined, nowMs: 599_000 }, 'awaitTimeout', 1_001],
+  ['RS-13.4 no timeout ⇒ 600 s (v1.13.2; E-22 crashed)', { ...waiting, timeoutMs: undefined, nowMs: 599_000 }, 'awaitTimeout', 1_001],
   ['RS-13.4 exactly at the timeout is not past it', { ...waiting, nowMs: 300_000 }, 'awaitTimeout', 1],
   ['RS-13.5 timed out, retries left ⇒ Running again', { ...waiting, nowMs: 300_001 }, 'retry'],
   ['RS-13.6/RS-18 timed out, retryCount = retryLimit ⇒ give up', { ...waiting, nowMs: 300_001, retryCount: 1 }, 'giveUp'],

@@ -22,7 +22,7 @@ export const PHASE_DELETING = 'Deleting machine';
 export const PHASE_FAILED = 'Failed';
 
 export const REBOOT_STRATEGY = 'Reboot';
-/** v1.13.2 falls back to 600 s when no timeout is set (B2-29; v1.12.7 crashed, E-22). */
+/** v1.13.2 falls back to 600 s when no timeout is set (v1.12.7 crashed, E-22). */
 export const DEFAULT_TIMEOUT_MS = 600_000;
 
 /** The Machine condition MachineSet/KCP act on (RS-15, S-1). */
