@@ -18,7 +18,7 @@ export interface RemediationControllerDeps extends ControllerDeps {
   readonly client: Client;
   readonly workloadClient: (cluster: ClusterKey) => Promise<Client>;
   readonly now?: () => Date;
-  readonly config: { readonly concurrency?: number };
+  readonly config: { readonly concurrency?: number; /** Out-of-service-taint mode (decided at start-up). */ readonly outOfService?: boolean };
 }
 
 export function remediationController(deps: RemediationControllerDeps): Controller {
@@ -39,6 +39,7 @@ export function remediationController(deps: RemediationControllerDeps): Controll
     nodes: nodes.waiters,
     now: deps.now,
     events: deps.events,
+    outOfService: deps.config.outOfService,
   });
   return controllerFor(CONTROLLER_NAME, Metal3RemediationResource, deps)
     .watches(BareMetalHostResource, hostToRemediation(metal3Machines, remediations))

@@ -2,7 +2,8 @@
 // say now → the single next step. The reconcile performs that step and stops; the step's own write
 // (the Metal3Remediation, the host, the Node) comes back as a watch event and decides the next one,
 // so nothing polls: the waits name what ends them (a host event, a Node event, or the timeout, the
-// only timer). Classic mode only (back up and delete the Node): see docs/compatibility.md.
+// only timer; in the out-of-service-taint mode the drain check is upstream's 5 s poll, since Pods and
+// VolumeAttachments are not watched).
 import { DEFAULT_TIMEOUT_MS, PHASE_DELETING, PHASE_FAILED, PHASE_RUNNING, PHASE_WAITING, REBOOT_STRATEGY } from './names.ts';
 
 export interface RemediationView {
@@ -16,6 +17,11 @@ export interface RemediationView {
   /** The Machine's Node in the workload cluster: there, gone, or not readable (Forbidden, RS-11). */
   readonly node: 'present' | 'absent' | 'forbidden' | 'unknown';
   readonly nodeDeleting: boolean;
+  /** Out-of-service-taint mode (out-of-service.ts): taint the Node instead of deleting it. */
+  readonly outOfService: boolean;
+  readonly tainted: boolean;
+  /** No terminating Pod and no VolumeAttachment on the Node (read only when it matters). */
+  readonly drained: boolean;
   /** The stored backups differ from the Node's current annotations and labels (RS-14). */
   readonly backupChanged: boolean;
   readonly lastRemediatedMs: number | undefined;
@@ -33,6 +39,9 @@ export type Step =
   | { readonly do: 'addFinalizer' }
   | { readonly do: 'powerOff' }
   | { readonly do: 'awaitPowerOff' }
+  | { readonly do: 'taintNode' }
+  | { readonly do: 'awaitDrain' }
+  | { readonly do: 'untaintNode' }
   | { readonly do: 'backUpNode' }
   | { readonly do: 'deleteNode' }
   | { readonly do: 'awaitNodeGone' }
@@ -60,7 +69,10 @@ function running(v: RemediationView): Step {
   if (!v.hasFinalizer) return { do: 'addFinalizer' };
   if (!v.rebootAnnotated) return { do: 'powerOff' };
   if (v.hostPoweredOn) return { do: 'awaitPowerOff' };
-  if (v.node === 'present') {
+  if (v.node === 'present' && v.outOfService) {
+    if (!v.tainted) return { do: 'taintNode' };
+    if (!v.drained) return { do: 'awaitDrain' };
+  } else if (v.node === 'present') {
     if (v.backupChanged) return { do: 'backUpNode' };
     return v.nodeDeleting ? { do: 'awaitNodeGone' } : { do: 'deleteNode' };
   }
@@ -71,7 +83,7 @@ function running(v: RemediationView): Step {
 function waiting(v: RemediationView): Step {
   if (v.rebootAnnotated) return { do: 'powerOn' };
   if (!v.hostPoweredOn) return { do: 'awaitPowerOn' };
-  if (v.hasFinalizer && v.node === 'present') return { do: 'restoreNode' };
+  if (v.hasFinalizer && v.node === 'present') return v.outOfService ? { do: 'untaintNode' } : { do: 'restoreNode' };
   if (v.hasFinalizer && v.node === 'forbidden') return { do: 'releaseFinalizer' };
   const timeoutMs = v.timeoutMs || DEFAULT_TIMEOUT_MS;
   const left = v.lastRemediatedMs === undefined ? Infinity : v.lastRemediatedMs + timeoutMs - v.nowMs;

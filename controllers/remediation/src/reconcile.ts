@@ -17,6 +17,7 @@ import { parseGoDuration } from './duration.ts';
 import { ANNOTATIONS_BACKUP, LABELS_BACKUP, rebootAnnotation, REMEDIATION_FINALIZER } from './names.ts';
 import type { NodeWaiters } from './node-source.ts';
 import { clusterOf, type NodeRead, readNode, readScope, type RemediationStores, type Scope } from './scope.ts';
+import { drained, hasOutOfServiceTaint } from './out-of-service.ts';
 import { perform } from './steps.ts';
 
 export interface RemediationDeps {
@@ -25,6 +26,8 @@ export interface RemediationDeps {
   readonly stores: RemediationStores;
   readonly workloadClient: (cluster: ClusterKey) => Promise<Client>;
   readonly nodes: NodeWaiters;
+  /** Out-of-service-taint mode, decided at start-up (out-of-service.ts). */
+  readonly outOfService?: boolean | undefined;
   readonly now?: (() => Date) | undefined;
   /** Bad input (a missing Machine, Metal3Machine or host) and the power cycles are told as events. */
   readonly events?: EventRecorder | undefined;
@@ -40,7 +43,13 @@ export interface StepScope extends Scope {
 }
 
 /** The decision's input from the objects (pure). */
-export function viewOf(r: Readonly<Metal3Remediation>, scope: Scope, node: NodeRead | undefined, now: Date): RemediationView {
+export function viewOf(
+  r: Readonly<Metal3Remediation>,
+  scope: Scope,
+  node: NodeRead | undefined,
+  now: Date,
+  mode: { readonly outOfService?: boolean | undefined; readonly drained?: boolean } = {},
+): RemediationView {
   const present = node?.state === 'present' ? node.node : undefined;
   const annotations = r.metadata.annotations ?? {};
   const lastRemediated = r.status?.lastRemediated ? Date.parse(r.status.lastRemediated) : undefined;
@@ -53,6 +62,9 @@ export function viewOf(r: Readonly<Metal3Remediation>, scope: Scope, node: NodeR
     hasFinalizer: hasFinalizer(r, REMEDIATION_FINALIZER),
     node: node?.state ?? 'unknown',
     nodeDeleting: !!present?.metadata.deletionTimestamp,
+    outOfService: mode.outOfService === true,
+    tainted: hasOutOfServiceTaint(present),
+    drained: mode.drained === true,
     backupChanged: !!present && (annotations[ANNOTATIONS_BACKUP] !== serialiseMap(present.metadata.annotations) ||
       annotations[LABELS_BACKUP] !== serialiseMap(present.metadata.labels)),
     lastRemediatedMs: Number.isNaN(lastRemediated) ? undefined : lastRemediated,
@@ -92,7 +104,12 @@ async function reconcileRemediation(deps: RemediationDeps, request: Request, con
     workload = await deps.workloadClient(cluster);
     node = await readNode(workload, scope.machine);
     deps.nodes.wait(key, cluster, workload, scope.machine.status!.nodeRef!.name!);
-    step = decide(viewOf(remediation, scope, node, now));
+    const mode = { outOfService: deps.outOfService };
+    step = decide(viewOf(remediation, scope, node, now, mode));
+    if (step.do === 'awaitDrain') {
+      const isDrained = await drained(workload, deps.client, scope.machine.status!.nodeRef!.name!);
+      step = decide(viewOf(remediation, scope, node, now, { ...mode, drained: isDrained }));
+    }
   } else if (step.do === 'ignore' || step.do === 'fail') {
     deps.nodes.forget(key);
   }

@@ -5,7 +5,8 @@
 import type { Metal3Remediation } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { Metal3MachineTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { NodeResource } from '@metal3-ts/generated/core/v1';
+import { type Node, NodeResource, type Taint } from '@metal3-ts/generated/core/v1';
+import { hasOutOfServiceTaint, taintsWith, taintsWithout } from './out-of-service.ts';
 import { isNotFound } from '@metal3-ts/generated';
 import { CLONED_FROM_NAME_ANNOTATION } from '@metal3-ts/shared/meta/cloned-from';
 import { addFinalizer, removeFinalizer } from '@metal3-ts/shared/meta/finalizers';
@@ -58,6 +59,25 @@ export async function perform(deps: RemediationDeps, s: StepScope, step: Step, c
     case 'powerOn':
       await hosts.mergePatch(s.host.metadata.name!, { metadata: { annotations: { [rebootAnnotation(r.metadata.uid!)]: null } } });
       return {};
+    case 'taintNode': {
+      const node = (s.node as { node: Node }).node;
+      await patchTaints(s, node, taintsWith(node, stamp(s.now))).catch((error: Error) => {
+        throw new Error(`failed to add out-of-service taint on node ${nodeName}: ${error.message}`, { cause: error });
+      });
+      return {};
+    }
+    case 'awaitDrain':
+      return { requeueAfterMs: DRAIN_POLL_MS };
+    case 'untaintNode': {
+      const node = (s.node as { node: Node }).node;
+      if (hasOutOfServiceTaint(node)) {
+        await patchTaints(s, node, taintsWithout(node)).catch((error: Error) => {
+          throw new Error(`error removing out-of-service taint from node ${nodeName}: ${error.message}`, { cause: error });
+        });
+      }
+      removeFinalizer(r, REMEDIATION_FINALIZER);
+      return {};
+    }
     case 'backUpNode': {
       const node = s.node?.state === 'present' ? s.node.node : undefined;
       r.metadata.annotations = {
@@ -122,6 +142,14 @@ export async function perform(deps: RemediationDeps, s: StepScope, step: Step, c
       status(r).phase = PHASE_DELETING;
       return {};
   }
+}
+
+/** Upstream re-checks the drain every 5 s (RS-12.4): Pods and VolumeAttachments are not watched here. */
+const DRAIN_POLL_MS = 5_000;
+
+/** The Node's taints replaced, guarded by its resourceVersion (upstream Updates the Node). */
+function patchTaints(s: StepScope, node: Readonly<Node>, taints: Taint[]): Promise<unknown> {
+  return s.workload!.api(NodeResource).mergePatch(node.metadata.name!, { metadata: { resourceVersion: node.metadata.resourceVersion! }, spec: { taints } });
 }
 
 /**
