@@ -11,7 +11,7 @@ import type { KubeObject } from '@metal3-ts/test/envtest/http';
 import { checkComponents, type Manifest, renderComponents } from '../src/components.ts';
 import { substitute } from '../src/envsubst.ts';
 import { kustomizeBuild } from '../src/kustomize.ts';
-import { CONFIG, NAMESPACE } from '../src/layout.ts';
+import { CONFIG, CONTROLLERS, NAMESPACE } from '../src/layout.ts';
 import { installOrder, pathOf } from './objects.ts';
 
 const test = suite('install manifests applied to a real apiserver with Cluster API CRDs');
@@ -77,7 +77,7 @@ test('each Deployment\'s pod template is admitted under Pod Security "restricted
   const namespace = `restricted-${Date.now().toString(36)}`;
   await restrictedNamespace(namespace);
   const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
-  assert.is(deployments.length, 5);
+  assert.is(deployments.length, CONTROLLERS.length);
   for (const d of deployments) {
     const pod = {
       apiVersion: 'v1',

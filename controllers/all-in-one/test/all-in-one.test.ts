@@ -64,8 +64,8 @@ const scene = machineTestScene(test, {
 
 /** Kinds more than one of the five controllers reads, and who reads them. */
 const SHARED_KINDS: Readonly<Record<string, string>> = {
-  metal3machines: 'cluster, template, machine, data',
-  machines: 'cluster, machine, data',
+  metal3machines: 'cluster, template, machine, data, remediation',
+  machines: 'cluster, machine, data, remediation',
   clusters: 'cluster, machine, data, dataclaim',
   metal3datas: 'machine, data, dataclaim',
   metal3dataclaims: 'machine, data, dataclaim',
