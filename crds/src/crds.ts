@@ -69,6 +69,8 @@ export const ourKinds = [
   'Metal3DataTemplate',
   'Metal3Data',
   'Metal3DataClaim',
+  'Metal3Remediation',
+  'Metal3RemediationTemplate',
 ] as const;
 export type OurKind = (typeof ourKinds)[number];
 

@@ -121,6 +121,10 @@ const data = (name: string, spec: Record<string, Json>): Resource => ({
 });
 const seedData = data('nodepool-1-0', {});
 
+const remediation = (strategy: Json | undefined): Resource => ({ metadata: meta('worker-0'), spec: strategy === undefined ? {} : { strategy } });
+const remediationTemplate = (strategy: Json): Resource => ({ metadata: meta('workers'), spec: { template: { spec: { strategy } } } });
+const reboot = { type: 'Reboot', retryLimit: 2, timeout: '5m0s' };
+
 export const admissionCases: readonly AdmissionCase[] = [
   // Metal3Cluster
   { title: 'W-3 seed Metal3Cluster is accepted', kind: 'Metal3Cluster', object: cluster({ controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true }) },
@@ -182,4 +186,16 @@ export const admissionCases: readonly AdmissionCase[] = [
   { title: 'W-11 index cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { index: 1 }), rejects: ['index cannot be modified'] },
   { title: 'W-11 claim cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { claim: { name: 'machine-2', namespace: 'default' } }), rejects: ['spec.claim', 'claim name, namespace and kind cannot be modified'] },
   { title: 'W-11 template cannot be modified', kind: 'Metal3Data', old: seedData, object: data('nodepool-1-0', { template: { name: 'nodepool-1', namespace: 'other' } }), rejects: ['template name, namespace and kind cannot be modified'] },
+  // Metal3Remediation (W-12; a missing strategy is accepted, as v1.13.2 does)
+  { title: 'W-12 a Reboot remediation is accepted', kind: 'Metal3Remediation', object: remediation(reboot) },
+  { title: 'W-12 a remediation without strategy is accepted (the controller leaves it alone, R-7)', kind: 'Metal3Remediation', object: remediation(undefined) },
+  { title: 'W-12 an unknown strategy type is rejected, naming spec.strategy.type', kind: 'Metal3Remediation', object: remediation({ ...reboot, type: 'Reprovision' }), rejects: ['spec.strategy.type', 'is only supported remediation strategy'] },
+  { title: 'W-12 a retryLimit below 1 is rejected, naming spec.strategy.retryLimit', kind: 'Metal3Remediation', object: remediation({ ...reboot, retryLimit: 0 }), rejects: ['spec.strategy.retryLimit', 'is minimum retrylimit'] },
+  { title: 'W-12 a timeout under 100s is rejected, naming spec.strategy.timeout', kind: 'Metal3Remediation', object: remediation({ ...reboot, timeout: '99s' }), rejects: ['spec.strategy.timeout', 'min duration is 100s'] },
+  { title: 'W-12 a timeout that is no duration is rejected', kind: 'Metal3Remediation', object: remediation({ ...reboot, timeout: 'soon' }), rejects: ['spec.strategy.timeout', 'min duration is 100s'] },
+  // Metal3RemediationTemplate (W-13)
+  { title: 'W-13 an empty template strategy is defaulted to Reboot, 600s, retryLimit 1', kind: 'Metal3RemediationTemplate', object: remediationTemplate({}), defaults: { 'spec.template.spec.strategy.type': 'Reboot', 'spec.template.spec.strategy.timeout': '600s', 'spec.template.spec.strategy.retryLimit': 1 } },
+  { title: 'W-13 an unknown template strategy type is rejected, naming the field', kind: 'Metal3RemediationTemplate', object: remediationTemplate({ type: 'Reprovision' }), rejects: ['spec.template.spec.strategy.type', 'only supported remediation strategy is reboot'] },
+  { title: 'W-13 a negative template retryLimit is rejected, naming the field (upstream silently makes it 1)', kind: 'Metal3RemediationTemplate', object: remediationTemplate({ retryLimit: -1 }), rejects: ['spec.template.spec.strategy.retryLimit', 'minimum retry limit is 1'] },
+  { title: 'W-13 a template timeout under 100s is rejected, naming the field', kind: 'Metal3RemediationTemplate', object: remediationTemplate({ timeout: '1m' }), rejects: ['spec.template.spec.strategy.timeout', 'min duration is 100s'] },
 ];

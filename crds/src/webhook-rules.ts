@@ -41,6 +41,12 @@ export const webhookRules: readonly WebhookRule[] = [
   { id: 'W-11', kind: 'Metal3Data', node: '.spec', message: 'index cannot be modified', when: 'update' },
   { id: 'W-11', kind: 'Metal3Data', node: '.spec.template', message: 'template name, namespace and kind cannot be modified', when: 'update' },
   { id: 'W-11', kind: 'Metal3Data', node: '.spec.claim', message: 'claim name, namespace and kind cannot be modified', when: 'update' },
+  { id: 'W-12', kind: 'Metal3Remediation', node: '.spec.strategy', message: 'is only supported remediation strategy', when: 'always' },
+  { id: 'W-12', kind: 'Metal3Remediation', node: '.spec.strategy', message: 'is minimum retrylimit', when: 'always' },
+  { id: 'W-12', kind: 'Metal3Remediation', node: '.spec.strategy', message: 'min duration is 100s', when: 'always' },
+  { id: 'W-13', kind: 'Metal3RemediationTemplate', node: '.spec.template.spec.strategy', message: 'only supported remediation strategy is reboot', when: 'always' },
+  { id: 'W-13', kind: 'Metal3RemediationTemplate', node: '.spec.template.spec.strategy', message: 'minimum retry limit is 1', when: 'always' },
+  { id: 'W-13', kind: 'Metal3RemediationTemplate', node: '.spec.template.spec.strategy', message: 'min duration is 100s', when: 'always' },
   { id: 'issue 21', kind: 'Metal3Machine', node: '', message: 'metadata.name: must be no more than 241 characters', when: 'create' },
   { id: 'issue 21', kind: 'Metal3DataTemplate', node: '', message: 'metadata.name: must be no more than 242 characters', when: 'create' },
 ];
@@ -54,4 +60,6 @@ export const expectedShortNames: Readonly<Record<OurKind, readonly string[]>> = 
   Metal3DataTemplate: ['m3dt', 'm3datatemplate', 'm3datatemplates', 'metal3dt', 'metal3datatemplate'],
   Metal3DataClaim: ['m3dc', 'm3dataclaim', 'm3dataclaims', 'metal3dc', 'metal3dataclaim'],
   Metal3Data: ['m3d', 'm3data', 'm3datas', 'metal3d', 'metal3data'],
+  Metal3Remediation: ['m3r', 'm3remediation'],
+  Metal3RemediationTemplate: ['m3rt', 'm3remediationtemplate', 'm3remediationtemplates', 'metal3rt', 'metal3remediationtemplate'],
 };

@@ -9,7 +9,7 @@ export const RELEASE_DIR = join(ROOT, 'dist', 'release');
 export const METADATA = join(ROOT, 'metadata.yaml');
 
 /** Every controller package, each one Deployment. A new controller is added here and in config/. */
-export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim', 'labelsync'] as const;
+export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim', 'labelsync', 'remediation'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 
 /** The all-in-one process (controllers/all-in-one): one Deployment running them all, installed by config/all-in-one. */

@@ -7,6 +7,7 @@ import { clusterEntry } from '@metal3-ts/controller-cluster/entry';
 import { dataEntry } from '@metal3-ts/controller-data/entry';
 import { dataClaimEntry } from '@metal3-ts/controller-dataclaim/entry';
 import { labelSyncEntry } from '@metal3-ts/controller-labelsync/entry';
+import { remediationEntry } from '@metal3-ts/controller-remediation/entry';
 import { machineEntry } from '@metal3-ts/controller-machine/entry';
 import { templateEntry } from '@metal3-ts/controller-template/entry';
 import { combineEntries } from '@metal3-ts/shared/entry/combine';
@@ -15,7 +16,7 @@ import type { FlagSpecs } from '@metal3-ts/shared/entry/flags';
 
 export const ALL_IN_ONE_NAME = 'metal3-ts-all-in-one';
 
-/** The six entries, in the order their controllers are registered. */
-export const entries: readonly ControllerEntry<FlagSpecs>[] = [clusterEntry, templateEntry, machineEntry, dataEntry, dataClaimEntry, labelSyncEntry];
+/** The seven entries, in the order their controllers are registered. */
+export const entries: readonly ControllerEntry<FlagSpecs>[] = [clusterEntry, templateEntry, machineEntry, dataEntry, dataClaimEntry, labelSyncEntry, remediationEntry];
 
 export const allInOneEntry = combineEntries(ALL_IN_ONE_NAME, entries);

@@ -64,8 +64,8 @@ const scene = machineTestScene(test, {
 
 /** Kinds more than one of the six controllers reads, and who reads them. */
 const SHARED_KINDS: Readonly<Record<string, string>> = {
-  metal3machines: 'cluster, template, machine, data, labelsync',
-  machines: 'cluster, machine, data, labelsync',
+  metal3machines: 'cluster, template, machine, data, labelsync, remediation',
+  machines: 'cluster, machine, data, labelsync, remediation',
   clusters: 'cluster, machine, data, dataclaim, labelsync',
   metal3datas: 'machine, data, dataclaim',
   metal3dataclaims: 'machine, data, dataclaim',

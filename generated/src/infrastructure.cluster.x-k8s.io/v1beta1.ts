@@ -7,6 +7,8 @@
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml v1beta1 sha256:33baa8e896426d8d4a92ff5403dd10bc79c0336336078c460c6b5af57a1ee528
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml v1beta1 sha256:6ec30a97038eb74b4ad5c964880d4c35e8825d9bdd0f3e51c3ee3763400b1bf8
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml v1beta1 sha256:a57405270e93c28eb769b26814f18c6eb98af7e5391a341232c2ed586689612b
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3remediations.yaml v1beta1 sha256:554feb93295dc312cf373fa8f8812b2170099fce12b76b153568e57e465232ef
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3remediationtemplates.yaml v1beta1 sha256:4c4e13509c576c9efa60705b0a9ff7ff1ab818155b48c884153c2aefc8493615
 
 import type { Condition, JsonValue, LabelSelector, ListMeta, MetaV1Condition, ObjectMeta, ObjectReference, TypedLocalObjectReference } from '../runtime/meta.ts';
 import { defineResource, factoryFor, guardFor, type ResourceDescriptor, type ResourceInit } from '../runtime/resource.ts';
@@ -1699,5 +1701,188 @@ export const Metal3MachineTemplateResource: ResourceDescriptor<Metal3MachineTemp
 export const newMetal3MachineTemplate: (init: ResourceInit<Metal3MachineTemplate>) => Metal3MachineTemplate = factoryFor(Metal3MachineTemplateResource);
 export const isMetal3MachineTemplate: (obj: unknown) => obj is Metal3MachineTemplate = guardFor(Metal3MachineTemplateResource);
 
+/**
+ * Metal3Remediation asks for one unhealthy Machine's BareMetalHost to be power-cycled until its Node comes back, or for the Machine to be handed back to Cluster API for replacement. Cluster API's MachineHealthCheck creates it from a Metal3RemediationTemplate, named after the Machine.
+ */
+export interface Metal3Remediation {
+  apiVersion: "infrastructure.cluster.x-k8s.io/v1beta1";
+  kind: "Metal3Remediation";
+  metadata: ObjectMeta;
+  spec?: Metal3RemediationSpec;
+  status?: Metal3RemediationStatus;
+}
+
+/**
+ * How to remediate.
+ */
+export interface Metal3RemediationSpec {
+  strategy?: Metal3RemediationSpecStrategy;
+}
+
+/**
+ * The remediation strategy; without one the controller leaves the Machine alone.
+ */
+export interface Metal3RemediationSpecStrategy {
+  /**
+   * Power cycles to try after the first one before giving the Machine up (at least 1).
+   */
+  retryLimit?: number;
+  /**
+   * How long to wait for the Node after a power cycle (a duration such as 10m, at least 100s).
+   */
+  timeout?: string;
+  /**
+   * The strategy; Reboot is the only one.
+   */
+  type?: string;
+}
+
+/**
+ * Progress of the remediation, written by the controller.
+ */
+export interface Metal3RemediationStatus {
+  /**
+   * Start of the current power cycle; the timeout counts from here.
+   */
+  lastRemediated?: string;
+  /**
+   * Running (powering the host off), Waiting (host back on, waiting for the Node), Deleting machine (given up) or Failed (the host was switched off by a user).
+   */
+  phase?: string;
+  /**
+   * Power cycles retried after the first one.
+   */
+  retryCount?: number;
+}
+
+export interface Metal3RemediationList {
+  apiVersion: "infrastructure.cluster.x-k8s.io/v1beta1";
+  kind: "Metal3RemediationList";
+  metadata: ListMeta;
+  items: Metal3Remediation[];
+}
+
+/** Descriptor of Metal3Remediation (metal3remediations.infrastructure.cluster.x-k8s.io/v1beta1). */
+export const Metal3RemediationResource: ResourceDescriptor<Metal3Remediation> = defineResource<Metal3Remediation>({
+  group: "infrastructure.cluster.x-k8s.io",
+  version: "v1beta1",
+  kind: "Metal3Remediation",
+  listKind: "Metal3RemediationList",
+  plural: "metal3remediations",
+  singular: "metal3remediation",
+  namespaced: true,
+  statusSubresource: true,
+  scaleSubresource: false,
+  shortNames: ["m3r", "m3remediation"],
+  categories: ["cluster-api"],
+});
+export const newMetal3Remediation: (init: ResourceInit<Metal3Remediation>) => Metal3Remediation = factoryFor(Metal3RemediationResource);
+export const isMetal3Remediation: (obj: unknown) => obj is Metal3Remediation = guardFor(Metal3RemediationResource);
+
+/**
+ * Metal3RemediationTemplate is what a MachineHealthCheck's remediation template names: the Metal3Remediation it creates for each unhealthy Machine is a copy of spec.template.
+ */
+export interface Metal3RemediationTemplate {
+  apiVersion: "infrastructure.cluster.x-k8s.io/v1beta1";
+  kind: "Metal3RemediationTemplate";
+  metadata: ObjectMeta;
+  spec?: Metal3RemediationTemplateSpec;
+  status?: Metal3RemediationTemplateStatus;
+}
+
+/**
+ * The Metal3Remediation to stamp out.
+ */
+export interface Metal3RemediationTemplateSpec {
+  template: Metal3RemediationTemplateSpecTemplate;
+}
+
+/**
+ * Body of every Metal3Remediation made from this template.
+ */
+export interface Metal3RemediationTemplateSpecTemplate {
+  spec: Metal3RemediationTemplateSpecTemplateSpec;
+}
+
+/**
+ * Spec of the Metal3Remediations made from this template.
+ */
+export interface Metal3RemediationTemplateSpecTemplateSpec {
+  strategy?: Metal3RemediationTemplateSpecTemplateSpecStrategy;
+}
+
+/**
+ * The remediation strategy; type, timeout and retryLimit get defaults when left out.
+ */
+export interface Metal3RemediationTemplateSpecTemplateSpecStrategy {
+  /**
+   * Power cycles to try after the first one before giving the Machine up (at least 1; default 1).
+   *
+   * @default 1
+   */
+  retryLimit?: number;
+  /**
+   * How long to wait for the Node after a power cycle (at least 100s; default 600s).
+   *
+   * @default "600s"
+   */
+  timeout?: string;
+  /**
+   * The strategy; Reboot, the only one, is the default.
+   *
+   * @default "Reboot"
+   */
+  type?: string;
+}
+
+/**
+ * Unused; kept for compatibility with CAPM3.
+ */
+export interface Metal3RemediationTemplateStatus {
+  status: Metal3RemediationTemplateStatusStatus;
+}
+
+/**
+ * Same shape as a Metal3Remediation's status.
+ */
+export interface Metal3RemediationTemplateStatusStatus {
+  /**
+   * Start of a power cycle.
+   */
+  lastRemediated?: string;
+  /**
+   * Remediation phase.
+   */
+  phase?: string;
+  /**
+   * Power cycles retried.
+   */
+  retryCount?: number;
+}
+
+export interface Metal3RemediationTemplateList {
+  apiVersion: "infrastructure.cluster.x-k8s.io/v1beta1";
+  kind: "Metal3RemediationTemplateList";
+  metadata: ListMeta;
+  items: Metal3RemediationTemplate[];
+}
+
+/** Descriptor of Metal3RemediationTemplate (metal3remediationtemplates.infrastructure.cluster.x-k8s.io/v1beta1). */
+export const Metal3RemediationTemplateResource: ResourceDescriptor<Metal3RemediationTemplate> = defineResource<Metal3RemediationTemplate>({
+  group: "infrastructure.cluster.x-k8s.io",
+  version: "v1beta1",
+  kind: "Metal3RemediationTemplate",
+  listKind: "Metal3RemediationTemplateList",
+  plural: "metal3remediationtemplates",
+  singular: "metal3remediationtemplate",
+  namespaced: true,
+  statusSubresource: true,
+  scaleSubresource: false,
+  shortNames: ["m3rt", "m3remediationtemplate", "m3remediationtemplates", "metal3rt", "metal3remediationtemplate"],
+  categories: ["cluster-api"],
+});
+export const newMetal3RemediationTemplate: (init: ResourceInit<Metal3RemediationTemplate>) => Metal3RemediationTemplate = factoryFor(Metal3RemediationTemplateResource);
+export const isMetal3RemediationTemplate: (obj: unknown) => obj is Metal3RemediationTemplate = guardFor(Metal3RemediationTemplateResource);
+
 /** Every kind of infrastructure.cluster.x-k8s.io/v1beta1. */
-export const resources: readonly ResourceDescriptor[] = [Metal3ClusterResource, Metal3ClusterTemplateResource, Metal3DataResource, Metal3DataClaimResource, Metal3DataTemplateResource, Metal3MachineResource, Metal3MachineTemplateResource];
+export const resources: readonly ResourceDescriptor[] = [Metal3ClusterResource, Metal3ClusterTemplateResource, Metal3DataResource, Metal3DataClaimResource, Metal3DataTemplateResource, Metal3MachineResource, Metal3MachineTemplateResource, Metal3RemediationResource, Metal3RemediationTemplateResource];

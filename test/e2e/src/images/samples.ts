@@ -8,6 +8,7 @@ import {
   Metal3DataTemplateResource,
   Metal3MachineResource,
   Metal3MachineTemplateResource,
+  Metal3RemediationResource,
   newMetal3Cluster,
   newMetal3DataTemplate,
   newMetal3Machine,
@@ -24,6 +25,7 @@ import {
   createTemplate as createClaimTemplate,
 } from '../../../../controllers/dataclaim/test/support.ts';
 import { CLUSTER as LABEL_SYNC_CLUSTER, createScene as createLabelSyncScene, setNodeRef } from '../../../../controllers/labelsync/test/support.ts';
+import { createFixture as createRemediation } from '../../../../controllers/remediation/test/support.ts';
 
 const TIMEOUT_MS = 30_000;
 const image = { url: 'http://172.22.0.1/images/node.img', checksum: 'http://172.22.0.1/images/node.img.sha256sum', format: 'raw' as const };
@@ -104,6 +106,11 @@ const SINGLES = {
     }, TIMEOUT_MS);
     return 'the Metal3Cluster with an invalid label-sync prefix got the InvalidLabelSyncPrefix Warning event';
   },
+  async remediation(admin, ns) {
+    await createRemediation(admin, ns, { online: false });
+    await objectWhen(admin, Metal3RemediationResource, ns, 'worker-0', 'phase Failed (host offline)', (r) => r.status?.phase === 'Failed', TIMEOUT_MS);
+    return 'the Metal3Remediation of an offline host is Failed (RS-8)';
+  },
 } satisfies Record<string, Sample>;
 
 export const SAMPLES: Readonly<Record<string, Sample>> = {
@@ -112,7 +119,7 @@ export const SAMPLES: Readonly<Record<string, Sample>> = {
   // cluster sample's name; the dataclaim sample exercises the data side with its own Cluster).
   async 'all-in-one'(admin, ns) {
     const seen: string[] = [];
-    for (const sample of [SINGLES.cluster, SINGLES.template, SINGLES.machine, SINGLES.dataclaim]) seen.push(await sample(admin, ns));
+    for (const sample of [SINGLES.cluster, SINGLES.template, SINGLES.machine, SINGLES.dataclaim, SINGLES.remediation]) seen.push(await sample(admin, ns));
     return seen.join('; ');
   },
 };

@@ -11,7 +11,7 @@ import { bundle } from '../../../../scripts/bundle.ts';
 import { LAB_POLICY, type RestartPolicy } from './backoff.ts';
 import { SupervisedController } from './supervisor.ts';
 
-export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data', 'labelsync'] as const;
+export const CONTROLLERS = ['cluster', 'machine', 'template', 'dataclaim', 'data', 'labelsync', 'remediation'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 /** All of them in one process (controllers/all-in-one, `npm start -- --all-in-one`), under config/all-in-one's RBAC. */
 export const ALL_IN_ONE = 'all-in-one';

@@ -12,7 +12,10 @@
 // A test stops a host's kubelet, or makes it report NotReady, with an annotation (kubelet-state.ts):
 // its Node goes Unknown (as the node lifecycle controller marks a silent kubelet) or False, and Ready
 // again when the annotation goes; a stopped kubelet does not register.
-// Not kept: heartbeats, other status updates after registration, power-off making the Node NotReady.
+// A host powered off (BMO's reboot annotation, remediation R-10) stops its kubelet like the annotation
+// does; powered on again, a fresh kubelet boots and registers the Node again if it was deleted
+// meanwhile (remediation deletes it while the host is off), or adopts it and posts its state.
+// Not kept: heartbeats, other status updates after registration.
 // Known gap: if the simulator restarts after a host left `provisioned`, its Node is only found again
 // while the host is `deprovisioning` (with its consumer still set); later, it is left behind.
 import { type Client, isAlreadyExists, isNotFound } from '@metal3-ts/generated';
@@ -35,7 +38,7 @@ import {
 import type { SimulatorDeps } from '../simulator.ts';
 import { clusterOfHost, consumerMetal3Machine, inNamespace } from './host-cluster.ts';
 import { isProviderIdMode, NODE_HOST_UID_ANNOTATION, PROVIDER_ID_MODE_ANNOTATION, type ProviderIdMode } from './names.ts';
-import { type KubeletState, kubeletState, writeNodeHealth } from './kubelet-state.ts';
+import { type KubeletState, kubeletState, poweredOff, writeNodeHealth } from './kubelet-state.ts';
 import { plannedNode, shouldNodeExist } from './node.ts';
 import type { NodeRuntimes } from './node-runtime.ts';
 import { secretText } from './secret-data.ts';
@@ -64,6 +67,8 @@ interface Joined {
   readonly controlPlane?: boolean;
   /** What the Node was last made to say about its kubelet (kubelet-state.ts); unset: running. */
   readonly state?: KubeletState;
+  /** The host was powered off since this kubelet registered: the next power-on boots a new kubelet. */
+  readonly poweredOff?: boolean;
 }
 
 const METAL3_HOST_ANNOTATION = 'metal3.io/BareMetalHost';
@@ -157,6 +162,11 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
   /** A joined kubelet stopped, turned NotReady or runs again: the Node's conditions and taints follow. */
   const syncState = async (host: Readonly<BareMetalHost>, key: string, entry: Joined, { signal, log }: ReconcileContext): Promise<Result> => {
     const state = kubeletState(host);
+    const off = entry.poweredOff || poweredOff(host);
+    if (off && !entry.poweredOff) {
+      entry = { ...entry, poweredOff: true };
+      joined.set(key, entry);
+    }
     if (state === (entry.state ?? 'running')) return {};
     let client: Client | undefined;
     try {
@@ -265,9 +275,16 @@ export function kubeletController(deps: SimulatorDeps, ctx: KubeletControllerCon
       if (!running) return {};
     }
     const current = joined.get(key);
-    if (current) return syncState(host, key, current, context); // the kubelet registered once
+    const rebooted = current?.poweredOff === true && !poweredOff(host);
+    if (rebooted) joined.delete(key); // a new kubelet boots: it registers the Node again, or adopts it
+    else if (current) return syncState(host, key, current, context); // the kubelet registered once
     const result = await join(host, key, context);
-    const joinedNow = joined.get(key);
+    let joinedNow = joined.get(key);
+    // An adopted Node still says what the old kubelet's state made it say: the new one posts its own.
+    if (rebooted && joinedNow && current.state) {
+      joinedNow = { ...joinedNow, state: current.state };
+      joined.set(key, joinedNow);
+    }
     return joinedNow ? syncState(host, key, joinedNow, context) : result; // a kubelet NotReady from the start
   };
 

@@ -92,4 +92,16 @@ test('running again: Ready True KubeletReady at the restart, lifecycle taints li
   assert.equal([ready(up)?.status, ready(up)?.reason, ready(up)?.lastTransitionTime], ['True', 'KubeletReady', T2]);
 });
 
+test('RS-12 a provisioned host powered off (reboot annotation held by BMO) has a stopped kubelet; powered on, it runs', () => {
+  const at = (poweredOn: boolean | undefined, state: string, annotations: Record<string, string> = {}): BareMetalHost => ({
+    ...host(annotations, 'm3m-1'),
+    status: { poweredOn, provisioning: { state, ID: '', image: { url: '' } }, errorCount: 0, errorMessage: '', operationalStatus: 'OK' },
+  } as BareMetalHost);
+  assert.is(kubeletState(at(false, 'provisioned')), 'stopped');
+  assert.is(kubeletState(at(true, 'provisioned')), 'running');
+  assert.is(kubeletState(at(false, 'provisioning')), 'running'); // no kubelet yet: nothing to stop
+  assert.is(kubeletState(at(true, 'provisioned', { [KUBELET_NOT_READY_ANNOTATION]: 'm3m-1' })), 'not-ready');
+  assert.is(kubeletState(at(false, 'provisioned', { [KUBELET_NOT_READY_ANNOTATION]: 'm3m-1' })), 'stopped');
+});
+
 test.run();

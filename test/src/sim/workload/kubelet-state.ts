@@ -15,6 +15,9 @@
 // - KUBELET_NOT_READY_ANNOTATION: the kubelet runs but its container runtime network does not, so
 //   it posts Ready `False`, reason `KubeletNotReady` with the kubelet's message; the lifecycle
 //   controller taints `node.kubernetes.io/not-ready`. Stopped wins when both are set.
+// A provisioned host that BMO reports powered off (`status.poweredOn: false`, e.g. held off by a
+// `reboot.metal3.io/*` annotation during remediation) has a stopped kubelet too; when it is powered on
+// again a fresh kubelet boots and registers its Node anew if someone deleted it (kubelet-controller.ts).
 // Each taint comes with both effects, NoSchedule and NoExecute (with timeAdded). Not covered: the
 // mirror Pods of a control-plane node stay Ready; pods are not evicted; no periodic heartbeats.
 // Decisions are pure; writeNodeHealth is the one write, done by the kubelet controller.
@@ -36,8 +39,14 @@ const NOT_READY_MESSAGE =
 
 export type KubeletState = 'running' | 'stopped' | 'not-ready';
 
+/** A provisioned host BMO reports powered off: nothing runs on it. */
+export function poweredOff(host: Readonly<BareMetalHost>): boolean {
+  return host.status?.provisioning?.state === 'provisioned' && host.status.poweredOn === false;
+}
+
 /** The state of the kubelet of the host's current provisioning. */
 export function kubeletState(host: Readonly<BareMetalHost>): KubeletState {
+  if (poweredOff(host)) return 'stopped';
   const names = (annotation: string) => {
     const value = host.metadata.annotations?.[annotation];
     return !!value && value === host.spec?.consumerRef?.name;

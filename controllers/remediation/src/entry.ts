@@ -1,0 +1,34 @@
+// The Metal3Remediation controller's process: the common manager flags (research §8) plus upstream's
+// --metal3remediation-concurrency, the out-of-service-taint mode (off by default, docs/compatibility.md)
+// and the workload-cluster client budget, then the controller on the
+// shared harness. main.ts runs it alone; the all-in-one process runs it beside the others.
+import { controllerEntry } from '@metal3-ts/shared/entry/entry';
+import { flag } from '@metal3-ts/shared/entry/flags';
+import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
+import { remediationController } from './controller.ts';
+import { outOfServiceMode } from './out-of-service.ts';
+
+export const remediationEntry = controllerEntry({
+  name: 'metal3-ts-remediation',
+  flags: {
+    'metal3remediation-concurrency': flag.int(0, 'Metal3Remediations reconciled in parallel (0: use --concurrency)', { min: 0 }),
+    'out-of-service-taint': flag.oneOf(
+      ['false', 'true', 'auto'],
+      'false',
+      'Taint the Node out-of-service instead of deleting it while its host is off; auto: when the management apiserver is >= 1.28, as CAPM3',
+    ),
+    'clustercache-client-qps': flag.float(20, 'Requests per second to each workload cluster, per resource kind', { min: 0 }),
+    'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster, per resource kind', { min: 0 }),
+  },
+  async register(deps) {
+    const { manager, client, registry, log, clock, config, flags } = deps;
+    const outOfService = await outOfServiceMode(flags['out-of-service-taint'], client);
+    log.info('remediation mode', { outOfServiceTaint: outOfService });
+    const clusterCache = new ClusterCache(client, { log, registry, clock, qps: flags['clustercache-client-qps'], burst: flags['clustercache-client-burst'] });
+    manager.add(remediationController({
+      ...deps,
+      workloadClient: (cluster) => clusterCache.get(cluster),
+      config: { concurrency: flags['metal3remediation-concurrency'] || config.concurrency, outOfService },
+    }));
+  },
+});
