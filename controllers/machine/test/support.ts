@@ -1,7 +1,9 @@
 // The Metal3Machine controller in the test process through the shared runner (credentials bound to
-// exactly deploy/rbac.yaml, an exact request counter, the reconcile counters), with its ClusterCache; the simulated rest of the world (BMO, Cluster API Cluster and Machine,
-// bootstrap, workload clusters); and a scene builder (Cluster + Metal3Cluster, hosts with BMC
-// Secrets, Machine + Metal3Machine pairs); machineTestScene, the hooks every real-apiserver file shares;
+// exactly deploy/rbac.yaml, an exact request counter, the reconcile counters), with its ClusterCache;
+// the rest of the world: the REAL Cluster API managers (core, kubeadm bootstrap and control plane;
+// one set per test process, testing/cluster-api.ts) and the simulated BMO and workload clusters,
+// where nothing real can run; a scene builder (Cluster + Metal3Cluster, hosts with BMC Secrets,
+// Machine + Metal3Machine pairs); machineTestScene, the hooks every real-apiserver file shares;
 // and (re-exported from readers.ts) the pollers and readers of the cluster state.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,11 +27,11 @@ import type { RandomIndex } from '@metal3-ts/baremetal/selection';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import type { ClusterApi } from '@metal3-ts/test/capi/managers';
+import { withSharedClusterApi } from '@metal3-ts/test/testing/cluster-api';
 import { workloadNodes as readWorkloadNodes } from '@metal3-ts/test/testing/workload';
 import { type RunningController as InProcessController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
 import { type BmoOptions, bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
-import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
-import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 import { type ProviderIdMode, workloadSimulator } from '@metal3-ts/test/sim/workload/index';
 import { type MachineControllerConfig, metal3MachineController } from '../src/controller.ts';
@@ -104,13 +106,14 @@ export interface WorldOptions {
   readonly joinDelayMs?: number;
 }
 
-/** The simulated world around the controller: BMO, Cluster API Cluster and Machine, workload clusters. */
+/**
+ * The simulated part of the world around the controller: BMO and the workload clusters (with their
+ * kubelets). Cluster API is the real one, running for the whole process (machineTestScene).
+ */
 export function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
   const deps = simulatorDeps(env.admin);
   return startSimulators(deps, [
     ...bmoSimulator(deps, options.bmo ?? {}),
-    ...clusterSimulator(deps),
-    ...machineSimulator(deps),
     ...(options.workload === false ? [] : workloadSimulator(deps, {
       env,
       namespace,
@@ -137,11 +140,20 @@ export interface ClusterSceneOptions {
   /** Metal3Cluster cloud-provider flags (default: no cloud provider, so the node-label path runs). */
   readonly cloudProvider?: boolean;
   readonly paused?: boolean;
+  /**
+   * The workload-cluster simulator runs: wait until the Cluster's workload apiserver answers before
+   * the infrastructure is ready (below). Default false.
+   */
+  readonly workload?: boolean;
 }
 
 /**
  * A Cluster with its Metal3Cluster marked ready (the cluster controller's job, not under test here),
- * and the bootstrap data Secret machines name in `dataSecretName`.
+ * and the bootstrap data Secret machines name in `dataSecretName`; resolves once Cluster API reports
+ * the infrastructure ready. The order matters with the real Cluster API: its ClusterCache first
+ * connects once the infrastructure is provisioned and, when that try fails (a workload apiserver
+ * still starting), tries again only 30 s later. So with a workload cluster the Metal3Cluster is made
+ * ready only once its apiserver answers; a paused Cluster is not waited for (Cluster API leaves it).
  */
 export async function createClusterScene(client: Client, namespace: string, options: ClusterSceneOptions = {}): Promise<Cluster> {
   const name = options.name ?? CLUSTER;
@@ -152,7 +164,6 @@ export async function createClusterScene(client: Client, namespace: string, opti
       spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: cloud, noCloudProvider: !cloud },
     }),
   );
-  await client.api(Metal3ClusterResource, namespace).mergePatchStatus(name, { status: { ready: true } });
   await client.api(SecretResource, namespace).create(
     newSecret({
       metadata: { name: BOOTSTRAP_SECRET, labels: { 'cluster.x-k8s.io/cluster-name': name } },
@@ -168,9 +179,15 @@ export async function createClusterScene(client: Client, namespace: string, opti
       spec: { ...(options.paused ? { paused: true } : {}), infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name } },
     }),
   );
+  if (options.workload) {
+    await eventually(`the workload cluster of ${name} answering`, () => readWorkloadNodes(client, { namespace, name }), PROVISION_MS);
+  }
+  await client.api(Metal3ClusterResource, namespace).mergePatchStatus(name, { status: { ready: true } });
+  if (options.paused) return cluster;
   await eventually(
     'the Cluster infrastructure ready',
     async () => ((await client.api(ClusterResource, namespace).get(name)).status?.infrastructureReady ? true : undefined),
+    PROVISION_MS,
   );
   return cluster;
 }
@@ -235,7 +252,7 @@ export interface MachineOptions {
   readonly failureDomain?: string;
 }
 
-/** A Metal3Machine `name` and its Cluster API Machine `name`; the Machine simulator adopts the former. */
+/** A Metal3Machine `name` and its Cluster API Machine `name`; Cluster API's Machine controller adopts the former. */
 export async function createMachine(
   client: Client,
   namespace: string,
@@ -350,11 +367,13 @@ export interface SceneOptions {
 /** What the tests of a file share; read it inside tests and hooks, not at import time. */
 export interface MachineTestScene {
   readonly env: TestEnv;
+  /** The real Cluster API managers of the process. */
+  readonly capi: ClusterApi;
   /** An admin client. */
   readonly client: Client;
   /** The file's namespace. */
   readonly ns: string;
-  /** The simulators; a test may stop them and put others in their place (those are stopped at teardown). */
+  /** The simulators (BMO, workload clusters); a test may stop them and put others in their place (those are stopped at teardown). */
   world: RunningSimulators;
   /** The controller of the namespace (unless `controller: false`). */
   readonly controller: RunningController;
@@ -367,13 +386,14 @@ export interface MachineTestScene {
 }
 
 /**
- * Registers the file as a user of the shared environment and the `before` and `after` hooks every
- * real-apiserver file needs: an admin client, a fresh namespace, the simulated world, the Cluster
+ * Registers the file as a user of the shared environment and of the real Cluster API, and the
+ * `before` and `after` hooks every real-apiserver file needs: an admin client, a fresh namespace, the simulated world, the Cluster
  * scene, the hosts (waited for until available, all at once) and the controller; at the end the
  * controllers, the world and the client are stopped. Call at module top level, before any hook.
  */
 export function machineTestScene(test: SuiteHooks, options: SceneOptions): MachineTestScene {
   const env = withSharedEnv(test);
+  const capi = withSharedClusterApi(test, env);
   let client: Client | undefined;
   let ns: string | undefined;
   let world: RunningSimulators | undefined;
@@ -388,6 +408,9 @@ export function machineTestScene(test: SuiteHooks, options: SceneOptions): Machi
   const scene: MachineTestScene = {
     get env() {
       return env();
+    },
+    get capi() {
+      return capi();
     },
     get client() {
       return started(client, 'client');
@@ -418,7 +441,7 @@ export function machineTestScene(test: SuiteHooks, options: SceneOptions): Machi
     client = adminClient(env());
     ns = await freshNamespace(env().admin.client, options.prefix);
     world = await startWorld(env(), ns, options.world);
-    if (options.cluster !== false) await createClusterScene(client, ns, options.cluster);
+    if (options.cluster !== false) await createClusterScene(client, ns, { workload: options.world?.workload !== false, ...options.cluster });
     if (options.hosts) {
       for (const host of await createAvailableHosts(client, ns, options.hosts, options.hostOptions, options.hostsTimeoutMs)) {
         hosts.set(host.metadata.name ?? '', host);
