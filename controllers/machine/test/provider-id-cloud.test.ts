@@ -1,5 +1,5 @@
 // The providerID workflow with a cloud provider (seed 000 step 2, research P-7, P-4, P-5, V-9, P-14),
-// against a real apiserver, the simulated BMO and Cluster API core and one workload apiserver. The
+// against a real apiserver, the simulated BMO, the real Cluster API and one workload apiserver. The
 // Metal3Cluster has `cloudProviderEnabled: true`; the simulated "cloud provider" (the workload
 // simulator's providerID mode, `cloud-provider` for the file, switched per test with the Cluster's
 // PROVIDER_ID_MODE_ANNOTATION) sets the Node's ID, and CAPM3 only adopts it: it never patches a Node
