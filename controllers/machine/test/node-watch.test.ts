@@ -11,12 +11,12 @@ import * as assert from 'uvu/assert';
 import { newNode } from '@metal3-ts/generated/core/v1';
 import {
   createMachine,
-  machineWithNode,
   EVENT_MS,
   eventually,
   hostWhen,
   IMAGE,
   machineTestScene,
+  machineWithNode,
   metal3MachineWhen,
   PROVISION_MS,
   settled,
@@ -87,7 +87,13 @@ test(`P-6 (changed), P-8 legacy, P-10: a labelled Node registering with the lega
   await hostWhen(scene.client, scene.ns, slot, `${slot} provisioned`, (h) => h.status?.provisioning?.state === 'provisioned', PROVISION_MS);
   await eventually(`the controller looked for the Node of ${slot}`, () => (nodeRequests('list') > lists ? true : undefined), EVENT_MS);
   const defaultID = `metal3://${scene.ns}/${slot}/${slot}`;
-  const waiting = await metal3MachineWhen(scene.client, scene.ns, slot, `${slot} ready with the default ID`, (m) => m.status?.ready === true && m.spec?.providerID === defaultID);
+  const waiting = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    slot,
+    `${slot} ready with the default ID`,
+    (m) => m.status?.ready === true && m.spec?.providerID === defaultID,
+  );
   const hostname = waiting.status?.addresses?.find((a) => a.type === 'Hostname')?.address ?? '';
   const uid = scene.host(slot).metadata.uid ?? '';
   const legacy = `metal3://${uid}`;
@@ -98,12 +104,23 @@ test(`P-6 (changed), P-8 legacy, P-10: a labelled Node registering with the lega
     metadata: { name: hostname, labels: { 'kubernetes.io/hostname': hostname, 'metal3.io/uuid': uid } },
     spec: { providerID: legacy },
   }));
-  await metal3MachineWhen(scene.client, scene.ns, slot, `${slot} given the legacy ID of its Node`, (m) => m.status?.ready === true && m.spec?.providerID === legacy, EVENT_MS);
+  await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    slot,
+    `${slot} given the legacy ID of its Node`,
+    (m) => m.status?.ready === true && m.spec?.providerID === legacy,
+    EVENT_MS,
+  );
   const machine = await machineWithNode(scene.client, scene.ns, slot, PROVISION_MS);
   assert.is(machine.spec?.providerID, legacy, 'Cluster API copied the ID the Node carries');
   assert.is(machine.status?.nodeRef?.name, hostname);
   assert.is((await nodes.get(hostname)).spec?.providerID, legacy);
-  assert.is(scene.controller.counter.count({ resource: 'nodes', verb: 'patch' }) + scene.controller.counter.count({ resource: 'nodes', verb: 'update' }), writes, 'the Node is not written');
+  assert.is(
+    scene.controller.counter.count({ resource: 'nodes', verb: 'patch' }) + scene.controller.counter.count({ resource: 'nodes', verb: 'update' }),
+    writes,
+    'the Node is not written',
+  );
   assert.is(scene.controller.errors(), 0);
 });
 

@@ -63,7 +63,9 @@ test('P-6 (changed): spec.providerID already defaulted (P-10) and the Node label
   const m1 = await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` }, spec: { image: IMAGE, providerID: `metal3://${NS}/h1/m1` } });
   const host = await putHost(world, claimedHost(testHost('h1', { state: 'provisioned' }), { consumer: machineRef('m1', NS, m1.metadata.uid) }));
   const legacy = `metal3://${host.metadata.uid}`;
-  await workload.client.api(NodeResource).create(newNode({ metadata: { name: 'node-1', labels: { [NODE_UUID_LABEL]: host.metadata.uid ?? '' } }, spec: { providerID: legacy } }));
+  await workload.client.api(NodeResource).create(
+    newNode({ metadata: { name: 'node-1', labels: { [NODE_UUID_LABEL]: host.metadata.uid ?? '' } }, spec: { providerID: legacy } }),
+  );
   const scope = await world.scope();
   const before = (await workload.client.api(NodeResource).get('node-1')).metadata.resourceVersion;
 
