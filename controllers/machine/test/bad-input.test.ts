@@ -1,5 +1,5 @@
-// Bad input and missing neighbours, against a real apiserver with the simulated BMO and Cluster API
-// core (no workload cluster). Invalid configuration is terminal (seed 002): failureReason
+// Bad input and missing neighbours, against a real apiserver with the simulated BMO and the real
+// Cluster API (no workload cluster). Invalid configuration is terminal (seed 002): failureReason
 // InvalidConfiguration with a failureMessage, a condition with reason and message, a Warning event,
 // no retry loop, no host claimed twice, and deletion still works. A missing owner Machine, Cluster,
 // Cluster infrastructure or Metal3Cluster is a wait with a condition that ends with the event that
@@ -251,7 +251,7 @@ test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal
       spec: { infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name: 'nom3c' } },
     }),
   );
-  await eventually('the Cluster simulator took nom3c', async () => ((await clusters.get('nom3c')).metadata.finalizers?.length ? true : undefined), EVENT_MS);
+  await eventually('Cluster API took nom3c', async () => ((await clusters.get('nom3c')).metadata.finalizers?.length ? true : undefined), EVENT_MS);
   await clusters.mergePatchStatus('nom3c', { status: { infrastructureReady: true } });
   const errorsBefore = scene.controller.errors();
   await createMachine(scene.client, scene.ns, 'nm-0', { cluster: 'nom3c' });
@@ -268,7 +268,7 @@ test('M-13: a missing Metal3Cluster is a wait (upstream spelling WaitingforMetal
   assert.is(m3m.status?.failureReason, undefined);
   assert.is(scene.controller.errors(), errorsBefore, 'a wait, not an error');
 
-  // Created paused and ready, then un-paused: the Cluster simulator never sees it not ready, so the
+  // Created paused and ready, then un-paused: never seen not ready, so the
   // Cluster stays infrastructure-ready throughout (the M-12 bug below cannot interfere here).
   const m3cs = scene.client.api(Metal3ClusterResource, scene.ns);
   await m3cs.create(
@@ -316,7 +316,7 @@ test('M-12: Cluster infrastructure not ready is a wait; the machine proceeds as 
   assert.is(v2Message(m3m, 'AssociateBareMetalHost'), 'Waiting for Metal3Cluster Controller to create cluster infrastructure');
   assert.is(m3m.status?.failureReason, undefined);
   assert.is((await consumers(scene.client, scene.ns)).get('ni-0'), undefined, 'no host claimed');
-  // Let the Cluster API simulators finish with the new objects, so only the readiness change is left.
+  // Let Cluster API finish with the new objects, so only the readiness change is left.
   await sleep(1_000);
 
   await m3cs.mergePatchStatus('noinfra', { status: { ready: true } });
@@ -331,7 +331,7 @@ test('M-12: Cluster infrastructure not ready is a wait; the machine proceeds as 
 });
 
 test("M-11 (changed), M-3: a Machine whose Cluster does not exist is a wait naming the Cluster, not an error loop; the Cluster's creation wakes the machine", async () => {
-  // No Cluster, so the Machine simulator does not adopt the Metal3Machine: the owner reference is set here.
+  // No Cluster, so Cluster API does not adopt the Metal3Machine: the owner reference is set here.
   const machine = await scene.client.api(MachineResource, scene.ns).create(
     newMachine({
       metadata: { name: 'late-0', labels: { [CLUSTER_NAME_LABEL]: 'late' } },

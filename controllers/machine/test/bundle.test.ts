@@ -1,7 +1,7 @@
 // The deployable: src/main.ts bundled into one file starts under Node 24 and Deno 2 with the
 // credentials of deploy/rbac.yaml and leader election on (the manifest's Role, bound in the test
 // namespace as the sibling bundle tests do), becomes ready, associates a sample Metal3Machine with a
-// host and takes it to ready with its provider ID (simulated BMO, Cluster API and workload cluster),
+// host and takes it to ready with its provider ID (simulated BMO and workload cluster, real Cluster API),
 // counts its reconciles in /metrics, releases a deleted machine's host (under Deno), and exits 0 on
 // SIGTERM, giving the Lease back. One namespace and world for both runtimes.
 import { suite } from 'uvu';

@@ -1,7 +1,8 @@
 // Crash safety (issue: "the controller killed at random points during association and deletion (at
 // least 20 runs) never leaks a claimed host or a finalizer, and converges after restart"). Each round
 // runs the bundled controller as one process (leader election off, deploy/rbac.yaml), creates 3
-// Machine + Metal3Machine pairs for the 3 hosts and SIGKILLs the process after a random delay; a new
+// Machine + Metal3Machine pairs for the 3 hosts and, once the real Cluster API adopted them, SIGKILLs
+// the process after a random delay; a new
 // process must then associate every machine with exactly one host and provision it, with no host
 // naming a consumer that does not exist. Then the machines are deleted and the process is killed
 // again at a random point (BMO deprovisions in a few hundred ms, so kills land before, during and
@@ -103,6 +104,13 @@ test(`${ROUNDS} rounds: killed during association and during deletion, never a l
     // Association, killed after a random delay.
     const associateKill = Math.floor(random() * ASSOCIATE_KILL_MAX_MS);
     await Promise.all(names.map((name) => createMachine(scene.client, scene.ns, name)));
+    // The kill window opens once Cluster API has adopted the pairs (a Metal3Machine waits for its
+    // owner Machine, M-9): under load that takes longer than the window, which would then only ever
+    // find untouched machines.
+    await eventually(`${tag}, round ${round}: the Metal3Machines adopted by their Machines`, async () => {
+      const m3ms = (await listMetal3Machines(scene.client, scene.ns)).filter((m) => names.includes(m.metadata.name ?? ''));
+      return m3ms.length === names.length && m3ms.every((m) => m.metadata.ownerReferences?.some((o) => o.kind === 'Machine')) ? true : undefined;
+    }, CONVERGE_MS);
     await sleep(associateKill);
     await crash(current);
     {

@@ -1,6 +1,6 @@
 // Deletion of a Metal3Machine and node reuse (research section 4 X-10, section 6 N-3…N-7, seed 001)
-// against a real apiserver, without a workload cluster, with the simulated BMO (instant) and Cluster
-// API core: a released host is labelled for the control plane or MachineDeployment its machine
+// against a real apiserver, without a workload cluster, with the simulated BMO (instant) and the real
+// Cluster API: a released host is labelled for the control plane or MachineDeployment its machine
 // belonged to when the machine's template has nodeReuse, and the next machine of that owner takes it
 // (H-7, H-10, M-24); not when the Cluster itself is being deleted. The rest of the deletion flow is
 // checked in deletion.test.ts. Every test selects hosts by its own `group` label.
@@ -11,7 +11,7 @@ import { Metal3MachineTemplateResource, newMetal3MachineTemplate } from '@metal3
 import { NODE_REUSE_LABEL } from '@metal3-ts/baremetal/names';
 import { CLONED_FROM_NAME_ANNOTATION, CLUSTER_NAME_LABEL } from '../src/names.ts';
 import { availableHosts, controlPlaneMachine, deleteMachine, hostApi, provisionedHost, releasedHost, selector } from './scene-helpers.ts';
-import { CLUSTER, createClusterScene, createMachine, EVENT_MS, HOLD_FINALIZER, IMAGE, machineTestScene, sleep, when } from './support.ts';
+import { BOOTSTRAP_SECRET, CLUSTER, createClusterScene, createMachine, EVENT_MS, HOLD_FINALIZER, IMAGE, machineTestScene, sleep, when } from './support.ts';
 
 const test = suite('Metal3Machine deletion: node reuse (X-10, N-3…N-7)');
 const scene = machineTestScene(test, {
@@ -56,7 +56,21 @@ test('X-10, N-4, N-6, N-7: a worker of MachineSet→MachineDeployment md-1 leave
         labels: { [CLUSTER_NAME_LABEL]: CLUSTER },
         ownerReferences: [{ apiVersion: 'cluster.x-k8s.io/v1beta1', kind: 'MachineDeployment', name: 'md-1', uid: 'uid-of-md-1', controller: true }],
       },
-      spec: { clusterName: CLUSTER, selector: { matchLabels: { set: 'ms-1' } } },
+      // As real Cluster API accepts it; no replicas, and a selector the Machines below do not match,
+      // so its MachineSet controller neither creates nor deletes any: they are only owned by it.
+      spec: {
+        clusterName: CLUSTER,
+        replicas: 0,
+        selector: { matchLabels: { set: 'ms-1' } },
+        template: {
+          metadata: { labels: { set: 'ms-1' } },
+          spec: {
+            clusterName: CLUSTER,
+            bootstrap: { dataSecretName: BOOTSTRAP_SECRET },
+            infrastructureRef: { apiVersion: Metal3MachineTemplateResource.apiVersion, kind: 'Metal3MachineTemplate', name: 'md-tmpl' },
+          },
+        },
+      },
     }),
   );
   const owners: Machine['metadata']['ownerReferences'] = [{
@@ -100,7 +114,7 @@ test('N-6: no reuse label when the Cluster is being deleted, though the template
   await controlPlaneMachine(scene, 'n6-0', 'kcp-n6', 'n6', 'cp-tmpl', { cluster: 'doomed' });
   assert.is(await provisionedHost(scene, 'n6-0'), 'n6-h');
 
-  // The Cluster simulator's finalizer is there too; ours holds the Cluster in deletion whatever it does.
+  // Cluster API's finalizer is there too; ours holds the Cluster in deletion whatever it does.
   const cluster = await scene.client.api(ClusterResource, scene.ns).get('doomed');
   assert.ok(cluster.metadata.finalizers?.includes(HOLD_FINALIZER));
   await scene.client.api(ClusterResource, scene.ns).delete('doomed');

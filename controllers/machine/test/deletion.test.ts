@@ -6,12 +6,13 @@
 // is released without the host annotation (X-3), a stale owner reference on a host held by someone
 // else is removed (E-19). The reuse label a released host may get (X-10, N-3…N-7) is checked in
 // deletion-reuse.test.ts. Every test selects hosts by its own `group` label. The first tests run with
-// the simulated BMO (instant) and Cluster API core; the last two replace that world by a BMO alone in
-// BMO test-mode timings (deprovisioning 1.5 s), with the Machines made by hand, so that a Machine and
-// its Cluster can disappear without cascading.
+// the simulated BMO (instant) and the real Cluster API; the last two replace the BMO by one in BMO
+// test-mode timings (deprovisioning 1.5 s), with the Machines' ownership written by hand; E-12's
+// Machine is paused for Cluster API (`cluster.x-k8s.io/paused`) and its finalizer removed by hand, as
+// a forced deletion leaves it, so that it can disappear before its Metal3Machine.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ClusterResource, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { ClusterResource, MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import {
   Metal3ClusterResource,
@@ -20,7 +21,6 @@ import {
   type Metal3Machine,
   Metal3MachineResource,
   type Metal3MachineSpec,
-  newMetal3Cluster,
   newMetal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -265,14 +265,17 @@ test('E-19 (changed): a machine that found its host taken by another machine, th
   assertTheirs(host, 'e19s-b', theirs);
 });
 
-// From here on: a BMO alone (no Cluster API simulators, so nothing cascades), in test-mode timings.
+// From here on: a BMO in test-mode timings.
 
-/** A Machine of `cluster` and its Metal3Machine, owned by it from the start (no Machine simulator runs). */
-async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSpec): Promise<Metal3Machine> {
+/**
+ * A Machine of `cluster` and its Metal3Machine, owned by it from the start; `paused`: the Machine
+ * carries Cluster API's pause annotation, so Cluster API only puts its finalizer on it.
+ */
+async function ownedMachine(name: string, cluster: string, spec: Metal3MachineSpec, paused = false): Promise<Metal3Machine> {
   const labels = { [CLUSTER_NAME_LABEL]: cluster };
   const machine = await scene.client.api(MachineResource, scene.ns).create(
     newMachine({
-      metadata: { name, labels },
+      metadata: { name, labels, ...(paused ? { annotations: { [CAPI_PAUSED_ANNOTATION]: 'true' } } : {}) },
       spec: { clusterName: cluster, bootstrap: { dataSecretName: BOOTSTRAP_SECRET }, infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Machine', name } },
     }),
   );
@@ -296,27 +299,22 @@ test('E-12 (changed): a Metal3Machine whose Machine, Cluster and Metal3Cluster a
     bmoSimulator(deps, { speed: 'bmoTestMode', timings: { inspectionMs: 0, provisioningMs: 200, deprovisioningMs: 1_500 } }),
   );
 
-  await scene.client.api(Metal3ClusterResource, scene.ns).create(
-    newMetal3Cluster({
-      metadata: { name: 'e12', labels: { [CLUSTER_NAME_LABEL]: 'e12' } },
-      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, noCloudProvider: true },
-    }),
-  );
-  await scene.client.api(ClusterResource, scene.ns).create(
-    newCluster({ metadata: { name: 'e12' }, spec: { infrastructureRef: { apiVersion: M3M_API, kind: 'Metal3Cluster', name: 'e12' } } }),
-  );
-  await scene.client.api(ClusterResource, scene.ns).mergePatchStatus('e12', { status: { infrastructureReady: true } });
+  await createClusterScene(scene.client, scene.ns, { name: 'e12' });
   await availableHosts(scene, 'e12', ['e12-h']);
-  await ownedMachine('e12-0', 'e12', { image: IMAGE, ...selector('e12') });
+  await ownedMachine('e12-0', 'e12', { image: IMAGE, ...selector('e12') }, true);
   assert.is(await provisionedHost(scene, 'e12-0'), 'e12-h');
   assert.is((await scene.client.api(SecretResource, scene.ns).get('e12-h-bmc-secret')).metadata.labels?.[CLUSTER_NAME_LABEL], 'e12', 'M-26');
 
+  // The Machine goes first, by force (Cluster API, told to pause it, would delete the Metal3Machine
+  // first and wait for it); then Cluster API deletes the Cluster and its Metal3Cluster.
+  await when(scene.client, MachineResource, scene.ns, 'e12-0', 'the Machine with the Cluster API finalizer', (m) => !!m.metadata.finalizers?.length, EVENT_MS);
   await scene.client.api(MachineResource, scene.ns).delete('e12-0');
-  await scene.client.api(ClusterResource, scene.ns).delete('e12');
-  await scene.client.api(Metal3ClusterResource, scene.ns).delete('e12');
+  await scene.client.api(MachineResource, scene.ns).mergePatch('e12-0', { metadata: { finalizers: null } });
   await gone(scene.client, MachineResource, scene.ns, 'e12-0', EVENT_MS);
+  await scene.client.api(ClusterResource, scene.ns).delete('e12');
   await gone(scene.client, ClusterResource, scene.ns, 'e12', EVENT_MS);
   await gone(scene.client, Metal3ClusterResource, scene.ns, 'e12', EVENT_MS);
+  assert.ok(await scene.client.api(Metal3MachineResource, scene.ns).get('e12-0'), 'the Metal3Machine outlived them');
   await sleep(300); // the controller's informers see them go
 
   await deleteMachine(scene, 'e12-0');

@@ -2,7 +2,7 @@
 // point 4): inspection data comes from the machine, so a hostname the schema refuses (over 256
 // characters) must not fail every status patch of the machine for good, and NIC "addresses" that are
 // no IP must not be handed on as addresses. Real apiserver, simulated BMO (hardware overridden through
-// its annotation), Cluster API core and a workload cluster.
+// its annotation), the real Cluster API and a workload cluster.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';

@@ -1,5 +1,5 @@
-// A Metal3Machine from creation to Node and back, with the simulated BMO, Cluster API core and a
-// workload cluster: association (M-18…M-27, H-13), provisioning (M-25, M-30, M-31), the provider ID
+// A Metal3Machine from creation to Node and back, with the simulated BMO and workload cluster and the
+// real Cluster API: association (M-18…M-27, H-13), provisioning (M-25, M-30, M-31), the provider ID
 // on the node-label path (P-8, P-11) and the Cluster API contract (seed 002), then deletion
 // (X-1…X-16). One workload apiserver for the file; the tests run in order.
 import { suite } from 'uvu';
@@ -25,7 +25,7 @@ import {
   workloadNodes,
 } from './support.ts';
 
-const test = suite('Metal3Machine lifecycle with simulators');
+const test = suite('Metal3Machine lifecycle with the real Cluster API');
 const scene = machineTestScene(test, { prefix: 'machine-lifecycle', hosts: ['host-0'] });
 
 test('M-18…M-27, H-13, M-25, M-31, P-8, P-11: a Metal3Machine gets a host, the host is provisioned, the Node gets the new-format provider ID', async () => {

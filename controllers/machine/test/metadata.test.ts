@@ -1,5 +1,5 @@
 // The Metal3Machine side of the data template flow and of the host spec, against a real apiserver
-// with the simulated BMO and Cluster API core (no workload cluster): the Metal3DataClaim a machine
+// with the simulated BMO and the real Cluster API (no workload cluster): the Metal3DataClaim a machine
 // creates (M-35, DC-1), waiting for the Metal3Data the template controller would allocate and the
 // data controller would render (M-36; no data controller runs here, the test plays both), Secrets
 // named in the spec (M-35 steps 1-2), user data resolution (M-20, M-23, E-8), the cleaning mode and
@@ -219,9 +219,10 @@ test('M-20: a bootstrap configRef that is not ready blocks association: no host 
 });
 
 test('M-23, E-8: with only a bootstrap configRef, the user data Secret is named like the config', async () => {
-  // No bootstrap provider runs: its readiness is set on the Machine by hand, as CAPI would mirror it.
-  // (The Machine simulator leaves bootstrapReady and the BootstrapReady condition alone while the
-  // KubeadmConfig does not exist.)
+  // The KubeadmConfig does not exist: its readiness is set on the Machine by hand, and real Cluster
+  // API leaves bootstrapReady and the BootstrapReady condition alone while the config is missing.
+  // Real Cluster API itself never shows this state (it writes dataSecretName with bootstrapReady):
+  // M-23's fallback to the config's name is upstream's, for Machines written otherwise.
   const machines = scene.client.api(MachineResource, scene.ns);
   const machine = await machines.get('cr-0');
   assert.is(machine.spec?.bootstrap.dataSecretName, undefined);
@@ -246,7 +247,7 @@ test('M-23, E-8: with only a bootstrap configRef, the user data Secret is named 
   const host = await hostWhen(scene.client, scene.ns, hostNamed(m3m), 'the host deployed', (h) => h.spec?.image !== undefined, EVENT_MS);
   assert.equal(host.spec?.userData, { name: 'kc-1', namespace: scene.ns });
   const after = await machines.get('cr-0');
-  assert.is(after.status?.bootstrapReady, true, 'the Machine simulator kept the hand-set bootstrap status');
+  assert.is(after.status?.bootstrapReady, true, 'Cluster API kept the hand-set bootstrap status');
 });
 
 test('N-2, E-9: the cleaning mode follows the Metal3Machine after provisioning; power switched off by hand is switched on again', async () => {

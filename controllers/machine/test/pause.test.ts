@@ -1,5 +1,5 @@
 // Pause propagation of the Metal3Machine controller against a real apiserver, with the simulated BMO,
-// Cluster API core and one workload cluster (research M-14, M-15, M-16, E-4 changed, E-41, seed 002:
+// the real Cluster API and one workload cluster (research M-14, M-15, M-16, E-4 changed, E-41, seed 002:
 // "pause propagation to the host … and back"). A paused Cluster pauses the host of each of its
 // machines with `baremetalhost.metal3.io/paused: metal3.io/capm3` and a copy of the host status;
 // un-pausing lifts only that pause; a user's pause (any other value) is never touched; the

@@ -1,7 +1,7 @@
 // The providerID workflow without a cloud provider (seed 000 steps 1, 3 and 4; research P-6, P-8,
 // P-10, P-12, E-11 as changed here, E-37, M-19; a host annotation naming another namespace, E-29, is
-// refused before any provider ID: host-annotation.test.ts), against a real apiserver, the simulated BMO and
-// Cluster API core and one workload apiserver. The simulated kubelets leave the providerID to CAPM3
+// refused before any provider ID: host-annotation.test.ts), against a real apiserver, the simulated BMO,
+// the real Cluster API and one workload apiserver. The simulated kubelets leave the providerID to CAPM3
 // (mode `default`); what each Node looks like comes from the machine's own bootstrap user data, as in
 // a real cluster: a kubelet `provider-id` argument (the legacy `metal3://{{ ds.meta_data.uuid }}`, or
 // a literal new-format ID), with or without the `metal3.io/uuid` node label, under another node name.

@@ -1,6 +1,6 @@
 // Host selection with node reuse (research H-7, H-10, E-32, N-3, N-5, V-10 control-plane rows) and
 // hosts being deleted (H-6), end to end through the Metal3Machine controller with the simulated BMO,
-// Cluster API core and a workload cluster. A control-plane Machine is one labelled
+// the real Cluster API and a workload cluster. A control-plane Machine is one labelled
 // `cluster.x-k8s.io/control-plane` and owned by a KubeadmControlPlane; its reuse name is
 // `cp-<control plane>`. Every test labels its hosts with its own group and selects on it.
 import { suite } from 'uvu';

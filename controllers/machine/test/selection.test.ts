@@ -1,5 +1,5 @@
 // Host selection end to end (research section 2, H-1…H-13, V-10, E-31, E-33 changed), through the
-// Metal3Machine controller with the simulated BMO, Cluster API core and a workload cluster: which host
+// Metal3Machine controller with the simulated BMO and workload cluster and the real Cluster API: which host
 // each machine ends up holding, and what the machine says while it cannot get one. One namespace,
 // Cluster and workload apiserver for the file; every test labels its hosts with its own group and
 // selects on it, so machines of one test never see the hosts of another. Node reuse (H-7, H-10,
@@ -45,7 +45,7 @@ const random: RandomIndex = (n) => {
 /** Every pick since `offered` was cleared chose among exactly `n` candidates. */
 const offeredOnly = (n: number): boolean => offered.length > 0 && offered.every((k) => k === n);
 
-const test = suite('Metal3Machine host selection with simulators');
+const test = suite('Metal3Machine host selection (simulated BMO, real Cluster API)');
 const scene = machineTestScene(test, { prefix: 'machine-selection', controller: { random } });
 
 test.before.each(() => {
@@ -114,7 +114,7 @@ test('H-3, seed 002: an invalid host selector (operator pancakes, gt with a non-
     assert.is(events[0]?.message, m3m.status?.failureMessage, name);
   }
   // No retry loop: one terminal error each (a retry with backoff would add errors; reconciles woken by
-  // other objects' events, such as the Machine simulator copying the failure, are no retry).
+  // other objects' events, such as Cluster API copying the failure, are no retry).
   await settled(scene.controller, reconciles, 1_000);
   assert.is(scene.controller.errors() - errors, 2, 'exactly one (terminal) error per invalid machine');
   const held = await consumers(scene.client, scene.ns);

@@ -1,39 +1,28 @@
 // The Metal3Machine controller in the test process through the shared runner (credentials bound to
-// exactly deploy/rbac.yaml, an exact request counter, the reconcile counters), with its ClusterCache; the simulated rest of the world (BMO, Cluster API Cluster and Machine,
-// bootstrap, workload clusters); and a scene builder (Cluster + Metal3Cluster, hosts with BMC
-// Secrets, Machine + Metal3Machine pairs); machineTestScene, the hooks every real-apiserver file shares;
-// and (re-exported from readers.ts) the pollers and readers of the cluster state.
-import { readFileSync } from 'node:fs';
+// exactly deploy/rbac.yaml, an exact request counter, the reconcile counters), with its ClusterCache;
+// the rest of the world: the REAL Cluster API managers (core, kubeadm bootstrap and control plane;
+// one set per test process, testing/cluster-api.ts) and the simulated BMO and workload clusters,
+// where nothing real can run; machineTestScene, the hooks every real-apiserver file shares; and,
+// re-exported, the scene's objects (scene-objects.ts: Cluster + Metal3Cluster, hosts with BMC
+// Secrets, Machine + Metal3Machine pairs) and the pollers and readers of the cluster state (readers.ts).
 import { fileURLToPath } from 'node:url';
 import { Client, Transport } from '@metal3-ts/generated';
-import { newSecret, type Node, NodeResource, SecretResource } from '@metal3-ts/generated/core/v1';
-import { type Cluster, ClusterResource, type Machine, MachineResource, newCluster, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import {
-  Metal3ClusterResource,
-  type Metal3Data,
-  type Metal3DataClaim,
-  Metal3DataResource,
-  type Metal3Machine,
-  Metal3MachineResource,
-  type Metal3MachineSpec,
-  newMetal3Cluster,
-  newMetal3Data,
-  newMetal3Machine,
-} from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { type BareMetalHost, BareMetalHostResource, type BareMetalHostSpec } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
+import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
+import type { ClusterApi } from '@metal3-ts/test/capi/managers';
+import { withSharedClusterApi } from '@metal3-ts/test/testing/cluster-api';
 import { workloadNodes as readWorkloadNodes } from '@metal3-ts/test/testing/workload';
 import { type RunningController as InProcessController, startInProcess } from '@metal3-ts/test/testing/controller-runner';
-import { type BmoOptions, bmoSimulator, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
-import { clusterSimulator } from '@metal3-ts/test/sim/capi/cluster';
-import { machineSimulator } from '@metal3-ts/test/sim/capi/machine';
+import { type BmoOptions, bmoSimulator } from '@metal3-ts/test/sim/bmo/index';
 import { type RunningSimulators, simulatorDeps, startSimulators } from '@metal3-ts/test/sim/simulator';
 import { type ProviderIdMode, workloadSimulator } from '@metal3-ts/test/sim/workload/index';
 import { type MachineControllerConfig, metal3MachineController } from '../src/controller.ts';
 import { CONTROLLER_NAME } from '../src/names.ts';
+import { CLUSTER, type ClusterSceneOptions, createAvailableHosts, createClusterScene, type HostList, type HostOptions } from './scene-objects.ts';
 import { eventually } from './readers.ts';
 
 // The label and annotation strings the tests check are the ones the code uses: tests import them from
@@ -52,8 +41,6 @@ export const HOLD_FINALIZER = 'test.metal3-ts.dev/hold';
 export const SLOT_LABEL = 'test.metal3-ts.dev/slot';
 
 export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
-/** A kubeadm join cloud-config whose kubelet labels the Node `metal3.io/uuid={{ ds.meta_data.uuid }}` (seed 000). */
-export const JOIN_CLOUD_CONFIG = readFileSync(new URL('../../../test/src/sim/workload/testdata/capbk-join.yaml', import.meta.url), 'utf8');
 
 export interface RunningController extends InProcessController {
   /** `controller_runtime_reconcile_errors_total{controller="metal3machine"}`, as /metrics shows it. */
@@ -104,13 +91,14 @@ export interface WorldOptions {
   readonly joinDelayMs?: number;
 }
 
-/** The simulated world around the controller: BMO, Cluster API Cluster and Machine, workload clusters. */
+/**
+ * The simulated part of the world around the controller: BMO and the workload clusters (with their
+ * kubelets). Cluster API is the real one, running for the whole process (machineTestScene).
+ */
 export function startWorld(env: TestEnv, namespace: string, options: WorldOptions = {}): Promise<RunningSimulators> {
   const deps = simulatorDeps(env.admin);
   return startSimulators(deps, [
     ...bmoSimulator(deps, options.bmo ?? {}),
-    ...clusterSimulator(deps),
-    ...machineSimulator(deps),
     ...(options.workload === false ? [] : workloadSimulator(deps, {
       env,
       namespace,
@@ -123,176 +111,7 @@ export function startWorld(env: TestEnv, namespace: string, options: WorldOption
 
 export const adminClient = (env: TestEnv): Client => new Client(Transport.fromConnection(env.admin));
 
-export const CLUSTER = 'test1';
-export const BOOTSTRAP_SECRET = 'bootstrap-data';
-export const IMAGE = {
-  url: 'http://172.22.0.1/images/node.img',
-  checksum: 'http://172.22.0.1/images/node.img.sha256sum',
-  checksumType: 'sha256' as const,
-  format: 'raw' as const,
-};
-
-export interface ClusterSceneOptions {
-  readonly name?: string;
-  /** Metal3Cluster cloud-provider flags (default: no cloud provider, so the node-label path runs). */
-  readonly cloudProvider?: boolean;
-  readonly paused?: boolean;
-}
-
-/**
- * A Cluster with its Metal3Cluster marked ready (the cluster controller's job, not under test here),
- * and the bootstrap data Secret machines name in `dataSecretName`.
- */
-export async function createClusterScene(client: Client, namespace: string, options: ClusterSceneOptions = {}): Promise<Cluster> {
-  const name = options.name ?? CLUSTER;
-  const cloud = options.cloudProvider ?? false;
-  await client.api(Metal3ClusterResource, namespace).create(
-    newMetal3Cluster({
-      metadata: { name, labels: { 'cluster.x-k8s.io/cluster-name': name } },
-      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 }, cloudProviderEnabled: cloud, noCloudProvider: !cloud },
-    }),
-  );
-  await client.api(Metal3ClusterResource, namespace).mergePatchStatus(name, { status: { ready: true } });
-  await client.api(SecretResource, namespace).create(
-    newSecret({
-      metadata: { name: BOOTSTRAP_SECRET, labels: { 'cluster.x-k8s.io/cluster-name': name } },
-      type: 'cluster.x-k8s.io/secret',
-      stringData: { value: JOIN_CLOUD_CONFIG, format: 'cloud-config' },
-    }),
-  ).catch((error: unknown) => {
-    if ((error as { code?: number }).code !== 409) throw error;
-  });
-  const cluster = await client.api(ClusterResource, namespace).create(
-    newCluster({
-      metadata: { name },
-      spec: { ...(options.paused ? { paused: true } : {}), infrastructureRef: { apiVersion: Metal3ClusterResource.apiVersion, kind: 'Metal3Cluster', name } },
-    }),
-  );
-  await eventually(
-    'the Cluster infrastructure ready',
-    async () => ((await client.api(ClusterResource, namespace).get(name)).status?.infrastructureReady ? true : undefined),
-  );
-  return cluster;
-}
-
-export interface HostOptions {
-  readonly labels?: Record<string, string>;
-  readonly annotations?: Record<string, string>;
-  readonly spec?: Partial<BareMetalHostSpec>;
-}
-
-/** Hosts the simulated BMO registers, inspects and makes available, each with its BMC Secret. */
-export async function createHosts(client: Client, namespace: string, names: readonly string[], options: HostOptions = {}): Promise<BareMetalHost[]> {
-  const hosts: BareMetalHost[] = [];
-  for (const name of names) {
-    const { host, secret } = simulatedHost(name, { namespace, ...options });
-    await client.api(SecretResource, namespace).create(secret);
-    hosts.push(await client.api(BareMetalHostResource, namespace).create(host));
-  }
-  return hosts;
-}
-
-/** Host names, or host names with each host's own labels. */
-export type HostList = readonly string[] | Readonly<Record<string, Record<string, string>>>;
-
-/**
- * Creates the hosts in order (`options` for every one, each host's own labels over `options.labels`)
- * and waits, in one poll of the list, until BMO made every one available.
- * Returns them as they are then, in the order given.
- */
-export async function createAvailableHosts(
-  client: Client,
-  namespace: string,
-  hosts: HostList,
-  options: HostOptions = {},
-  timeoutMs = 30_000,
-): Promise<BareMetalHost[]> {
-  const entries: [string, Record<string, string>][] = Array.isArray(hosts) ? (hosts as readonly string[]).map((name) => [name, {}]) : Object.entries(hosts);
-  for (const [name, own] of entries) {
-    const labels = { ...options.labels, ...own };
-    await createHosts(client, namespace, [name], { ...options, ...(Object.keys(labels).length > 0 ? { labels } : {}) });
-  }
-  const names = entries.map(([name]) => name);
-  return eventually(names.length === 1 ? `${names[0]} available` : `${names.length} hosts available (${names.join(', ')})`, async () => {
-    const byName = new Map((await client.api(BareMetalHostResource, namespace).list()).items.map((h) => [h.metadata.name ?? '', h]));
-    const waiting = names.filter((name) => byName.get(name)?.status?.provisioning?.state !== 'available');
-    if (waiting.length > 0) {
-      throw new Error(`not available yet: ${waiting.map((name) => `${name} (${byName.get(name)?.status?.provisioning?.state ?? 'missing'})`).join(', ')}`);
-    }
-    return names.map((name) => byName.get(name)!);
-  }, timeoutMs);
-}
-
-export interface MachineOptions {
-  readonly cluster?: string;
-  readonly spec?: Metal3MachineSpec;
-  /** Extra labels of both objects (e.g. `cluster.x-k8s.io/control-plane`). */
-  readonly labels?: Record<string, string>;
-  readonly annotations?: Record<string, string>;
-  readonly machineOwners?: Machine['metadata']['ownerReferences'];
-  /** Default: `dataSecretName: bootstrap-data`. */
-  readonly bootstrap?: NonNullable<Machine['spec']>['bootstrap'];
-  readonly failureDomain?: string;
-}
-
-/** A Metal3Machine `name` and its Cluster API Machine `name`; the Machine simulator adopts the former. */
-export async function createMachine(
-  client: Client,
-  namespace: string,
-  name: string,
-  options: MachineOptions = {},
-): Promise<{ machine: Machine; metal3Machine: Metal3Machine }> {
-  const cluster = options.cluster ?? CLUSTER;
-  const labels = { 'cluster.x-k8s.io/cluster-name': cluster, ...(options.labels ?? {}) };
-  const metal3Machine = await client.api(Metal3MachineResource, namespace).create(
-    newMetal3Machine({
-      metadata: { name, labels, ...(options.annotations ? { annotations: options.annotations } : {}) },
-      spec: options.spec ?? { image: IMAGE },
-    }),
-  );
-  const machine = await client.api(MachineResource, namespace).create(
-    newMachine({
-      metadata: { name, labels, ...(options.machineOwners ? { ownerReferences: options.machineOwners } : {}) },
-      spec: {
-        clusterName: cluster,
-        bootstrap: options.bootstrap ?? { dataSecretName: BOOTSTRAP_SECRET },
-        infrastructureRef: { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name },
-        ...(options.failureDomain ? { failureDomain: options.failureDomain } : {}),
-      },
-    }),
-  );
-  return { machine, metal3Machine };
-}
-
-/**
- * The Metal3Data a template controller makes for `claim` (DT-13): `<template>-0`, labelled like the
- * claim, owned by the claim and by the Metal3Machine (M-6: the latter is what wakes the machine),
- * naming `<claim>-metadata` / `<claim>-networkdata`. Not ready: the test says when it is rendered.
- * No template or data controller runs in these tests; they play both.
- */
-export function createMetal3Data(client: Client, claim: Readonly<Metal3DataClaim>, m3m: Readonly<Metal3Machine>, template = 'tmpl'): Promise<Metal3Data> {
-  const namespace = claim.metadata.namespace ?? '';
-  const name = claim.metadata.name ?? '';
-  return client.api(Metal3DataResource, namespace).create(
-    newMetal3Data({
-      metadata: {
-        name: `${template}-0`,
-        labels: { ...(claim.metadata.labels ?? {}) },
-        ownerReferences: [
-          { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3DataClaim', name, uid: claim.metadata.uid ?? '' },
-          { apiVersion: Metal3MachineResource.apiVersion, kind: 'Metal3Machine', name: m3m.metadata.name ?? '', uid: m3m.metadata.uid ?? '' },
-        ],
-      },
-      spec: {
-        index: 0,
-        template: { name: template, namespace },
-        claim: { name, namespace },
-        metaData: { name: `${name}-metadata`, namespace },
-        networkData: { name: `${name}-networkdata`, namespace },
-      },
-    }),
-  );
-}
+export * from './scene-objects.ts';
 
 export * from './readers.ts';
 
@@ -350,11 +169,13 @@ export interface SceneOptions {
 /** What the tests of a file share; read it inside tests and hooks, not at import time. */
 export interface MachineTestScene {
   readonly env: TestEnv;
+  /** The real Cluster API managers of the process. */
+  readonly capi: ClusterApi;
   /** An admin client. */
   readonly client: Client;
   /** The file's namespace. */
   readonly ns: string;
-  /** The simulators; a test may stop them and put others in their place (those are stopped at teardown). */
+  /** The simulators (BMO, workload clusters); a test may stop them and put others in their place (those are stopped at teardown). */
   world: RunningSimulators;
   /** The controller of the namespace (unless `controller: false`). */
   readonly controller: RunningController;
@@ -367,13 +188,14 @@ export interface MachineTestScene {
 }
 
 /**
- * Registers the file as a user of the shared environment and the `before` and `after` hooks every
- * real-apiserver file needs: an admin client, a fresh namespace, the simulated world, the Cluster
+ * Registers the file as a user of the shared environment and of the real Cluster API, and the
+ * `before` and `after` hooks every real-apiserver file needs: an admin client, a fresh namespace, the simulated world, the Cluster
  * scene, the hosts (waited for until available, all at once) and the controller; at the end the
  * controllers, the world and the client are stopped. Call at module top level, before any hook.
  */
 export function machineTestScene(test: SuiteHooks, options: SceneOptions): MachineTestScene {
   const env = withSharedEnv(test);
+  const capi = withSharedClusterApi(test, env);
   let client: Client | undefined;
   let ns: string | undefined;
   let world: RunningSimulators | undefined;
@@ -388,6 +210,9 @@ export function machineTestScene(test: SuiteHooks, options: SceneOptions): Machi
   const scene: MachineTestScene = {
     get env() {
       return env();
+    },
+    get capi() {
+      return capi();
     },
     get client() {
       return started(client, 'client');
@@ -418,7 +243,7 @@ export function machineTestScene(test: SuiteHooks, options: SceneOptions): Machi
     client = adminClient(env());
     ns = await freshNamespace(env().admin.client, options.prefix);
     world = await startWorld(env(), ns, options.world);
-    if (options.cluster !== false) await createClusterScene(client, ns, options.cluster);
+    if (options.cluster !== false) await createClusterScene(client, ns, { workload: options.world?.workload !== false, ...options.cluster });
     if (options.hosts) {
       for (const host of await createAvailableHosts(client, ns, options.hosts, options.hostOptions, options.hostsTimeoutMs)) {
         hosts.set(host.metadata.name ?? '', host);

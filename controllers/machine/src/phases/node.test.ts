@@ -17,7 +17,7 @@ import { NodeProviderIDError } from '../errors.ts';
 import { HOST_ANNOTATION, KUBERNETES_NODE_READY, NODE_UUID_LABEL } from '../names.ts';
 import { deriveStatus } from '../status.ts';
 import { reconcileNode } from './node.ts';
-import { machineScene, NS, phaseWorld, putHost } from './testing.ts';
+import { IMAGE, machineScene, NS, phaseWorld, putHost } from './testing.ts';
 
 const test = suite('machine phases: node (fake apiserver, fake workload cluster)');
 
@@ -54,6 +54,27 @@ test('P-10 P-12: no Node registered yet: the default provider ID is recorded (re
   assert.is(scope.observed.ready, true);
   assert.is(scope.observed.node, undefined, 'no Node found: KubernetesNodeReady keeps waiting');
   assert.equal((await workload.client.api(NodeResource).list()).items, []);
+  assert.equal(world.events, []);
+});
+
+test('P-6 (changed): spec.providerID already defaulted (P-10) and the Node labelled with the host UID carries the legacy ID: the machine takes the legacy ID, no Node write', async () => {
+  const workload = fakeCluster();
+  const world = phaseWorld({ workloadClient: () => Promise.resolve(workload.client) });
+  const m1 = await machineScene(world, 'm1', { annotations: { [HOST_ANNOTATION]: `${NS}/h1` }, spec: { image: IMAGE, providerID: `metal3://${NS}/h1/m1` } });
+  const host = await putHost(world, claimedHost(testHost('h1', { state: 'provisioned' }), { consumer: machineRef('m1', NS, m1.metadata.uid) }));
+  const legacy = `metal3://${host.metadata.uid}`;
+  await workload.client.api(NodeResource).create(
+    newNode({ metadata: { name: 'node-1', labels: { [NODE_UUID_LABEL]: host.metadata.uid ?? '' } }, spec: { providerID: legacy } }),
+  );
+  const scope = await world.scope();
+  const before = (await workload.client.api(NodeResource).get('node-1')).metadata.resourceVersion;
+
+  assert.equal(await reconcileNode(world.ctx, scope), {});
+  assert.is(scope.observed.providerID, legacy, 'the ID the Node carries, which Cluster API will match');
+  assert.is(scope.observed.ready, true);
+  assert.equal(scope.observed.node, { kind: 'Ready' });
+  assert.is(deriveStatus({ m3m: scope.m3m, base: scope.base, observed: scope.observed, now: scope.now }).spec?.providerID, legacy);
+  assert.is((await workload.client.api(NodeResource).get('node-1')).metadata.resourceVersion, before, 'the Node is not written');
   assert.equal(world.events, []);
 });
 

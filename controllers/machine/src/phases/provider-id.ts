@@ -89,13 +89,13 @@ export async function reconcileProviderID(
     return { kind: 'ready', providerID, node: extra.node, patchedNode: extra.patchedNode };
   };
 
-  // A (P-6): a Node already carries one of our IDs.
+  // A (P-6, changed): a Node already carries one of our IDs; the machine takes the one it carries.
+  // Upstream keeps spec.providerID, which P-10 may have defaulted before the kubelet registered
+  // (no configRef, no labelled Node yet): a Node that then registers with the legacy ID would be
+  // this machine's, yet Cluster API, copying the default, would never give the Machine its nodeRef.
   if (spec.providerID) {
     const found = findNodeByProviderID(nodes, candidates);
-    if ('node' in found) {
-      observed.ready = true;
-      return { kind: 'ready', providerID: spec.providerID, node: found.node.name };
-    }
+    if ('node' in found) return ready(found.node.providerID ?? spec.providerID, { node: found.node.name });
   }
   // B (P-7): the cloud provider sets the Node's ID; we adopt it.
   if (isCloudProviderEnabled(metal3Cluster)) {
