@@ -17,6 +17,14 @@ import type { FlagSpecs } from '@metal3-ts/shared/entry/flags';
 export const ALL_IN_ONE_NAME = 'metal3-ts-all-in-one';
 
 /** The seven entries, in the order their controllers are registered. */
-export const entries: readonly ControllerEntry<FlagSpecs>[] = [clusterEntry, templateEntry, machineEntry, dataEntry, dataClaimEntry, labelSyncEntry, remediationEntry];
+export const entries: readonly ControllerEntry<FlagSpecs>[] = [
+  clusterEntry,
+  templateEntry,
+  machineEntry,
+  dataEntry,
+  dataClaimEntry,
+  labelSyncEntry,
+  remediationEntry,
+];
 
 export const allInOneEntry = combineEntries(ALL_IN_ONE_NAME, entries);
