@@ -85,6 +85,14 @@ test('AssociateBMH / AssociateBareMetalHost (§0.3, M-9, M-12, M-13, M-20, M-21,
   }
 });
 
+test('M-9 (issue 20): an owner Machine missing from the cache while the owner-reference wait is shown leaves it as it is (no status write)', () => {
+  const waiting = derive({ association: { kind: 'OwnerRef' } });
+  const later = derive({ association: { kind: 'Machine', message: 'Waiting for the owner Machine m' } }, structuredClone(waiting));
+  assert.is(v1(later, 'AssociateBMH'), 'False/WaitingForM3MachineOwnerRef/Info/');
+  assert.is(v2(later, 'AssociateBareMetalHost'), 'False/WaitingForMetal3MachineOwnerRef/Waiting for Machine Controller to set OwnerRef on Metal3Machine');
+  assert.equal(later.status, waiting.status);
+});
+
 test('Paused (M-14…M-16, E-4 changed): Paused, NotPaused (False, not True) and the two failures; an association finding of the same pass replaces the v1beta1 pause reason', () => {
   const rows: [Observations['pause'], string, string][] = [
     ['Paused', 'True/Paused/', 'False/Metal3MachinePaused/Info/'],
