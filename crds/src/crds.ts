@@ -1,9 +1,9 @@
-// Loads our committed CRDs (crds/*.yaml) and the pinned upstream CAPM3 ones they must stay compatible with.
+// Loads our committed CRDs (crds/*.yaml) and the list of intended differences from upstream CAPM3 (the
+// pinned upstream CRDs themselves are read by references.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse, parseAllDocuments } from 'yaml';
-import { resolveUpstream } from '@metal3-ts/codegen/upstream';
+import { parse } from 'yaml';
 
 /** A JSON-schema node as it appears in a CRD; properties are walked by name, never by keyword. */
 export interface SchemaNode {
@@ -92,18 +92,6 @@ export function loadOurCrds(directory = crdDirectory): Map<string, CrdFile> {
   return out;
 }
 
-/** The pinned upstream CAPM3 CRDs (sha256-verified), keyed by kind. */
-export async function loadUpstreamCrds(): Promise<Map<string, Crd>> {
-  const out = new Map<string, Crd>();
-  for (const source of await resolveUpstream({ use: 'reference' })) {
-    for (const doc of parseAllDocuments(source.text)) {
-      const crd = doc.toJS() as Crd | null;
-      if (crd?.kind === 'CustomResourceDefinition' && crd.spec.group === group) out.set(crd.spec.names.kind, crd);
-    }
-  }
-  return out;
-}
-
 export function versionOf(crd: Crd, name = 'v1beta1'): CrdVersion | undefined {
   return crd.spec.versions.find((v) => v.name === name);
 }
@@ -131,14 +119,19 @@ export function descriptionsOf(crd: Crd): { where: string; text: string }[] {
 }
 
 export interface IntendedDifference {
+  /** One kind, or every kind of ourKinds when the file says `'*'`. */
   readonly kind: string;
+  /** API version of a schema difference; absent for CRD-level fields (names, the versions list). */
+  readonly version?: string;
   readonly path: string;
   readonly keyword: string;
+  /** CAPM3 releases (references.ts) the difference is from; absent means every release comparing it. */
+  readonly against?: readonly string[];
   readonly reason: string;
 }
 
-/** crds/intended-differences.yaml: schema differences from upstream that we mean to have. */
+/** crds/intended-differences.yaml: differences from upstream that we mean to have, `'*'` expanded. */
 export function loadIntendedDifferences(directory = crdDirectory): IntendedDifference[] {
   const doc = parse(readFileSync(join(directory, 'intended-differences.yaml'), 'utf8')) as { differences?: IntendedDifference[] };
-  return doc.differences ?? [];
+  return (doc.differences ?? []).flatMap((d) => (d.kind === '*' ? ourKinds.map((kind) => ({ ...d, kind })) : [d]));
 }

@@ -57,7 +57,7 @@ test('properties named like keywords are compared by name', () => {
   props['type'] = { type: 'string', enum: ['a'] };
   props['format'] = { type: 'string', default: 'qcow2' };
   delete props['map'];
-  assert.equal(keys(ours), ['Foo .spec.format default', 'Foo .spec.map property', 'Foo .spec.type enum']);
+  assert.equal(keys(ours), ['Foo v1beta1 .spec.format default', 'Foo v1beta1 .spec.map property', 'Foo v1beta1 .spec.type enum']);
 });
 
 test('items, map values and bounds are walked', () => {
@@ -66,7 +66,7 @@ test('items, map values and bounds are walked', () => {
   (props['items']?.items as SchemaNode).maximum = 1;
   props['map'] = { type: 'object', additionalProperties: { type: 'integer' } };
   props['format'] = { type: 'string', default: 'raw', maxLength: 10 };
-  assert.equal(keys(ours), ['Foo .spec.format maxLength', 'Foo .spec.items[] maximum', 'Foo .spec.map{} type']);
+  assert.equal(keys(ours), ['Foo v1beta1 .spec.format maxLength', 'Foo v1beta1 .spec.items[] maximum', 'Foo v1beta1 .spec.map{} type']);
 });
 
 test('names, versions, subresources and printer columns are compared; column prose is not', () => {

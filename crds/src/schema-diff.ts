@@ -6,6 +6,8 @@ import { walkSchema, type Crd, type SchemaNode } from './crds.ts';
 
 export interface Difference {
   readonly kind: string;
+  /** API version of a schema difference; absent for CRD-level fields. */
+  readonly version?: string;
   /** Schema path (`.spec.image.url`, `[]` items, `{}` map values) or a CRD field (`names.shortNames`). */
   readonly path: string;
   /** Schema keyword or `property` when a property exists on one side only; `-` for non-schema fields. */
@@ -19,8 +21,8 @@ const ignored = new Set(['description', 'x-kubernetes-validations', 'properties'
 /** Keywords whose order carries no meaning. */
 const unordered = new Set(['required', 'enum', 'x-kubernetes-list-map-keys']);
 
-export function keyOf(d: Pick<Difference, 'kind' | 'path' | 'keyword'>): string {
-  return `${d.kind} ${d.path || '(root)'} ${d.keyword}`;
+export function keyOf(d: Pick<Difference, 'kind' | 'version' | 'path' | 'keyword'>): string {
+  return `${d.kind}${d.version ? ` ${d.version}` : ''} ${d.path || '(root)'} ${d.keyword}`;
 }
 
 function comparable(keyword: string, value: unknown): unknown {
@@ -28,7 +30,7 @@ function comparable(keyword: string, value: unknown): unknown {
   return value;
 }
 
-function compareNode(kind: string, path: string, ours: SchemaNode, upstream: SchemaNode, out: Difference[]): void {
+function compareNode(kind: string, version: string, path: string, ours: SchemaNode, upstream: SchemaNode, out: Difference[]): void {
   const keywords = new Set([...Object.keys(ours), ...Object.keys(upstream)]);
   for (const keyword of [...keywords].sort()) {
     if (ignored.has(keyword)) continue;
@@ -36,23 +38,23 @@ function compareNode(kind: string, path: string, ours: SchemaNode, upstream: Sch
     const b = upstream[keyword];
     // Map values are nodes, walked like properties; a boolean additionalProperties is compared as a value.
     if (keyword === 'additionalProperties' && typeof a === 'object' && typeof b === 'object') {
-      compareNode(kind, `${path}{}`, a as SchemaNode, b as SchemaNode, out);
+      compareNode(kind, version, `${path}{}`, a as SchemaNode, b as SchemaNode, out);
       continue;
     }
-    if (!isDeepStrictEqual(comparable(keyword, a), comparable(keyword, b))) out.push({ kind, path, keyword, ours: a, upstream: b });
+    if (!isDeepStrictEqual(comparable(keyword, a), comparable(keyword, b))) out.push({ kind, version, path, keyword, ours: a, upstream: b });
   }
   const names = new Set([...Object.keys(ours.properties ?? {}), ...Object.keys(upstream.properties ?? {})]);
   for (const name of [...names].sort()) {
     const a = ours.properties?.[name];
     const b = upstream.properties?.[name];
-    if (a && b) compareNode(kind, `${path}.${name}`, a, b, out);
-    else out.push({ kind, path: `${path}.${name}`, keyword: 'property', ours: a ? 'present' : 'absent', upstream: b ? 'present' : 'absent' });
+    if (a && b) compareNode(kind, version, `${path}.${name}`, a, b, out);
+    else out.push({ kind, version, path: `${path}.${name}`, keyword: 'property', ours: a ? 'present' : 'absent', upstream: b ? 'present' : 'absent' });
   }
-  if (ours.items && upstream.items) compareNode(kind, `${path}[]`, ours.items, upstream.items, out);
-  else if (ours.items || upstream.items) out.push({ kind, path, keyword: 'items', ours: ours.items ? 'present' : 'absent', upstream: upstream.items ? 'present' : 'absent' });
+  if (ours.items && upstream.items) compareNode(kind, version, `${path}[]`, ours.items, upstream.items, out);
+  else if (ours.items || upstream.items) out.push({ kind, version, path, keyword: 'items', ours: ours.items ? 'present' : 'absent', upstream: upstream.items ? 'present' : 'absent' });
 }
 
-/** Every difference between our CRD and upstream's, for the given version (v1beta1). */
+/** Every difference between our CRD and upstream's: CRD-level fields, and the schema of one version. */
 export function diffCrds(ours: Crd, upstream: Crd, version = 'v1beta1'): Difference[] {
   const kind = upstream.spec.names.kind;
   const out: Difference[] = [];
@@ -73,7 +75,7 @@ export function diffCrds(ours: Crd, upstream: Crd, version = 'v1beta1'): Differe
   const columns = (cols: typeof a.additionalPrinterColumns) =>
     (cols ?? []).map(({ name, type, jsonPath, format, priority }) => ({ name, type, jsonPath, format, priority: priority ?? 0 }));
   field(`versions[${version}].additionalPrinterColumns`, columns(a.additionalPrinterColumns), columns(b.additionalPrinterColumns));
-  compareNode(kind, '', a.schema.openAPIV3Schema, b.schema.openAPIV3Schema, out);
+  compareNode(kind, version, '', a.schema.openAPIV3Schema, b.schema.openAPIV3Schema, out);
   return out;
 }
 

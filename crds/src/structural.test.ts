@@ -3,14 +3,11 @@
 // the usual mistakes without one.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadOurCrds, ourKinds, versionOf, walkSchema, type SchemaNode } from './crds.ts';
+import { loadOurCrds, ourKinds, walkSchema, type SchemaNode } from './crds.ts';
 
 const crds = loadOurCrds();
-const schemas = ourKinds.map((kind) => {
-  const root = versionOf(crds.get(kind)!.crd)?.schema.openAPIV3Schema;
-  if (!root) throw new Error(`${kind} has no v1beta1 schema`);
-  return [kind, root] as const;
-});
+// Every version of every kind, each labelled `<kind> <version>`.
+const schemas = ourKinds.flatMap((kind) => crds.get(kind)!.crd.spec.versions.map((v) => [`${kind} ${v.name}`, v.schema.openAPIV3Schema] as const));
 const reasons = new Set(['FieldValueInvalid', 'FieldValueRequired', 'FieldValueForbidden', 'FieldValueDuplicate']);
 const ruleKeys = new Set(['rule', 'message', 'messageExpression', 'reason', 'fieldPath', 'optionalOldSelf']);
 
