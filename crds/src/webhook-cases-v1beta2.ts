@@ -1,4 +1,4 @@
-// Admission cases for the v1beta2 schemas (current-generation §3.9, W2-2…W2-10), in v1beta2 shapes
+// Admission cases for the v1beta2 schemas (the v1beta2 research note's webhook rules W2-2…W2-10), in v1beta2 shapes
 // (AP-1…AP-30). Upstream enforces these in webhooks that, with matchPolicy Equivalent, also see v1beta1
 // requests; ours are CEL rules and CRD defaults of the v1beta2 version. v1beta2 is not served yet, so
 // test/src/crds/validation-v1beta2.test.ts runs them in an apiserver of its own with v1beta2 served.
@@ -66,6 +66,7 @@ export const admissionCasesV1beta2: readonly AdmissionCase[] = [
   { title: 'W2-4 neither image nor customDeploy is rejected, naming spec.image', kind: 'Metal3Machine', object: machine({ automatedCleaningMode: 'disabled' }), rejects: ['spec.image', 'either image or customDeploy is required'] },
   { title: 'W2-4 a Metal3Machine without spec is rejected', kind: 'Metal3Machine', object: machine(undefined), rejects: ['spec is required'] },
   { title: 'W2-4 "test url" is refused by the schema (format uri)', kind: 'Metal3Machine', object: machine(withImage({ url: 'test url' })), rejects: ['spec.image.url', 'must be of type uri'] },
+  { title: 'W2-4 an absolute path passes the uri format', kind: 'Metal3Machine', object: machine(withImage({ url: '/images/node.qcow2' })) },
   { title: 'W2-4 an empty checksum is rejected unless diskFormat is live-iso', kind: 'Metal3Machine', object: machine(withImage({ checksum: '' })), rejects: ['spec.image.checksum', 'image.checksum cannot be empty unless image.diskFormat is live-iso'] },
   { title: 'W2-4 live-iso needs no checksum', kind: 'Metal3Machine', object: machine(withImage({ url: 'http://x/a.iso', checksum: '', diskFormat: 'live-iso' })) },
   { title: 'W2-4 an http checksum must be a URL', kind: 'Metal3Machine', object: machine(withImage({ checksum: 'http://:invalid' })), rejects: ['spec.image.checksum', 'image.checksum is not a valid URL'] },

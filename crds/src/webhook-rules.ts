@@ -1,4 +1,4 @@
-// Where each upstream webhook rule (research §7 for v1beta1, current-generation §3.9 for v1beta2), and
+// Where each upstream webhook rule (research §7 for v1beta1, W2-1…W2-10 of the v1beta2 note), and
 // each rule of our own (issue 21), lives in our CRDs. webhook-rules.test.ts checks that every entry is
 // really on that schema node of that version; docs/crds.md explains the mapping and what could not be
 // expressed.
