@@ -70,7 +70,7 @@ export const admissionCasesV1beta2: readonly AdmissionCase[] = [
   { title: 'W2-4 an empty checksum is rejected unless diskFormat is live-iso', kind: 'Metal3Machine', object: machine(withImage({ checksum: '' })), rejects: ['spec.image.checksum', 'image.checksum cannot be empty unless image.diskFormat is live-iso'] },
   { title: 'W2-4 live-iso needs no checksum', kind: 'Metal3Machine', object: machine(withImage({ url: 'http://x/a.iso', checksum: '', diskFormat: 'live-iso' })) },
   { title: 'W2-4 an http checksum must be a URL', kind: 'Metal3Machine', object: machine(withImage({ checksum: 'http://:invalid' })), rejects: ['spec.image.checksum', 'image.checksum is not a valid URL'] },
-  { title: 'AP-9 the v1beta1 key format is not diskFormat: an unknown format value is refused by the enum', kind: 'Metal3Machine', object: machine(withImage({ diskFormat: 'iso' })), rejects: ['spec.image.diskFormat', 'Unsupported value'] },
+  { title: 'AP-9 diskFormat is an enum: "iso" is refused', kind: 'Metal3Machine', object: machine(withImage({ diskFormat: 'iso' })), rejects: ['spec.image.diskFormat', 'Unsupported value'] },
   { title: 'AP-11 two matchExpressions on one key are rejected', kind: 'Metal3Machine', object: machine({ ...machineSpec, hostSelector: { matchExpressions: [{ key: 'k', operator: 'in', values: ['a'] }, { key: 'k', operator: 'notin', values: ['b'] }] } }), rejects: ['Duplicate value'] },
   { title: 'issue 21: a 242-character Metal3Machine name is refused in v1beta2 too', kind: 'Metal3Machine', object: machine(machineSpec, 'm'.repeat(242)), rejects: ['metadata.name: must be no more than 241 characters'] },
   // Metal3MachineTemplate (W2-5, AP-15)

@@ -13,7 +13,7 @@ const test = suite('crds: v1beta2 admission against a real kube-apiserver');
 let env: TestEnv;
 
 /** A copy of each CRD with only its v1beta2 version, served and the storage version. */
-export function v1beta2Only(sources: readonly CrdSource[]): CrdSource[] {
+function v1beta2Only(sources: readonly CrdSource[]): CrdSource[] {
   return sources.map(({ crd, origin }) => {
     const v1beta2 = crd.spec.versions.filter((v) => v.name === 'v1beta2').map((v) => ({ ...v, served: true, storage: true }));
     if (v1beta2.length !== 1) throw new Error(`${origin} has no v1beta2 version`);
