@@ -22,10 +22,22 @@ export const references: readonly Reference[] = [
 ];
 
 /**
- * sha256 of CAPM3 v1.13.2's CRD files, for as long as codegen/upstream.json does not pin that release
- * (issue 18 part A adds it; compat.test.ts then checks both agree, and this list can go).
+ * sha256 of each reference release's CRD files, used for a release codegen/upstream.json does not pin:
+ * v1.13.2 until issue 18 part A pins it, v1.12.7 if codegen stops pinning it while v1beta1 is still
+ * compared with it. compat.test.ts checks that a release pinned in both places has the same sums.
  */
 export const fallbackPins: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'v1.12.7': {
+    'infrastructure.cluster.x-k8s.io_metal3clusters.yaml': 'f5d0f19dfd9d3316e94f5c17403ff88988032c5398c3fe90d089605fb4dbad70',
+    'infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml': '7159c8df267c5815cef31b63722895dbc97f32c131bb8decd73aaee09fe7aeae',
+    'infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml': 'ec74105d09ed47c8bb740b31fdeda896eab44d0a0e5e7e06a32f4868ab62a489',
+    'infrastructure.cluster.x-k8s.io_metal3datas.yaml': 'ba986a266bbc0cf23005df9ce20ca18f08f099ccbc536f06ed7701c5b2dd7575',
+    'infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml': '03d864a87c287ae8446d75be42e9dc7bde0bc5a624cc5048eccbff3595497471',
+    'infrastructure.cluster.x-k8s.io_metal3machines.yaml': '040f8c9bf55119810c60d22576ee0ad1bfe97ea72b666d21beb78dda5f458e2a',
+    'infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml': '9ae488e3be144b8128dec6d492f2beb6bfec7e555b9274edf8b6d02b3d0a3311',
+    'infrastructure.cluster.x-k8s.io_metal3remediations.yaml': 'f5c0debebaca161b7a5137f6fbf6931583b02e36cadc4763db52cbb9c3697ea1',
+    'infrastructure.cluster.x-k8s.io_metal3remediationtemplates.yaml': '9a3bdd973abdb659b5a95219e20a25a774a5226c6c3a486ddf41a21553527173',
+  },
   'v1.13.2': {
     'infrastructure.cluster.x-k8s.io_metal3clusters.yaml': '32c45247cdd156f1ff060206292dec4b4cbee6cbf3dea0f7a868908b72a2978e',
     'infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml': 'b5eadf25987bbaea6b671d2968b822cd3347fdeef82f04622a8d9d4132669a16',
@@ -52,6 +64,7 @@ export async function referenceFiles(release: string): Promise<ReferenceFile[]> 
   if (pinned.length > 0) return pinned.map((s) => ({ file: s.entry.file, text: s.text, pinnedBy: 'upstream.json' }));
   const pins = fallbackPins[release];
   if (!pins) throw new Error(`CAPM3 ${release} is pinned neither in codegen/upstream.json nor in crds/src/references.ts`);
+  // The same directory codegen reads (../shared/crds or METAL3_TS_UPSTREAM_CRDS), laid out <project>-<release>/.
   return Object.entries(pins).map(([file, pin]) => {
     const path = join(upstreamDirectory(), `${capm3}-${release}`, file);
     const text = readFileSync(path, 'utf8');
