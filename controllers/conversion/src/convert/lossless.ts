@@ -1,0 +1,71 @@
+// Lossless both ways, for every kind. v1beta2 → v1beta1 keeps the whole v1beta2 body (minus metadata)
+// in `cluster.x-k8s.io/conversion-data`, the annotation and format Cluster API and CAPM3 use (CV-2);
+// v1beta1 → v1beta2 keeps the whole v1beta1 body in `metal3-ts.dev/v1beta1-data`, so v1beta1-only
+// content (noCloudProvider, templateReference, status.phase, ObjectReference kind/uid, ...) survives a
+// trip through the hub, which upstream drops (CV-4). Each annotation is written only when the rules
+// alone would lose something, read back through the three-way restore (restore.ts) and removed on
+// the way back, so it never reaches the version it describes.
+import { canonical, compact, deepEqual, isMap, type Json, type JsonMap } from './json.ts';
+import type { KindRules } from './kind.ts';
+import { restore } from './restore.ts';
+
+/** On v1beta1 objects: the v1beta2 body they were converted from (Cluster API's key, CV-2). */
+export const hubDataAnnotation = 'cluster.x-k8s.io/conversion-data';
+/** On v1beta2 objects: the v1beta1 body they were converted from (ours). */
+export const spokeDataAnnotation = 'metal3-ts.dev/v1beta1-data';
+
+type Direction = 'toHub' | 'toSpoke';
+
+/** Converts `object` (whole, with metadata) the given way, lossless. */
+export function convertLossless(rules: KindRules, object: JsonMap, direction: Direction, apiVersion: string): JsonMap {
+  const back: Direction = direction === 'toHub' ? 'toSpoke' : 'toHub';
+  const readKey = direction === 'toHub' ? hubDataAnnotation : spokeDataAnnotation;
+  const writeKey = direction === 'toHub' ? spokeDataAnnotation : hubDataAnnotation;
+  const { metadata, saved } = takeAnnotation(rules.kind, object, readKey);
+  const source = bodyOf(object);
+  let body = rules[direction](source);
+  if (saved !== undefined) {
+    // What the rules would have made of the saved object after one trip through this version.
+    const base = rules[direction](rules[back](saved));
+    body = (restore(base, saved, body, rules.atomic) ?? {}) as JsonMap;
+  }
+  const out: JsonMap = { ...body, apiVersion, kind: rules.kind, metadata };
+  if (!deepEqual(withoutType(rules[back](body)), withoutType(source))) {
+    out['metadata'] = withAnnotation(metadata, writeKey, canonical({ ...source, apiVersion: String(object['apiVersion']), kind: rules.kind }));
+  }
+  return out;
+}
+
+function bodyOf(object: JsonMap): JsonMap {
+  const { metadata: _m, apiVersion: _a, kind: _k, ...body } = object;
+  return body;
+}
+
+function withoutType(body: JsonMap): JsonMap {
+  const { apiVersion: _a, kind: _k, ...rest } = body;
+  return rest;
+}
+
+function takeAnnotation(kind: string, object: JsonMap, key: string): { metadata: JsonMap; saved: JsonMap | undefined } {
+  const metadata = isMap(object['metadata']) ? object['metadata'] : {};
+  const annotations = isMap(metadata['annotations']) ? metadata['annotations'] : undefined;
+  const text = annotations?.[key];
+  if (annotations === undefined || text === undefined) return { metadata, saved: undefined };
+  const { [key]: _gone, ...rest } = annotations;
+  const trimmed = compact({ ...metadata, annotations: Object.keys(rest).length > 0 ? rest : undefined });
+  let parsed: Json;
+  try {
+    parsed = typeof text === 'string' ? JSON.parse(text) as Json : null;
+  } catch {
+    parsed = null;
+  }
+  // A damaged annotation loses only what it would have restored; the object itself still converts.
+  // So does one copied from an object of another kind.
+  if (!isMap(parsed) || (parsed['kind'] !== undefined && parsed['kind'] !== kind)) return { metadata: trimmed, saved: undefined };
+  return { metadata: trimmed, saved: bodyOf(parsed) };
+}
+
+function withAnnotation(metadata: JsonMap, key: string, value: string): JsonMap {
+  const annotations = isMap(metadata['annotations']) ? metadata['annotations'] : {};
+  return { ...metadata, annotations: { ...annotations, [key]: value } };
+}
