@@ -4,7 +4,10 @@
 // content (noCloudProvider, templateReference, status.phase, ObjectReference kind/uid, ...) survives a
 // trip through the hub, which upstream drops (CV-4). Each annotation is written only when the rules
 // alone would lose something, read back through the three-way restore (restore.ts) and removed on
-// the way back, so it never reaches the version it describes.
+// the way back, so it never reaches the version it describes. `status` is restored whole or not at all:
+// a write to the status subresource cannot update an annotation, so a saved status that no longer
+// matches would hand back stale v1beta1-only fields (a phase the controller has since moved past);
+// a changed status converts by the rules alone, as upstream's does.
 import { canonical, compact, deepEqual, isMap, type Json, type JsonMap } from './json.ts';
 import type { KindRules } from './kind.ts';
 import { restore } from './restore.ts';
@@ -27,7 +30,7 @@ export function convertLossless(rules: KindRules, object: JsonMap, direction: Di
   if (saved !== undefined) {
     // What the rules would have made of the saved object after one trip through this version.
     const base = rules[direction](rules[back](saved));
-    body = (restore(base, saved, body, rules.atomic) ?? {}) as JsonMap;
+    body = (restore(base, saved, body, new Set([...rules.atomic, 'status'])) ?? {}) as JsonMap;
   }
   const out: JsonMap = { ...body, apiVersion, kind: rules.kind, metadata };
   if (!deepEqual(withoutType(rules[back](body)), withoutType(source))) {

@@ -2,7 +2,7 @@
 // every list a list-map and every "" unset; bond parameters turn from a map into a list sorted by name.
 // Pool references read back to v1beta1 with the defaults v1beta2's CRD would have written
 // (kind IPPool, apiGroup ipam.metal3.io) where v1beta2 leaves them unset.
-import { compact, every, filled, isMap, items, type Json, type JsonMap, list, map, nonEmpty, str, via } from './json.ts';
+import { compact, every, filled, isMap, items, type Json, type JsonMap, list, map, str, via } from './json.ts';
 
 type Way = 'toHub' | 'toSpoke';
 
@@ -40,7 +40,8 @@ function bond(b: JsonMap, way: Way): JsonMap {
 export function poolRef(ref: Json | undefined, way: Way): Json | undefined {
   const r = map(ref);
   if (!r) return undefined;
-  if (way === 'toHub') return nonEmpty({ ...r, name: filled(r['name']), kind: filled(r['kind']), apiGroup: filled(r['apiGroup']) });
+  // A reference without a name points nowhere; v1beta2 requires the name, so it stays in the annotation.
+  if (way === 'toHub') return filled(r['name']) ? compact({ ...r, kind: filled(r['kind']), apiGroup: filled(r['apiGroup']) }) : undefined;
   return { ...r, name: str(r['name']) ?? '', kind: str(r['kind']) ?? 'IPPool', apiGroup: str(r['apiGroup']) ?? 'ipam.metal3.io' };
 }
 

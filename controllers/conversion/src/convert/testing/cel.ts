@@ -69,3 +69,17 @@ export const v1beta1Rules: Record<string, Fix> = {
     if (!obj(spec, 'strategy')['timeout']) obj(spec, 'strategy')['timeout'] = '600s';
   }),
 };
+
+/** Optional fields the rules above put in every v1beta1 sample (so never absent there). */
+export const forcedByRules = new Set([
+  '.spec.controlPlaneEndpoint',
+  '.spec.template.spec.controlPlaneEndpoint',
+  '.spec.template.name',
+  '.spec.strategy',
+  '.spec.strategy.retryLimit',
+  '.spec.strategy.type',
+  '.spec.template.spec.strategy',
+  '.spec.template.spec.strategy.retryLimit',
+  '.spec.template.spec.strategy.timeout',
+  '.spec.template.spec.strategy.type',
+]);

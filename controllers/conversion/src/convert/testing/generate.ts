@@ -117,7 +117,7 @@ function arrayFor(schema: Schema, rng: Random, path: string, depth: number): Jso
 function objectFor(schema: Schema, rng: Random, path: string, depth: number): JsonMap {
   const out: JsonMap = {};
   const required = new Set(schema.required ?? []);
-  const presence = Math.max(0.25, 0.7 - depth * 0.08);
+  const presence = Math.max(0.3, 0.7 - depth * 0.07);
   const properties = Object.entries(schema.properties ?? {}).filter(([name]) => !(depth === 0 && ['apiVersion', 'kind', 'metadata'].includes(name)));
   for (const [name, child] of properties) {
     // Every real object has a spec; a sample without one would test nothing.

@@ -1,13 +1,11 @@
 // Test support: checks a value against a CRD's structural openAPI schema the way the apiserver would,
 // minus CEL: unknown fields (which the apiserver would prune: silent loss), types, required fields,
-// enums, bounds, lengths, patterns, formats (date-time) and list-map/set uniqueness. `relaxed` keeps
-// only the shape checks (unknown fields, types, enums, maxima): for v1beta1 input the rules cannot make
-// valid v1beta2 without inventing data (an empty required list, a timeout under v1beta2's minimum).
+// enums, bounds, lengths, patterns, formats (date-time) and list-map/set uniqueness.
 import type { Json, JsonMap } from '../json.ts';
 import { isMap } from '../json.ts';
 import type { Schema } from './schemas.ts';
 
-export function validate(schema: Schema, value: Json | undefined, relaxed: boolean, path = ''): string[] {
+export function validate(schema: Schema, value: Json | undefined, path = ''): string[] {
   if (value === undefined) return [];
   const errors: string[] = [];
   const fail = (what: string) => errors.push(`${path || '<root>'}: ${what}`);
@@ -17,7 +15,6 @@ export function validate(schema: Schema, value: Json | undefined, relaxed: boole
     case 'string':
       if (typeof value !== 'string') return [...errors, `${path}: not a string`];
       if (schema.maxLength !== undefined && [...value].length > schema.maxLength) fail('too long');
-      if (relaxed) break;
       if (schema.minLength !== undefined && [...value].length < schema.minLength) fail('too short');
       if (schema.pattern && !new RegExp(schema.pattern).test(value)) fail(`${JSON.stringify(value)} does not match ${schema.pattern}`);
       if (schema.format === 'date-time' && Number.isNaN(Date.parse(value))) fail('not a date-time');
@@ -25,7 +22,7 @@ export function validate(schema: Schema, value: Json | undefined, relaxed: boole
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return [...errors, `${path}: not an integer`];
       if (schema.maximum !== undefined && value > schema.maximum) fail('above maximum');
-      if (!relaxed && schema.minimum !== undefined && value < schema.minimum) fail('below minimum');
+      if (schema.minimum !== undefined && value < schema.minimum) fail('below minimum');
       if (schema.format === 'int32' && (value > 2147483647 || value < -2147483648)) fail('not an int32');
       break;
     case 'boolean':
@@ -34,30 +31,28 @@ export function validate(schema: Schema, value: Json | undefined, relaxed: boole
     case 'array':
       if (!Array.isArray(value)) return [...errors, `${path}: not an array`];
       if (schema.maxItems !== undefined && value.length > schema.maxItems) fail('too many items');
-      if (!relaxed && schema.minItems !== undefined && value.length < schema.minItems) fail('too few items');
-      if (!relaxed) errors.push(...uniqueness(schema, value, path));
-      value.forEach((item, i) => errors.push(...validate(schema.items ?? {}, item, relaxed, `${path}[${i}]`)));
+      if (schema.minItems !== undefined && value.length < schema.minItems) fail('too few items');
+      errors.push(...uniqueness(schema, value, path));
+      value.forEach((item, i) => errors.push(...validate(schema.items ?? {}, item, `${path}[${i}]`)));
       break;
     default:
       if (!isMap(value)) return [...errors, `${path}: not an object`];
-      errors.push(...validateObject(schema, value, relaxed, path));
+      errors.push(...validateObject(schema, value, path));
   }
   return errors;
 }
 
-function validateObject(schema: Schema, value: JsonMap, relaxed: boolean, path: string): string[] {
+function validateObject(schema: Schema, value: JsonMap, path: string): string[] {
   const errors: string[] = [];
   const top = path === '';
-  if (!relaxed) {
-    for (const name of schema.required ?? []) if (!(name in value)) errors.push(`${path}.${name}: required`);
-    if (schema.minProperties !== undefined && Object.keys(value).length < schema.minProperties) errors.push(`${path}: too few properties`);
-  }
+  for (const name of schema.required ?? []) if (!(name in value)) errors.push(`${path}.${name}: required`);
+  if (schema.minProperties !== undefined && Object.keys(value).length < schema.minProperties) errors.push(`${path}: too few properties`);
   for (const [name, child] of Object.entries(value)) {
     if (top && ['apiVersion', 'kind', 'metadata'].includes(name)) continue;
     const known = schema.properties?.[name];
     const extra = schema.additionalProperties;
-    if (known) errors.push(...validate(known, child, relaxed, `${path}.${name}`));
-    else if (typeof extra === 'object') errors.push(...validate(extra, child, relaxed, `${path}{${name}}`));
+    if (known) errors.push(...validate(known, child, `${path}.${name}`));
+    else if (typeof extra === 'object') errors.push(...validate(extra, child, `${path}{${name}}`));
     else if (!schema['x-kubernetes-preserve-unknown-fields'] && extra !== true) errors.push(`${path}.${name}: unknown field (pruned)`);
   }
   return errors;
