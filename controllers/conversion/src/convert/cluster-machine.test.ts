@@ -100,17 +100,18 @@ test('CV-9/S-4: machine spec: "" means unset, format ⇄ diskFormat, refs lose k
   assert.equal(metal3Machine.toSpoke({ spec: { image: { url: 'u' } } })['spec'], { image: { url: 'u', checksum: '' } }, 'CV-9: unset checksum ⇒ ""');
 });
 
-test('CV-10/AP-15: nodeReuse keeps an explicit false; unset reads as false in v1beta1', () => {
+test('CV-10/AP-15: nodeReuse is copied as it is, an explicit false included (both CRDs default it)', () => {
   const template = { spec: { image: { url: 'u', checksum: 'c' } } };
   assert.equal(metal3MachineTemplate.toHub({ spec: { nodeReuse: false, template } })['spec'], { nodeReuse: false, template });
-  assert.equal(metal3MachineTemplate.toSpoke({ spec: { template } })['spec'], { nodeReuse: false, template });
+  assert.equal(metal3MachineTemplate.toSpoke({ spec: { nodeReuse: true, template } })['spec'], { nodeReuse: true, template });
+  assert.equal(metal3MachineTemplate.toSpoke({ spec: { template } })['spec'], { template });
 });
 
 test('CV-3b/AP-7: template metadata is dropped by the v1beta1 rules (the annotation carries it)', () => {
   const spec = { template: { metadata: { labels: { a: 'b' } }, spec: { controlPlaneEndpoint: { host: 'h', port: 1 } } } };
   assert.equal(metal3ClusterTemplate.toSpoke({ spec })['spec'], { template: { spec: { controlPlaneEndpoint: { host: 'h', port: 1 } } } });
   const machine = { template: { metadata: { annotations: { a: 'b' } }, spec: {} } };
-  assert.equal(metal3MachineTemplate.toSpoke({ spec: machine })['spec'], { nodeReuse: false, template: { spec: {} } });
+  assert.equal(metal3MachineTemplate.toSpoke({ spec: machine })['spec'], { template: { spec: {} } });
 });
 
 test.run();

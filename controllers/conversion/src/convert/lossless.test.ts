@@ -45,7 +45,7 @@ test('CV-2/CV-3b/CV-3c: v1beta2-only content (template metadata, unset checksum)
   const spoke = convert(hub, spokeVersion);
   assert.ok(spoke.metadata.annotations?.[hubDataAnnotation]);
   assert.is(spoke.metadata.annotations?.['keep'], 'me');
-  assert.equal(spoke['spec'], { nodeReuse: false, template: { spec: { image: { url: 'http://i/u.raw', checksum: '', format: 'raw' } } } });
+  assert.equal(spoke['spec'], { template: { spec: { image: { url: 'http://i/u.raw', checksum: '', format: 'raw' } } } });
   assert.equal(convert(spoke, hubVersion), hub);
 });
 

@@ -67,11 +67,10 @@ export const metal3Machine: KindRules = {
   atomic: new Set(['spec.dataTemplate', 'status.renderedData']),
 };
 
-/** `nodeReuse` keeps an explicit false (v1beta2 `*bool`); unset reads as false in v1beta1 (CV-10). */
+/** `nodeReuse` is copied as it is: both CRDs default it to false, so stored objects always have it (CV-10). */
 export const metal3MachineTemplate: KindRules = {
   kind: 'Metal3MachineTemplate',
   toHub: ({ spec, ...rest }) => compact({ ...rest, spec: via(spec, (s) => templateSpec(s, machineSpecToHub, false)) }),
-  toSpoke: ({ spec, ...rest }) =>
-    compact({ ...rest, spec: via(spec, (s) => ({ ...templateSpec(s, machineSpecToSpoke, true), nodeReuse: s['nodeReuse'] ?? false })) }),
+  toSpoke: ({ spec, ...rest }) => compact({ ...rest, spec: via(spec, (s) => templateSpec(s, machineSpecToSpoke, true)) }),
   atomic: new Set(['spec.template.spec.dataTemplate']),
 };
