@@ -12,8 +12,8 @@ export function refToHub(ref: Json | undefined): JsonMap | undefined {
 /** Metal3ObjectRef → ObjectReference; `orEmpty` for references v1beta1 requires (CV-18). */
 export function refToSpoke(ref: Json | undefined, orEmpty = false): JsonMap | undefined {
   const r = map(ref);
-  if (!r) return orEmpty ? {} : undefined;
-  return compact({ name: str(r['name']), namespace: str(r['namespace']) });
+  // An empty v1beta2 reference reads as none: the v1beta1 rules would drop it on the way back.
+  return nonEmpty({ name: str(r?.['name']), namespace: str(r?.['namespace']) }) ?? (orEmpty ? {} : undefined);
 }
 
 /** APIEndpoint: both fields required in v1beta1; optional, non-empty, port 1–65535 in v1beta2 (AP-2, CV-8). */

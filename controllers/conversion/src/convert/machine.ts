@@ -21,7 +21,8 @@ function imageToSpoke(image: Json | undefined): JsonMap | undefined {
   return compact({ ...rest, checksum: str(checksum) ?? '', checksumType: filled(checksumType), format: filled(diskFormat) });
 }
 
-function selectorToHub(selector: Json | undefined): JsonMap | undefined {
+/** A selector without labels or expressions selects like none: unset in both versions. */
+function selectorOrUnset(selector: Json | undefined): JsonMap | undefined {
   const s = map(selector);
   if (!s) return undefined;
   const labels = map(s['matchLabels']);
@@ -40,14 +41,19 @@ export function machineSpecToHub(spec: JsonMap): JsonMap {
     automatedCleaningMode: filled(spec['automatedCleaningMode']),
     failureDomain: filled(spec['failureDomain']),
     customDeploy: customDeploy && filled(customDeploy['method']) ? customDeploy : undefined,
-    hostSelector: selectorToHub(spec['hostSelector']),
+    hostSelector: selectorOrUnset(spec['hostSelector']),
     image: imageToHub(spec['image']),
     dataTemplate: refToHub(spec['dataTemplate']),
   });
 }
 
 export function machineSpecToSpoke(spec: JsonMap): JsonMap {
-  return compact({ ...spec, image: imageToSpoke(spec['image']), dataTemplate: refToSpoke(spec['dataTemplate']) });
+  return compact({
+    ...spec,
+    hostSelector: selectorOrUnset(spec['hostSelector']),
+    image: imageToSpoke(spec['image']),
+    dataTemplate: refToSpoke(spec['dataTemplate']),
+  });
 }
 
 function machineStatusToHub(status: JsonMap): JsonMap {

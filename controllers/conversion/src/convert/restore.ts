@@ -4,8 +4,9 @@
 // other version did not change comes back exactly as saved, and every part it did change is taken as
 // it is now. So an untouched object round-trips byte for byte, and an edit made through the other
 // version (a spec change, a controller's status write) wins over the saved copy of that part only.
-// Atomic paths (object references) come back whole or not at all: a saved `uid` is never glued onto
-// a reference whose name was changed.
+// Lists and atomic paths (object references) come back whole or not at all: list items have no
+// identity the rules could match across versions (a list-map sorted from a map, an item renamed), so
+// a saved item's fields are never glued onto another item, nor a saved `uid` onto a renamed reference.
 import { deepEqual, isMap, type Json, type JsonMap } from './json.ts';
 
 export function restore(base: Json | undefined, saved: Json | undefined, current: Json | undefined, atomic: ReadonlySet<string>, path = ''): Json | undefined {
@@ -18,9 +19,6 @@ export function restore(base: Json | undefined, saved: Json | undefined, current
       if (value !== undefined) out[key] = value;
     }
     return out;
-  }
-  if (Array.isArray(base) && Array.isArray(saved) && Array.isArray(current) && base.length === current.length && saved.length === current.length) {
-    return current.map((item, i) => restore(base[i], saved[i], item, atomic, `${path}[]`) ?? null);
   }
   return current;
 }

@@ -4,6 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { forcedByRules } from './cel.ts';
+import { editTrip } from './edits.ts';
 import { roundTrip } from './property.ts';
 
 const samples = 400;
@@ -18,6 +19,10 @@ export function roundTripSuite(kinds: readonly string[]): void {
         assert.equal(result.failures, [], result.failures.join('\n\n'));
         assert.equal(result.neverPresent, [], 'every field is present in some sample');
         assert.equal(result.alwaysPresent.filter((path) => !forcedByRules.has(path)), [], 'every optional field is absent in some sample');
+      });
+      test(`CV-2 (restore): ${kind} ${from} (${source}) edited in the other version, read and written back through ${from}: the edit is seen exactly`, () => {
+        const failures = editTrip(kind, from, source, samples / 2, 5000);
+        assert.equal(failures, [], failures.join('\n\n'));
       });
     }
   }
