@@ -3,14 +3,15 @@
 // v1beta1 → v1beta2 keeps the whole v1beta1 body in `metal3-ts.dev/v1beta1-data`, so v1beta1-only
 // content (noCloudProvider, templateReference, status.phase, ObjectReference kind/uid, ...) survives a
 // trip through the hub, which upstream drops (CV-4). Each annotation is written only when the rules
-// alone would lose something, read back through the three-way restore (restore.ts) and removed on
+// alone would lose something, read back through the three-way restore (restore.ts), of which only
+// the grafts that keep the object as its writer wrote it are kept, and removed on
 // the way back, so it never reaches the version it describes. `status` is restored whole or not at all:
 // a write to the status subresource cannot update an annotation, so a saved status that no longer
 // matches would hand back stale v1beta1-only fields (a phase the controller has since moved past);
 // a changed status converts by the rules alone, as upstream's does.
 import { canonical, compact, deepEqual, isMap, type Json, type JsonMap } from './json.ts';
 import type { KindRules } from './kind.ts';
-import { restore } from './restore.ts';
+import { applyGrafts, differences, grafts } from './restore.ts';
 
 /** On v1beta1 objects: the v1beta2 body they were converted from (Cluster API's key, CV-2). */
 export const hubDataAnnotation = 'cluster.x-k8s.io/conversion-data';
@@ -30,7 +31,12 @@ export function convertLossless(rules: KindRules, object: JsonMap, direction: Di
   if (saved !== undefined) {
     // What the rules would have made of the saved object after one trip through this version.
     const base = rules[direction](rules[back](saved));
-    body = (restore(base, saved, body, new Set([...rules.atomic, 'status'])) ?? {}) as JsonMap;
+    // A graft that makes the object read back, in the version it came from, less like what was written
+    // there is an edit the rules could not tell apart (`""` for unset): the edit wins.
+    const before = differences(rules[back](body), source);
+    const kept = grafts(base, saved, body, new Set([...rules.atomic, 'status']))
+      .filter((g) => [...differences(rules[back](applyGrafts(body, [g])), source)].every((path) => before.has(path)));
+    body = applyGrafts(body, kept);
   }
   const out: JsonMap = { ...body, apiVersion, kind: rules.kind, metadata };
   if (!deepEqual(withoutType(rules[back](body)), withoutType(source))) {
