@@ -77,6 +77,14 @@ test('a damaged or foreign annotation is ignored: the object still converts', ()
   assert.equal((convert(foreign, hubVersion)['spec'] as { image: unknown }).image, { url: 'http://i/u.qcow2', checksum: 'abc', diskFormat: 'qcow2' });
 });
 
+test('our annotation for the other direction, copied onto an object by hand, is dropped rather than carried', () => {
+  const plain = { ...machine, spec: { image: machine.spec.image }, status: { ready: true } };
+  const copied = { ...plain, metadata: { name: 'm', annotations: { [spokeDataAnnotation]: '{"spec":{}}' } } };
+  assert.equal(convert(copied, hubVersion).metadata, { name: 'm' });
+  const lossy = { ...machine, metadata: { name: 'm', annotations: { [spokeDataAnnotation]: '{"spec":{}}' } } };
+  assert.equal(JSON.parse(convert(lossy, hubVersion).metadata.annotations![spokeDataAnnotation]!).spec, machine.spec, 'replaced by the real one');
+});
+
 test('bad input: a ConversionError naming the kind and field; an object already at the version comes back as it is', () => {
   const cases: [object, string, RegExp][] = [
     [{ ...machine, kind: 'Metal3Host' }, hubVersion, /^Metal3Host kind: is not one of Metal3Cluster, /],

@@ -3,12 +3,12 @@
 // v1beta1 → v1beta2 keeps the whole v1beta1 body in `metal3-ts.dev/v1beta1-data`, so v1beta1-only
 // content (noCloudProvider, templateReference, status.phase, ObjectReference kind/uid, ...) survives a
 // trip through the hub, which upstream drops (CV-4). Each annotation is written only when the rules
-// alone would lose something, read back through the three-way restore (restore.ts), of which only
-// the grafts that keep the object as its writer wrote it are kept, and removed on
-// the way back, so it never reaches the version it describes. `status` is restored whole or not at all:
-// a write to the status subresource cannot update an annotation, so a saved status that no longer
-// matches would hand back stale v1beta1-only fields (a phase the controller has since moved past);
-// a changed status converts by the rules alone, as upstream's does.
+// alone would lose something, and removed on the way back, so it never reaches the version it
+// describes. Reading one back is the three-way restore (restore.ts), keeping only the grafts that leave
+// the object reading as its writer wrote it. `status` is restored whole or not at all: a write to the
+// status subresource cannot update an annotation, so a saved status that no longer matches would hand
+// back stale v1beta1-only fields (a phase the controller has since moved past); a changed status
+// converts by the rules alone, as upstream's does.
 import { canonical, compact, deepEqual, isMap, type Json, type JsonMap } from './json.ts';
 import type { KindRules } from './kind.ts';
 import { applyGrafts, differences, grafts } from './restore.ts';
@@ -25,7 +25,8 @@ export function convertLossless(rules: KindRules, object: JsonMap, direction: Di
   const back: Direction = direction === 'toHub' ? 'toSpoke' : 'toHub';
   const readKey = direction === 'toHub' ? hubDataAnnotation : spokeDataAnnotation;
   const writeKey = direction === 'toHub' ? spokeDataAnnotation : hubDataAnnotation;
-  const { metadata, saved } = takeAnnotation(rules.kind, object, readKey);
+  // Our key for the other direction means nothing on this version (copied by hand): it is dropped.
+  const { metadata, saved } = takeAnnotation(rules.kind, { ...object, metadata: without(object['metadata'], writeKey) }, readKey);
   const source = bodyOf(object);
   let body = rules[direction](source);
   if (saved !== undefined) {
@@ -55,13 +56,20 @@ function withoutType(body: JsonMap): JsonMap {
   return rest;
 }
 
+/** `metadata` without the annotation `key`; an annotations map left empty goes too. */
+function without(metadata: Json | undefined, key: string): JsonMap {
+  const m = isMap(metadata) ? metadata : {};
+  const annotations = isMap(m['annotations']) ? m['annotations'] : undefined;
+  if (annotations === undefined || !(key in annotations)) return m;
+  const { [key]: _gone, ...rest } = annotations;
+  return compact({ ...m, annotations: Object.keys(rest).length > 0 ? rest : undefined });
+}
+
 function takeAnnotation(kind: string, object: JsonMap, key: string): { metadata: JsonMap; saved: JsonMap | undefined } {
   const metadata = isMap(object['metadata']) ? object['metadata'] : {};
-  const annotations = isMap(metadata['annotations']) ? metadata['annotations'] : undefined;
-  const text = annotations?.[key];
-  if (annotations === undefined || text === undefined) return { metadata, saved: undefined };
-  const { [key]: _gone, ...rest } = annotations;
-  const trimmed = compact({ ...metadata, annotations: Object.keys(rest).length > 0 ? rest : undefined });
+  const text = isMap(metadata['annotations']) ? metadata['annotations'][key] : undefined;
+  if (text === undefined) return { metadata, saved: undefined };
+  const trimmed = without(metadata, key);
   let parsed: Json;
   try {
     parsed = typeof text === 'string' ? JSON.parse(text) as Json : null;
