@@ -85,6 +85,13 @@ test('our annotation for the other direction, copied onto an object by hand, is 
   assert.equal(JSON.parse(convert(lossy, hubVersion).metadata.annotations![spokeDataAnnotation]!).spec, machine.spec, 'replaced by the real one');
 });
 
+test("an annotation that would pass the apiserver's 256 KiB budget is left out: the object converts as upstream's would", () => {
+  const big = { ...machine, metadata: { name: 'm', annotations: { notes: 'x'.repeat(256 * 1024 - 200) } } };
+  const hub = convert(big, hubVersion);
+  assert.equal(Object.keys(hub.metadata.annotations!), ['notes']);
+  assert.equal((hub['spec'] as { dataTemplate: unknown }).dataTemplate, { name: 'dt', namespace: 'ns' });
+});
+
 test('bad input: a ConversionError naming the kind and field; an object already at the version comes back as it is', () => {
   const cases: [object, string, RegExp][] = [
     [{ ...machine, kind: 'Metal3Host' }, hubVersion, /^Metal3Host kind: is not one of Metal3Cluster, /],

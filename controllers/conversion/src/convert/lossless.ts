@@ -41,9 +41,24 @@ export function convertLossless(rules: KindRules, object: JsonMap, direction: Di
   }
   const out: JsonMap = { ...body, apiVersion, kind: rules.kind, metadata };
   if (!deepEqual(withoutType(rules[back](body)), withoutType(source))) {
-    out['metadata'] = withAnnotation(metadata, writeKey, canonical({ ...source, apiVersion: String(object['apiVersion']), kind: rules.kind }));
+    const value = canonical({ ...source, apiVersion: String(object['apiVersion']), kind: rules.kind });
+    if (fits(metadata, writeKey, value)) out['metadata'] = withAnnotation(metadata, writeKey, value);
   }
   return out;
+}
+
+/** The apiserver refuses objects whose annotations pass 256 KiB (keys and values, UTF-8). */
+export const annotationBudget = 256 * 1024;
+const utf8 = new TextEncoder();
+
+/**
+ * Whether the annotation fits beside the others. One that does not is left out: the object then
+ * converts as upstream's would (lossy where v1beta2 cannot say it) instead of being refused.
+ */
+function fits(metadata: JsonMap, key: string, value: string): boolean {
+  const others = isMap(metadata['annotations']) ? Object.entries(metadata['annotations']) : [];
+  const size = [[key, value], ...others].reduce((n, [k, v]) => n + utf8.encode(k).length + utf8.encode(String(v)).length, 0);
+  return size <= annotationBudget;
 }
 
 function bodyOf(object: JsonMap): JsonMap {
