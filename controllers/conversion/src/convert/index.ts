@@ -45,7 +45,8 @@ export const kinds: ReadonlyMap<string, KindRules> = new Map(
 const versions = [spokeVersion, hubVersion];
 
 /**
- * `object` at `desiredAPIVersion`. An object already there comes back unchanged. Throws a
+ * `object` at `desiredAPIVersion`. An object already there comes back unchanged. `object` is not
+ * modified; the result may share nested values with it (copy before mutating either). Throws a
  * ConversionError for input no rule can read: not an object, an unknown kind or version, a `spec`
  * or `status` that is not an object.
  */
