@@ -21,8 +21,8 @@ const bindAddress = (
 export const webhookFlags = {
   'webhook-port': flag.int(
     9443,
-    'Port the conversion webhook serves HTTPS on',
-    { min: 1, max: 65535 },
+    'Port the conversion webhook serves HTTPS on (0: any free port, for tests)',
+    { min: 0, max: 65535 },
   ),
   'webhook-host': flag.string(
     '',

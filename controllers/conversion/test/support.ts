@@ -4,6 +4,7 @@
 // committed) with its conversion wired to that server by URL and caBundle, as the test environment
 // and the lab wire it (the install wires it by Service and cert-manager's CA injection instead).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -117,4 +118,26 @@ export function upstreamCrdWithWebhook(
     },
   };
   return crd;
+}
+
+/** POSTs a ConversionReview to 127.0.0.1:`port` trusting `caPem` (keep-alive through `agent` if given). */
+export function postReview(
+  port: number,
+  caPem: string,
+  body: unknown,
+  agent?: Agent,
+): Promise<{ status: number; json: { response: Record<string, unknown> } }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify(body);
+    const headers = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+    const req = request(
+      { host: '127.0.0.1', port, path: '/convert', method: 'POST', ca: caPem, servername: 'localhost', headers, ...(agent ? { agent } : {}) },
+      (res) => {
+        let out = '';
+        res.setEncoding('utf8').on('data', (c: string) => (out += c)).on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(out) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
 }
