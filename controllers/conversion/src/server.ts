@@ -45,14 +45,8 @@ export interface WebhookServer {
 
 const TEXT = 'text/plain; charset=utf-8';
 
-export async function startWebhookServer(
-  options: WebhookServerOptions,
-): Promise<WebhookServer> {
-  const server: Server = createServer({
-    cert: options.certificate.cert,
-    key: options.certificate.key,
-    minVersion: 'TLSv1.2',
-  }, (req, res) => {
+export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
+  const server: Server = createServer({ cert: options.certificate.cert, key: options.certificate.key, minVersion: 'TLSv1.2' }, (req, res) => {
     void handle(req, res, options);
   });
   server.requestTimeout = options.requestTimeoutMs;
@@ -60,10 +54,7 @@ export async function startWebhookServer(
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({
-      port: options.bind.port,
-      ...(options.bind.host !== undefined ? { host: options.bind.host } : {}),
-    }, () => {
+    server.listen({ port: options.bind.port, ...(options.bind.host !== undefined ? { host: options.bind.host } : {}) }, () => {
       server.off('error', reject);
       resolve();
     });
@@ -86,67 +77,29 @@ function closeGracefully(server: Server, graceMs: number): Promise<void> {
   });
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  body: string,
-): void {
-  res.writeHead(status, {
-    'Content-Type': contentType,
-    'Content-Length': Buffer.byteLength(body),
-    'X-Content-Type-Options': 'nosniff',
-  });
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
 }
 
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: WebhookServerOptions,
-): Promise<void> {
+async function handle(req: IncomingMessage, res: ServerResponse, options: WebhookServerOptions): Promise<void> {
   const url = new URL(req.url ?? '/', 'https://localhost');
   const probe = url.pathname.match(/^\/(healthz|readyz)(?:\/(.*))?$/);
   try {
-    if (
-      probe && options.probes && (req.method === 'GET' || req.method === 'HEAD')
-    ) {
-      const checks = probe[1] === 'healthz' ? options.probes.healthz : options.probes.readyz;
-      const answer = await checks.respond(probe[2] ?? '', url.searchParams);
+    if (probe && options.probes && (req.method === 'GET' || req.method === 'HEAD')) {
+      const answer = await (probe[1] === 'healthz' ? options.probes.healthz : options.probes.readyz).respond(probe[2] ?? '', url.searchParams);
       return send(res, answer.status, TEXT, answer.body);
     }
-    if (url.pathname !== '/convert') {
-      return send(res, 404, TEXT, '404 page not found\n');
-    }
-    if (req.method !== 'POST') {
-      return send(
-        res,
-        405,
-        TEXT,
-        'method not allowed: POST a ConversionReview\n',
-      );
-    }
+    if (url.pathname !== '/convert') return send(res, 404, TEXT, '404 page not found\n');
+    if (req.method !== 'POST') return send(res, 405, TEXT, 'method not allowed: POST a ConversionReview\n');
     const type = req.headers['content-type'] ?? '';
-    if (!/^application\/json\b/.test(type)) {
-      return send(
-        res,
-        415,
-        TEXT,
-        `content type ${JSON.stringify(type)}: expected application/json\n`,
-      );
-    }
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > options.maxRequestBytes) {
-      return refuseTooLarge(res, options.maxRequestBytes);
-    }
+    if (!/^application\/json\b/.test(type)) return send(res, 415, TEXT, `content type ${JSON.stringify(type)}: expected application/json\n`);
+    if (Number(req.headers['content-length'] ?? NaN) > options.maxRequestBytes) return refuseTooLarge(res, options.maxRequestBytes);
     const body = await readBody(req, options.maxRequestBytes);
     if (body === undefined) return refuseTooLarge(res, options.maxRequestBytes);
     answer(res, body, options);
   } catch (error) {
-    options.log.error('conversion webhook request failed', {
-      path: url.pathname,
-      error,
-    });
+    options.log.error('conversion webhook request failed', { path: url.pathname, error });
     if (!res.headersSent) send(res, 500, TEXT, 'internal error\n');
     else res.destroy();
   }
@@ -154,19 +107,11 @@ async function handle(
 
 function refuseTooLarge(res: ServerResponse, limit: number): void {
   res.setHeader('Connection', 'close');
-  send(
-    res,
-    413,
-    TEXT,
-    `request body over ${limit} bytes (--max-request-bytes)\n`,
-  );
+  send(res, 413, TEXT, `request body over ${limit} bytes (--max-request-bytes)\n`);
 }
 
 /** The body, or undefined once it passes `limit` (reading stops there). */
-function readBody(
-  req: IncomingMessage,
-  limit: number,
-): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -185,52 +130,24 @@ function readBody(
   });
 }
 
-function answer(
-  res: ServerResponse,
-  body: Buffer,
-  options: WebhookServerOptions,
-): void {
+function answer(res: ServerResponse, body: Buffer, options: WebhookServerOptions): void {
   const started = performance.now();
   let review;
   try {
     review = parseReview(JSON.parse(body.toString('utf8')));
   } catch (error) {
-    if (!(error instanceof BadReview) && !(error instanceof SyntaxError)) {
-      throw error;
-    }
-    options.log.warn('refused a request that is not a ConversionReview', {
-      reason: error instanceof SyntaxError ? 'body is not JSON' : error.message,
-    });
-    return send(
-      res,
-      400,
-      TEXT,
-      `${error instanceof SyntaxError ? 'body is not JSON' : error.message}\n`,
-    );
+    if (!(error instanceof BadReview) && !(error instanceof SyntaxError)) throw error;
+    const reason = error instanceof SyntaxError ? 'body is not JSON' : error.message;
+    options.log.warn('refused a request that is not a ConversionReview', { reason });
+    return send(res, 400, TEXT, `${reason}\n`);
   }
   const outcome = convertReview(review, options.converter);
   const text = JSON.stringify(reviewResponse(review, outcome));
   const durationMs = performance.now() - started;
-  if (!outcome.ok) {
-    // Who and which field, never the object's contents or the converter's message (it may quote values).
-    options.log.warn('conversion failed', {
-      uid: review.uid,
-      to: review.desiredAPIVersion,
-      ...outcome.failed,
-      field: outcome.field,
-      error: outcome.error,
-    });
-  } else {options.log.debug('converted', {
-      uid: review.uid,
-      to: review.desiredAPIVersion,
-      objects: review.objects.length,
-      durationMs,
-    });}
-  options.onReview?.({
-    reviewVersion: review.apiVersion,
-    objects: review.objects.length,
-    ok: outcome.ok,
-    durationMs,
-  });
+  const common = { uid: review.uid, to: review.desiredAPIVersion };
+  // Who and which field, never the objects' contents nor the converter's message (it may quote values).
+  if (!outcome.ok) options.log.warn('conversion failed', { ...common, ...outcome.failed, field: outcome.field, error: outcome.error });
+  else options.log.debug('converted', { ...common, objects: review.objects.length, durationMs });
+  options.onReview?.({ reviewVersion: review.apiVersion, objects: review.objects.length, ok: outcome.ok, durationMs });
   send(res, 200, 'application/json', text);
 }
