@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { ControllerProcess, eventually, httpGet } from '@metal3-ts/test/harness/controller-process';
+import { ControllerProcess, eventually, httpGet, runtimes } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../../scripts/bundle.ts';
+import { NODE_FLAGS } from '../../../scripts/images/spec.ts';
 import { V1BETA1, V1BETA2 } from './metal3cluster-converter.ts';
 import { postReview, type TestPki, testPki } from './support.ts';
 
@@ -73,7 +74,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 test(`latency per object (p50/p99) and RSS of the bundled webhook process under ${N} objects, one per review and ${N} in one review`, async () => {
   const outfile = join(work, 'bench.mjs');
   await bundle(fileURLToPath(new URL('./bench-entry.ts', import.meta.url)), outfile, { minify: true });
-  const p = new ControllerProcess('node', outfile, [
+  const args = [
     '--cert-dir',
     pki.dir,
     '--webhook-port',
@@ -84,7 +85,13 @@ test(`latency per object (p50/p99) and RSS of the bundled webhook process under 
     '127.0.0.1:0',
     '--metrics-bind-address',
     '0',
-  ]);
+  ];
+  // With the image's own V8 flags (the young generation capped as in every controller image).
+  const p = new ControllerProcess('node', outfile, args, {
+    command: runtimes.node,
+    args: [...NODE_FLAGS, outfile, ...args],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const probes = await p.address('readyz');
@@ -116,7 +123,7 @@ test(`latency per object (p50/p99) and RSS of the bundled webhook process under 
       [
         `conversion webhook, ${N} Metal3Clusters (v1beta1 → v1beta2, ~${
           (JSON.stringify(cluster(0)).length / 1024).toFixed(1)
-        } KiB each), bundled process under Node 24:`,
+        } KiB each), bundled process under Node 24 ${NODE_FLAGS.join(' ')}:`,
         `  one object per review (round trip over kept-alive TLS): p50 ${quantile(single, 0.5).toFixed(3)} ms, p99 ${quantile(single, 0.99).toFixed(3)} ms`,
         `  ${N} objects per review (a list): p50 ${(quantile(batch, 0.5) * 1000).toFixed(1)} µs per object (5 rounds)`,
         `  RSS: ${idle.toFixed(1)} MiB idle and ready, ${afterSingles.toFixed(1)} MiB after ${N} single reviews, ${
