@@ -66,7 +66,7 @@ export async function runWebhook(options: RunOptions): Promise<number> {
       log.info('serving conversion webhook', { port: webhook.port, path: '/convert' });
       await aborted(shutdown.signal);
     }
-    log.info('shutting down', { graceMs: config.gracefulShutdownTimeoutMs });
+    log.info('shutting down', { graceMs: config.gracefulShutdownTimeoutMs, inFlight: webhook?.inFlight() ?? 0 });
     await webhook?.close(config.gracefulShutdownTimeoutMs);
     return 0;
   } catch (error) {

@@ -40,14 +40,24 @@ export interface WebhookServer {
   readonly port: number;
   /** A rotated certificate: new handshakes use it, open connections keep theirs. */
   setCertificate(pair: ServingPair): void;
+  /** Requests being handled now (received headers, not yet answered). */
+  inFlight(): number;
   close(graceMs: number): Promise<void>;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
 
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const server: Server = createServer({ cert: options.certificate.cert, key: options.certificate.key, minVersion: 'TLSv1.2' }, (req, res) => {
-    void handle(req, res, options);
+  let active = 0;
+  const server: Server = createServer({
+    cert: options.certificate.cert,
+    key: options.certificate.key,
+    minVersion: 'TLSv1.2',
+    // Node enforces requestTimeout only when it checks its connections (every 30 s by default).
+    connectionsCheckingInterval: Math.min(1000, options.requestTimeoutMs),
+  }, (req, res) => {
+    active++;
+    void handle(req, res, options).finally(() => active--);
   });
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
@@ -62,6 +72,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   return {
     port: (server.address() as AddressInfo).port,
     setCertificate: (pair) => server.setSecureContext({ cert: pair.cert, key: pair.key }),
+    inFlight: () => active,
     close: (graceMs) => closeGracefully(server, graceMs),
   };
 }
@@ -69,8 +80,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
 function closeGracefully(server: Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    // A kept-alive connection (the apiserver keeps them) turns idle once its review is answered: close
+    // it then instead of waiting for its keep-alive timeout.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(cut);
+      clearInterval(idle);
       resolve();
     });
     server.closeIdleConnections();

@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { newLogger } from '@metal3-ts/shared/log/logger';
-import { CertificateWatcher } from '../src/certificates.ts';
+import { CertificateWatcher, readServingPair } from '../src/certificates.ts';
+import { eventually } from '@metal3-ts/test/testing/eventually';
 import { startWebhookServer, type WebhookServer } from '../src/server.ts';
 import { metal3ClusterConverter, REFUSED_HOST, V1BETA1, V1BETA2 } from './metal3cluster-converter.ts';
 import { type TestPki, testPki } from './support.ts';
@@ -134,6 +135,69 @@ test('certificate watcher: waits for a missing pair (problem names the file), ke
   } finally {
     rmSync(dir.dir, { recursive: true, force: true });
   }
+});
+
+/** A POST whose body is sent in two halves: the second only when `second()` is called. */
+function halfSent(port: number, body: string) {
+  let finish!: () => void;
+  const answered = new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/convert',
+        method: 'POST',
+        ca: pki.ca.certPem,
+        servername: 'localhost',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.write(body.slice(0, 10));
+    finish = () => req.end(body.slice(10));
+  });
+  return { answered, second: () => finish() };
+}
+
+test('a request not received in full within --request-timeout is dropped; the server keeps serving', async () => {
+  const slow = await startWebhookServer({
+    bind: { host: '127.0.0.1', port: 0 },
+    certificate: readServingPair(pki.files),
+    converter: metal3ClusterConverter,
+    maxRequestBytes: 4096,
+    requestTimeoutMs: 500,
+    log: newLogger({ sink: () => {} }),
+  });
+  try {
+    const stalled = halfSent(slow.port, review([]));
+    const outcome = await stalled.answered; // never sends the rest: the server must end it
+    assert.ok('error' in outcome ? true : outcome.status === 408, JSON.stringify(outcome));
+  } finally {
+    await slow.close(1000);
+  }
+});
+
+test('SIGTERM-style close: a review in flight is answered, then the server closes', async () => {
+  const other = await startWebhookServer({
+    bind: { host: '127.0.0.1', port: 0 },
+    certificate: readServingPair(pki.files),
+    converter: metal3ClusterConverter,
+    maxRequestBytes: 4096,
+    requestTimeoutMs: 5000,
+    log: newLogger({ sink: () => {} }),
+  });
+  const inFlight = halfSent(other.port, review([{ apiVersion: V1BETA1, kind: 'Metal3Cluster', metadata: { name: 'f', namespace: 'n' }, spec: {} }]));
+  await eventually('the review is in flight', () => (other.inFlight() === 1 ? true : undefined));
+  const closed = other.close(10_000);
+  inFlight.second();
+  const outcome = await inFlight.answered;
+  assert.ok('status' in outcome && outcome.status === 200, JSON.stringify(outcome));
+  assert.is(JSON.parse((outcome as { body: string }).body).response.result.status, 'Success');
+  await closed;
 });
 
 test.run();
