@@ -31,9 +31,7 @@ export function readServingPair(files: ServingFiles): ServingPair {
     try {
       return readFileSync(path, 'utf8');
     } catch (error) {
-      throw new CertificateError(
-        `${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      );
+      throw new CertificateError(`${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   };
   const cert = read(files.certFile, 'certificate');
@@ -42,17 +40,9 @@ export function readServingPair(files: ServingFiles): ServingPair {
     createSecureContext({ cert, key });
   } catch (error) {
     // OpenSSL's reason (e.g. "key values mismatch", "no start line"), never the PEM itself.
-    throw new CertificateError(
-      `${files.certFile} and ${files.keyFile}: ${(error as Error).message}`,
-    );
+    throw new CertificateError(`${files.certFile} and ${files.keyFile}: ${(error as Error).message}`);
   }
-  return {
-    cert,
-    key,
-    digest: createHash('sha256').update(cert).update('\0').update(key).digest(
-      'hex',
-    ),
-  };
+  return { cert, key, digest: createHash('sha256').update(cert).update('\0').update(key).digest('hex') };
 }
 
 export interface WatcherOptions {
@@ -68,17 +58,13 @@ export class CertificateWatcher {
   #pair: ServingPair | undefined;
   #problem: string | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
-  #firstPair: {
-    resolve: (p: ServingPair) => void;
-    promise: Promise<ServingPair>;
-  };
+  readonly #firstPair: { resolve: (p: ServingPair) => void; promise: Promise<ServingPair> };
 
   constructor(files: ServingFiles, options: WatcherOptions) {
     this.#files = files;
     this.#options = options;
     let resolve!: (p: ServingPair) => void;
-    const promise = new Promise<ServingPair>((r) => (resolve = r));
-    this.#firstPair = { resolve, promise };
+    this.#firstPair = { promise: new Promise<ServingPair>((r) => (resolve = r)), resolve };
   }
 
   /** The pair in use, once one has loaded. */
@@ -115,12 +101,9 @@ export class CertificateWatcher {
       pair = readServingPair(this.#files);
     } catch (error) {
       const problem = (error as Error).message;
-      if (problem !== this.#problem) {
-        this.#options.log[this.#pair ? 'warn' : 'info'](
-          this.#pair ? 'serving certificate could not be reloaded; still serving the previous one' : 'waiting for the serving certificate',
-          { problem },
-        );
-      }
+      if (problem !== this.#problem && this.#pair) {
+        this.#options.log.warn('serving certificate could not be reloaded; still serving the previous one', { problem });
+      } else if (problem !== this.#problem) this.#options.log.info('waiting for the serving certificate', { problem });
       this.#problem = problem;
       return;
     }
@@ -128,10 +111,7 @@ export class CertificateWatcher {
     if (pair.digest === this.#pair?.digest) return;
     const first = this.#pair === undefined;
     this.#pair = pair;
-    this.#options.log.info(
-      first ? 'serving certificate loaded' : 'serving certificate reloaded',
-      { digest: pair.digest.slice(0, 12) },
-    );
+    this.#options.log.info(first ? 'serving certificate loaded' : 'serving certificate reloaded', { digest: pair.digest.slice(0, 12) });
     if (first) this.#firstPair.resolve(pair);
     else this.#options.onChange(pair);
   }
