@@ -18,13 +18,17 @@ import { ENTRYPOINT, IMAGE_USER } from '../../../../scripts/images/spec.ts';
 import { type OpenedImage, openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
 import { cleanCheckout, runImageBuild } from './checkout.ts';
 import { applyAll, controllerInstall, hostNetworkArgs, leaseName, type Rule } from './install.ts';
+import { webhookImageRun } from './webhook-image.ts';
 import { ImagePod, sandboxUnavailable } from './pod.ts';
 import { SAMPLES } from './samples.ts';
 
 const test = suite('controller images: built from a clean checkout, run as a kubelet would (issue 15)');
 const env = withSharedEnv(test);
 const unavailable = sandboxUnavailable();
-const controllers = discoverControllers(repoRoot);
+/** controllers/conversion is a webhook the apiserver calls, not a controller: no Lease, no RBAC, no sample (its own test below). */
+const WEBHOOK = 'conversion';
+const images = discoverControllers(repoRoot);
+const controllers = images.filter((c) => c !== WEBHOOK);
 const BUDGET_BYTES = 60e6;
 
 let work: string;
@@ -194,6 +198,17 @@ for (const controller of controllers) {
     );
   });
 }
+
+test(`image of the conversion webhook: from its OCI archive alone, as user 65532 on a read-only root with no ServiceAccount token, the certificate Secret mounted as config/webhook mounts it: ready, converts a review over TLS, exits 0 on SIGTERM`, async () => {
+  if (!images.includes(WEBHOOK)) throw new Error(`no controllers/${WEBHOOK} package: the conversion webhook has no image`);
+  const { image, rootfs, info } = unpacked(WEBHOOK);
+  if (unavailable) {
+    console.log(`image ${WEBHOOK}: archive checked; not run (${unavailable})`);
+    return;
+  }
+  const seen = await webhookImageRun({ image, rootfs, workDir: mkdtempSync(join(work, 'pod-conversion-')), apiserver: env().admin.server, pods });
+  figures.push(`${info.name}: ${(info.compressedSize / 1e6).toFixed(1)} MB compressed, ${(info.uncompressedSize / 1e6).toFixed(1)} MB uncompressed; ${seen}`);
+});
 
 test('a rule taken out of the applied ClusterRole: the image is not ready, /readyz and its error log name the Forbidden resource', async () => {
   const controller = controllers.includes('cluster') ? 'cluster' : controllers[0]!;

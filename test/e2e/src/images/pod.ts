@@ -1,9 +1,10 @@
 // Runs an unpacked controller image the way a kubelet runs a container, without Docker (root only):
 // a private mount and PID namespace (unshare), the root filesystem bind-mounted read-only, /dev/null
 // and /dev/urandom bound in, /proc mounted, the ServiceAccount volume (token, ca.crt, namespace) bound
-// read-only at /var/run/secrets/kubernetes.io/serviceaccount, then chroot as the image's numeric
-// user with no_new_privs and an environment holding only the image's Env and the
-// KUBERNETES_SERVICE_* variables. The container's network is the host's (no network namespace), so
+// read-only at /var/run/secrets/kubernetes.io/serviceaccount unless the Pod mounts no token, a Secret
+// volume read-only where the Deployment mounts one (the conversion webhook's certificate), then chroot
+// as the image's numeric user with no_new_privs and an environment holding only the image's Env and
+// the KUBERNETES_SERVICE_* variables. The container's network is the host's (no network namespace), so
 // the probe and metrics ports are chosen by the caller.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,20 +48,23 @@ export interface PodOptions {
   readonly config: ImageConfig;
   /** The container's args (appended to the image's Entrypoint). */
   readonly args: readonly string[];
-  readonly serviceAccount: ServiceAccountVolume;
+  /** Absent: no ServiceAccount volume (a Pod with `automountServiceAccountToken: false`). */
+  readonly serviceAccount: ServiceAccountVolume | undefined;
   /** `https://127.0.0.1:6443`: becomes KUBERNETES_SERVICE_HOST and _PORT. */
   readonly apiserver: string;
   /** A directory for the ServiceAccount volume and the sandbox script. */
   readonly workDir: string;
+  /** A Secret volume: these files, bound read-only at `mountPath` (the conversion webhook's certificate). */
+  readonly secretVolume?: { readonly mountPath: string; readonly files: Readonly<Record<string, string>> };
 }
 
 const SCRIPT = `set -eu
-root=$1; volume=$2; shift 2
+root=$1; volume=$2; secret=$3; secretAt=$4; shift 4
 mount --bind "$root" "$root"
 for dev in ${DEVICES.join(' ')}; do mount --bind "/dev/$dev" "$root/dev/$dev"; done
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
-mount --bind "$volume" "$root/${SERVICE_ACCOUNT_MOUNT}"
-mount -o remount,bind,ro "$root/${SERVICE_ACCOUNT_MOUNT}"
+if [ "$volume" != - ]; then mount --bind "$volume" "$root/${SERVICE_ACCOUNT_MOUNT}"; mount -o remount,bind,ro "$root/${SERVICE_ACCOUNT_MOUNT}"; fi
+if [ "$secret" != - ]; then mount --bind "$secret" "$root/$secretAt"; mount -o remount,bind,ro "$root/$secretAt"; fi
 mount -o remount,bind,ro "$root"
 exec "$@"
 `;
@@ -76,17 +80,26 @@ export class ImagePod extends ControllerProcess {
     for (const dev of DEVICES) {
       if (!existsSync(join(rootfs, 'dev', dev))) writeFileSync(join(rootfs, 'dev', dev), '');
     }
-    mkdirSync(join(rootfs, SERVICE_ACCOUNT_MOUNT), { recursive: true });
-    const volume = join(workDir, 'serviceaccount');
-    mkdirSync(volume, { recursive: true });
-    chmodSync(volume, 0o755);
-    for (
-      const [file, text] of [['token', options.serviceAccount.token], ['ca.crt', options.serviceAccount.caPem], [
-        'namespace',
-        options.serviceAccount.namespace,
-      ]] as const
-    ) {
-      writeFileSync(join(volume, file), text, { mode: 0o644 });
+    let volume = '-';
+    const account = options.serviceAccount;
+    if (account) {
+      mkdirSync(join(rootfs, SERVICE_ACCOUNT_MOUNT), { recursive: true });
+      volume = join(workDir, 'serviceaccount');
+      mkdirSync(volume, { recursive: true });
+      chmodSync(volume, 0o755);
+      for (const [file, text] of [['token', account.token], ['ca.crt', account.caPem], ['namespace', account.namespace]] as const) {
+        writeFileSync(join(volume, file), text, { mode: 0o644 });
+      }
+    }
+    let secret = ['-', '-'];
+    if (options.secretVolume) {
+      const dir = join(workDir, 'secret');
+      mkdirSync(dir, { recursive: true });
+      chmodSync(dir, 0o755);
+      for (const [file, text] of Object.entries(options.secretVolume.files)) writeFileSync(join(dir, file), text, { mode: 0o644 });
+      const at = options.secretVolume.mountPath.replace(/^\/+/, '');
+      mkdirSync(join(rootfs, at), { recursive: true });
+      secret = [dir, at];
     }
     const script = join(workDir, 'sandbox.sh');
     writeFileSync(script, SCRIPT);
@@ -105,6 +118,7 @@ export class ImagePod extends ControllerProcess {
         script,
         rootfs,
         volume,
+        ...secret,
         'setpriv',
         '--no-new-privs',
         '--',

@@ -1,0 +1,107 @@
+// The conversion webhook's install manifests as kustomize builds them (config/conversion: the staged
+// install, config/default plus ../webhook, ../certmanager and the ../crd-conversion component): the
+// pieces name each other consistently (CRD conversion → Service → Pod port; Certificate → Secret →
+// volume → --cert-dir; inject-ca-from → Certificate), the Pod is "restricted" with no API access,
+// its arguments parse with the webhook's own flag parser, and config/default is unchanged by it.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { kustomizeBuild } from '@metal3-ts/release/kustomize';
+import { CONFIG, NAMESPACE, ROOT } from '@metal3-ts/release/layout';
+import { webhookConfig } from '../src/flags.ts';
+
+// Manifests are read loosely: the assertions below are what checks their shape.
+// deno-lint-ignore no-explicit-any
+type Obj =
+  & { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> } }
+  & Record<string, any>;
+const test = suite('conversion webhook install manifests (config/conversion, staged)');
+let staged: Obj[] = [];
+let defaults: Obj[] = [];
+const build = async (dir: string) => parseAllDocuments(await kustomizeBuild(join(CONFIG, dir))).map((d) => d.toJS() as Obj);
+const one = (kind: string, name: string) => {
+  const found = staged.filter((o) => o.kind === kind && o.metadata.name === name);
+  assert.is(found.length, 1, `${kind} ${name}`);
+  return found[0]!;
+};
+
+test.before(async () => {
+  staged = await build('conversion');
+  defaults = await build('default');
+});
+
+test('the webhook Pod: restricted, no token, no role bound to its ServiceAccount, its arguments parse, its certificate volume is --cert-dir', () => {
+  const deployment = one('Deployment', 'metal3-ts-conversion-webhook');
+  assert.is(deployment.metadata.namespace, NAMESPACE);
+  const pod = deployment['spec'].template.spec;
+  assert.is(pod.automountServiceAccountToken, false);
+  assert.is(one('ServiceAccount', pod.serviceAccountName).automountServiceAccountToken, false);
+  const bound = staged.filter((o) => /RoleBinding$/.test(o.kind) && (o['subjects'] ?? []).some((s: { name: string }) => s.name === pod.serviceAccountName));
+  assert.equal(bound, [], 'no RoleBinding or ClusterRoleBinding names the webhook');
+  assert.equal(parse(readFileSync(join(ROOT, 'controllers/conversion/deploy/rbac.yaml'), 'utf8')), [], 'deploy/rbac.yaml has no rules');
+  const [container] = pod.containers;
+  const version = JSON.parse(readFileSync(join(ROOT, 'controllers/conversion/package.json'), 'utf8')).version;
+  assert.is(container.image, `metal3-ts/controller-conversion:${version}`);
+  assert.equal(
+    [
+      pod.securityContext.runAsNonRoot,
+      container.securityContext.readOnlyRootFilesystem,
+      container.securityContext.allowPrivilegeEscalation,
+      container.securityContext.capabilities,
+    ],
+    [true, true, false, { drop: ['ALL'] }],
+  );
+  const config = webhookConfig(container.args);
+  const port = (name: string) => container.ports.find((p: { name: string }) => p.name === name)?.containerPort;
+  assert.is(config.webhook.port, port('webhook-server'));
+  assert.is(config.probes?.port, port('healthz'));
+  assert.is(config.metrics?.port, port('metrics'));
+  const mount = container.volumeMounts.find((m: { mountPath: string }) => config.files.certFile.startsWith(`${m.mountPath}/`));
+  assert.ok(mount?.readOnly, 'the certificate directory is a read-only mount');
+  const volume = pod.volumes.find((v: { name: string }) => v.name === mount.name);
+  const certificate = one('Certificate', 'metal3-ts-serving-cert');
+  assert.is(volume.secret.secretName, certificate['spec'].secretName, 'the Secret cert-manager writes is the one mounted');
+  assert.ok(one('Issuer', certificate['spec'].issuerRef.name));
+});
+
+test('every CRD converts through the webhook Service at /convert, with the CA injected from the serving Certificate (all nine, S-3 included)', () => {
+  const service = one('Service', 'metal3-ts-webhook-service');
+  const pod = one('Deployment', 'metal3-ts-conversion-webhook')['spec'].template;
+  assert.ok(Object.entries(service['spec'].selector).every(([k, v]) => pod.metadata.labels[k] === v), 'the Service selects the webhook Pods');
+  assert.is(service['spec'].ports[0].targetPort, 'webhook-server');
+  const certificate = one('Certificate', 'metal3-ts-serving-cert');
+  assert.ok(certificate['spec'].dnsNames.includes(`${service.metadata.name}.${NAMESPACE}.svc`));
+  const crds = staged.filter((o) => o.kind === 'CustomResourceDefinition');
+  assert.is(crds.length, 9);
+  for (const crd of crds) {
+    assert.is(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], `${NAMESPACE}/${certificate.metadata.name}`, crd.metadata.name);
+    assert.equal(crd['spec'].conversion, {
+      strategy: 'Webhook',
+      webhook: {
+        conversionReviewVersions: ['v1', 'v1beta1'],
+        clientConfig: { service: { namespace: NAMESPACE, name: service.metadata.name, path: '/convert' } },
+      },
+    }, crd.metadata.name);
+  }
+});
+
+test('staged: config/default has no webhook, no certificate and no CRD conversion; config/conversion adds exactly those objects', () => {
+  const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
+  const added = staged.map(key).filter((k) => !defaults.some((o) => key(o) === k)).sort();
+  assert.equal(added, [
+    'Certificate/metal3-ts-serving-cert',
+    'Deployment/metal3-ts-conversion-webhook',
+    'Issuer/metal3-ts-selfsigned-issuer',
+    'Service/metal3-ts-webhook-service',
+    'ServiceAccount/metal3-ts-conversion-webhook',
+  ]);
+  for (const crd of defaults.filter((o) => o.kind === 'CustomResourceDefinition')) {
+    assert.is(crd['spec'].conversion, undefined, crd.metadata.name);
+    assert.is(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], undefined, crd.metadata.name);
+  }
+  for (const o of staged.filter((x) => added.includes(key(x)))) assert.is(o.metadata.labels?.['cluster.x-k8s.io/provider'], 'infrastructure-metal3', key(o));
+});
+
+test.run();
