@@ -75,8 +75,9 @@ function descriptorText(crd: Crd, version: CrdVersion): string {
     `categories: [${crd.names.categories.map(q).join(', ')}]`,
   ];
   const deprecated = version.deprecated ? ' @deprecated This API version is deprecated.' : '';
+  const unserved = version.served ? '' : ' Not served yet: the CRD declares this version with served: false.';
   return [
-    `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${deprecated} */`,
+    `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${unserved}${deprecated} */`,
     `export const ${kind}Resource: ResourceDescriptor<${kind}> = defineResource<${kind}>({`,
     ...fields.map((f) => `  ${f},`),
     '});',
