@@ -50,6 +50,12 @@ test('README: names the version, each upstream release with its role, and each m
   assert.match(readme, '| cluster-api | v1.10.10 | 2 | types generated from its CRDs |');
   assert.match(readme, '| cluster-api-provider-metal3 | v1.12.7 | none (reference) | compatibility reference for our own CRDs |');
   assert.match(readme, '| `@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1` | Metal3Cluster, Metal3Machine |');
+  assert.not.match(readme, /^- cluster-api/m);
+  const noted = packageFiles({ manifest, releases: [{ ...releases[0]!, note: 'why it is pinned so' }, releases[1]!], modules }).get('README.md')!;
+  assert.match(
+    noted,
+    '| cluster-api-provider-metal3 | v1.12.7 | none (reference) | compatibility reference for our own CRDs |\n\n- cluster-api v1.10.10: why it is pinned so\n\nThe Metal3 kinds',
+  );
 });
 
 test('modules: kinds are read from the descriptor exports; runtime files are not modules', () => {

@@ -29,10 +29,12 @@ export interface UpstreamRelease {
   readonly apiVersions?: readonly string[];
   /**
    * Whether the test environment's base install applies this release's codegen files (default true).
-   * False for a release whose CRDs reach the test apiserver another way (the real Cluster API managers
-   * install their own), since a CRD name may be installed once.
+   * False for a release whose CRDs reach the test apiserver another way (test/src/capi installs Cluster
+   * API v1.13's, kustomized, with its real managers), since a CRD name may be installed once.
    */
   readonly envtest?: boolean;
+  /** Why the release is pinned the way it is, printed under the generated README's table of pins. */
+  readonly note?: string;
   readonly files: readonly UpstreamFile[];
 }
 

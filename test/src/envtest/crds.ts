@@ -60,7 +60,7 @@ export function loadOurCrds(directory = ourCrdDirectory): CrdSource[] {
 
 /**
  * The pinned upstream CRDs this project consumes (CAPI, BMO, IPAM), verified by sha256. Releases pinned
- * `envtest: false` (Cluster API v1.13, whose managers install their own CRDs) are left out.
+ * `envtest: false` (Cluster API v1.13: test/src/capi installs its CRDs, kustomized, with its managers) are left out.
  */
 export async function loadUpstreamCrds(): Promise<CrdSource[]> {
   const sources = await resolveUpstream({ use: 'codegen', envtest: true });
