@@ -12,7 +12,7 @@ import process from 'node:process';
 import { apiChanges, formatApiChanges } from './api-changes.ts';
 import { type BumpRequest, directoryFor, releaseToReplace, rewritePins, urlFor } from './bump.ts';
 import { CodegenError } from './errors.ts';
-import { generate, generatedSrcDir, generatePackageFiles, loadInputs, writeFiles, writePackageFiles } from './generate.ts';
+import { generate, generatedDir, generatePackageFiles, loadInputs, writeFiles, writePackageFiles } from './generate.ts';
 import { loadUpstreamReleases, repoRoot, sha256, upstreamDirectory, upstreamManifestPath } from './upstream.ts';
 
 export interface BumpOptions extends BumpRequest {
@@ -24,6 +24,9 @@ export interface BumpOptions extends BumpRequest {
   readonly upstream?: string;
   /** Skip the type checks and the CRD compatibility check (the summary is still printed). */
   readonly checks?: boolean;
+  /** The pins file (default codegen/upstream.json) and the generated package (default generated/). */
+  readonly manifest?: string;
+  readonly generated?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -74,18 +77,24 @@ function check(title: string, command: string, args: readonly string[], cwd: str
 export async function runBump(options: BumpOptions): Promise<number> {
   const log = options.log ?? ((line: string) => console.error(line));
   const started = performance.now();
-  const releases = loadUpstreamReleases();
+  const pins = options.manifest ?? upstreamManifestPath;
+  const generated = options.generated ?? generatedDir;
+  const releases = loadUpstreamReleases(pins);
   const old = releaseToReplace(releases, options);
   const urls = new Map(old.files.map((f) => [f.file, urlFor(f.url, old, options.version)]));
   const result = rewritePins(releases, options, await placeFiles(options, directoryFor(old, options.version), urls));
-  const before = readTree(generatedSrcDir);
-  const manifest = JSON.parse(readFileSync(upstreamManifestPath, 'utf8')) as Record<string, unknown>;
-  writeFileSync(upstreamManifestPath, `${JSON.stringify({ ...manifest, releases: result.releases }, null, 2)}\n`);
-  log(`pins: ${options.project} ${result.replaced.version} → ${options.version} (${result.release.files.length} files) in codegen/upstream.json`);
+  const before = readTree(join(generated, 'src'));
+  const manifest = JSON.parse(readFileSync(pins, 'utf8')) as Record<string, unknown>;
+  writeFileSync(pins, `${JSON.stringify({ ...manifest, releases: result.releases }, null, 2)}\n`);
+  log(
+    `pins: ${options.project} ${result.replaced.version} → ${options.version} (${result.release.files.length} files) in ${
+      pins === upstreamManifestPath ? 'codegen/upstream.json' : pins
+    }`,
+  );
   if (result.unpinned.length > 0) log(`not pinned (new in ${options.version}; add to upstream.json to use): ${result.unpinned.join(', ')}`);
-  const files = await generate(await loadInputs(options.upstream ? { directory: options.upstream } : {}));
-  writeFiles(files);
-  writePackageFiles(generatePackageFiles(files));
+  const files = await generate(await loadInputs({ ...(options.upstream ? { directory: options.upstream } : {}), manifest: pins }));
+  writeFiles(files, join(generated, 'src'));
+  writePackageFiles(generatePackageFiles(files, generated, pins), generated);
   log(formatApiChanges(apiChanges(before, files)));
   log(`pins and generated/ rewritten in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   if (options.checks === false) return 0;

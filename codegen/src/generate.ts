@@ -178,9 +178,9 @@ export function diffFiles(files: FileMap, target = generatedSrcDir): string[] {
 }
 
 /** README.md, jsr.json and package.json of generated/, from the src file map and the pins. */
-export function generatePackageFiles(files: FileMap, dir = generatedDir): PackageFileMap {
+export function generatePackageFiles(files: FileMap, dir = generatedDir, pins?: string): PackageFileMap {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageManifest;
-  return packageFiles({ manifest, releases: loadUpstreamReleases(), modules: apiModules(files, isApiModule) });
+  return packageFiles({ manifest, releases: loadUpstreamReleases(pins), modules: apiModules(files, isApiModule) });
 }
 
 export function writePackageFiles(files: PackageFileMap, dir = generatedDir): void {
