@@ -40,6 +40,7 @@ export interface Crd {
 /** Where a CRD's bytes came from, for the generated file headers. */
 export interface CrdSource {
   readonly label: string;
+  /** The upstream release the file comes from; empty for our own crds/ (one file holds every version). */
   readonly version: string;
   readonly sha256: string;
 }

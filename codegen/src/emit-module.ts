@@ -42,7 +42,7 @@ export async function emitGroupVersion(group: string, version: string, inputs: r
   const header = [
     `// ${GENERATED_NOTICE}`,
     `// API ${group}/${version}, from:`,
-    ...sources.map((s) => `//   ${s.label} ${s.version} sha256:${s.sha256}`),
+    ...sources.map((s) => `//   ${s.label}${s.version ? ` ${s.version}` : ''} sha256:${s.sha256}`),
   ];
   const kinds = sorted.map((i) => i.crd.names.kind);
   const text = [

@@ -33,7 +33,7 @@ export async function loadInputs(options: ResolveOptions & { ownDir?: string } =
   for (const file of ownFiles) {
     const path = join(ownDir, file);
     const text = readFileSync(path, 'utf8');
-    const source: CrdSource = { label: `metal3-ts crds/${file}`, version: 'v1beta1', sha256: sha256(text) };
+    const source: CrdSource = { label: `metal3-ts crds/${file}`, version: '', sha256: sha256(text) };
     for (const crd of parseCrds(text, relative(repoRoot, path), { unserved: true })) out.push({ crd, source, descriptions: true });
   }
   // Which versions each release gave: a selector naming one that none of its files serves is a stale pin.
