@@ -5,9 +5,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseCrds } from './crd.ts';
 import { CodegenError } from './errors.ts';
-import { generate, type LoadedCrd, writeFiles } from './generate.ts';
+import { generate, type LoadedCrd, loadInputs, selectVersions, writeFiles } from './generate.ts';
 import { checkSchema } from './schema.ts';
-import { resolveUpstream, upstreamDirectory } from './upstream.ts';
+import { loadUpstreamReleases, resolveUpstream, upstreamDirectory } from './upstream.ts';
 
 const base = readFileSync(new URL('./testdata/widgets.yaml', import.meta.url), 'utf8');
 
@@ -71,6 +71,41 @@ test('a property named like a keyword is walked as a property, not a keyword', (
 test('a CRD without a served version is an error', () => {
   const yaml = base.replace('served: true', 'served: false');
   throwsCodegen(() => parseCrds(yaml, 'none.yaml'), 'none.yaml', 'spec.versions', /no served version of Widget/);
+});
+
+test('a version selector keeps only the versions it names, and drops a CRD left with none', () => {
+  const [crd] = parseCrds(base, 'w.yaml', { unserved: true });
+  assert.equal(selectVersions(crd!, ['v1beta1'])!.versions.map((v) => v.name), ['v1beta1']);
+  assert.equal(selectVersions(crd!, undefined)!.versions.map((v) => v.name), ['v1alpha1', 'v1beta1']);
+  assert.is(selectVersions(crd!, ['v1beta2']), undefined);
+});
+
+test('a version selector naming a version no pinned file serves is an error naming the release', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'codegen-selector-'));
+  const manifest = join(dir, 'upstream.json');
+  try {
+    const releases = loadUpstreamReleases().map((
+      r,
+    ) => (r.project === 'cluster-api' && r.apiVersions?.includes('v1beta2') ? { ...r, apiVersions: ['v1beta2', 'v1beta3'] } : r));
+    writeFileSync(manifest, JSON.stringify({ releases }));
+    await rejectsCodegen(() => loadInputs({ manifest }), /apiVersions of cluster-api v1\.13\.5 names v1beta3, which none of its codegen files serves/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two releases giving the same group/version/kind is an error naming both files', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'codegen-twice-'));
+  const manifest = join(dir, 'upstream.json');
+  try {
+    const releases = loadUpstreamReleases().map((
+      r,
+    ) => (r.project === 'cluster-api' && r.version === 'v1.13.5' ? { ...r, apiVersions: ['v1beta1', 'v1beta2'] } : r));
+    writeFileSync(manifest, JSON.stringify({ releases }));
+    await rejectsCodegen(async () => generate(await loadInputs({ manifest })), /v1beta1\/\w+ is also defined by .*cluster-api-v1\.13\.5/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a document that is not a CRD is an error', () => {

@@ -6,6 +6,9 @@
 //                                         only checks, so a CI run can never hide drift by regenerating
 //   check    [--upstream DIR | --fetch]   exit 1 when generated/src differs from what would be written
 //   live     --kubeconfig FILE [--out DIR] generate from a running apiserver's /openapi/v3
+//   bump     --project P --version V [--replace OLD] [--from DIR | --fetch] [--upstream DIR] [--no-checks]
+//                                         move one pinned release to a new version, regenerate, print
+//                                         the API changes, type-check everything (docs/codegen.md)
 import process from 'node:process';
 import { CodegenError } from './errors.ts';
 import { diffFiles, diffPackageFiles, generate, generatePackageFiles, loadInputs, writeFiles, writePackageFiles } from './generate.ts';
@@ -16,11 +19,18 @@ interface Flags {
   readonly fetch: boolean;
   readonly kubeconfig?: string;
   readonly out?: string;
+  readonly project?: string;
+  readonly version?: string;
+  readonly replace?: string;
+  readonly from?: string;
+  readonly checks: boolean;
 }
 
 function parseFlags(argv: readonly string[]): Flags {
   const [command = 'help', ...rest] = argv;
-  const flags: { upstream?: string; fetch: boolean; kubeconfig?: string; out?: string } = { fetch: false };
+  const values: Record<string, string> = {};
+  const switches = { fetch: false, checks: true };
+  const valued = ['--upstream', '--kubeconfig', '--out', '--project', '--version', '--replace', '--from'];
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     const value = (): string => {
@@ -28,13 +38,12 @@ function parseFlags(argv: readonly string[]): Flags {
       if (v === undefined) throw new UsageError(`${arg} needs a value`);
       return v;
     };
-    if (arg === '--upstream') flags.upstream = value();
-    else if (arg === '--fetch') flags.fetch = true;
-    else if (arg === '--kubeconfig') flags.kubeconfig = value();
-    else if (arg === '--out') flags.out = value();
+    if (valued.includes(arg)) values[arg.slice(2)] = value();
+    else if (arg === '--fetch') switches.fetch = true;
+    else if (arg === '--no-checks') switches.checks = false;
     else throw new UsageError(`unknown flag ${arg}`);
   }
-  return { command, ...flags };
+  return { command, ...values, ...switches };
 }
 
 class UsageError extends Error {}
@@ -70,8 +79,17 @@ async function main(argv: readonly string[]): Promise<number> {
       console.error(`metal3-codegen: wrote ${out.files} files to ${out.dir}`);
       return 0;
     }
+    case 'bump': {
+      if (!flags.project || !flags.version) throw new UsageError('bump needs --project NAME --version vX.Y.Z');
+      if (flags.from && flags.fetch) throw new UsageError('bump takes --from DIR or --fetch, not both');
+      const { runBump } = await import('./bump-run.ts');
+      return await runBump({ ...flags, project: flags.project, version: flags.version });
+    }
     default:
-      console.error('usage: metal3-codegen generate|check [--upstream DIR | --fetch]\n       metal3-codegen live --kubeconfig FILE [--out DIR]');
+      console.error(
+        'usage: metal3-codegen generate|check [--upstream DIR | --fetch]\n       metal3-codegen live --kubeconfig FILE [--out DIR]\n' +
+          '       metal3-codegen bump --project NAME --version vX.Y.Z [--replace OLD] [--from DIR | --fetch] [--upstream DIR] [--no-checks]',
+      );
       return command === 'help' ? 0 : 2;
   }
 }

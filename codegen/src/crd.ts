@@ -1,6 +1,7 @@
 // A CustomResourceDefinition read from YAML, reduced to what codegen needs: names, scope and the
 // served versions with their schemas. Unserved versions (CAPI's v1alpha3/v1alpha4) are dropped here so
-// that nothing downstream can emit them.
+// that nothing downstream can emit them, unless the caller keeps them: our own CRDs carry a version
+// before it is served (v1beta2 lands unserved, then is switched on), and its types are wanted first.
 import { parseAllDocuments } from 'yaml';
 import { CodegenError } from './errors.ts';
 import type { Schema } from './schema.ts';
@@ -16,6 +17,8 @@ export interface CrdNames {
 
 export interface CrdVersion {
   readonly name: string;
+  /** False only for a version kept on request (our own CRDs' version before it is switched on). */
+  readonly served: boolean;
   readonly storage: boolean;
   readonly deprecated: boolean;
   readonly statusSubresource: boolean;
@@ -37,6 +40,7 @@ export interface Crd {
 /** Where a CRD's bytes came from, for the generated file headers. */
 export interface CrdSource {
   readonly label: string;
+  /** The upstream release the file comes from; empty for our own crds/ (one file holds every version). */
   readonly version: string;
   readonly sha256: string;
 }
@@ -57,7 +61,7 @@ const isString = (v: unknown): v is string => typeof v === 'string' && v.length 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 /** Parses every CustomResourceDefinition document in a YAML text. */
-export function parseCrds(text: string, file: string): Crd[] {
+export function parseCrds(text: string, file: string, options: { readonly unserved?: boolean } = {}): Crd[] {
   let docs;
   try {
     docs = parseAllDocuments(text, { uniqueKeys: true });
@@ -78,13 +82,13 @@ export function parseCrds(text: string, file: string): Crd[] {
     if (!isObject(value) || value['kind'] !== 'CustomResourceDefinition') {
       throw new CodegenError('not a CustomResourceDefinition', file, 'kind');
     }
-    out.push(readCrd(value, file));
+    out.push(readCrd(value, file, options.unserved === true));
   }
   if (out.length === 0) throw new CodegenError('no CustomResourceDefinition in file', file);
   return out;
 }
 
-function readCrd(doc: Json, file: string): Crd {
+function readCrd(doc: Json, file: string, unserved: boolean): Crd {
   const spec = field(doc, 'spec', file, '', isObject, 'object');
   const group = field(spec, 'group', file, 'spec', isString, 'string');
   const rawNames = field(spec, 'names', file, 'spec', isObject, 'object');
@@ -108,12 +112,13 @@ function readCrd(doc: Json, file: string): Crd {
     const at = `spec.versions[${i}]`;
     if (!isObject(raw)) throw new CodegenError('object expected', file, at);
     const name = field(raw, 'name', file, at, isString, 'string');
-    if (raw['served'] !== true) return;
+    if (raw['served'] !== true && !unserved) return;
     const schemaHolder = field(raw, 'schema', file, at, isObject, 'object');
     const schema = field(schemaHolder, 'openAPIV3Schema', file, `${at}.schema`, isObject, 'object');
     const subresources = isObject(raw['subresources']) ? raw['subresources'] : {};
     versions.push({
       name,
+      served: raw['served'] === true,
       storage: raw['storage'] === true,
       deprecated: raw['deprecated'] === true,
       statusSubresource: isObject(subresources['status']),
@@ -122,6 +127,6 @@ function readCrd(doc: Json, file: string): Crd {
       schemaPath: `${at}.schema.openAPIV3Schema`,
     });
   });
-  if (versions.length === 0) throw new CodegenError(`no served version of ${kind}`, file, 'spec.versions');
+  if (versions.length === 0) throw new CodegenError(`no ${unserved ? '' : 'served '}version of ${kind}`, file, 'spec.versions');
   return { file, group, names, namespaced: scope === 'Namespaced', versions };
 }

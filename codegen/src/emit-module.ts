@@ -42,7 +42,7 @@ export async function emitGroupVersion(group: string, version: string, inputs: r
   const header = [
     `// ${GENERATED_NOTICE}`,
     `// API ${group}/${version}, from:`,
-    ...sources.map((s) => `//   ${s.label} ${s.version} sha256:${s.sha256}`),
+    ...sources.map((s) => `//   ${s.label}${s.version ? ` ${s.version}` : ''} sha256:${s.sha256}`),
   ];
   const kinds = sorted.map((i) => i.crd.names.kind);
   const text = [
@@ -75,8 +75,9 @@ function descriptorText(crd: Crd, version: CrdVersion): string {
     `categories: [${crd.names.categories.map(q).join(', ')}]`,
   ];
   const deprecated = version.deprecated ? ' @deprecated This API version is deprecated.' : '';
+  const unserved = version.served ? '' : ' Not served yet: the CRD declares this version with served: false.';
   return [
-    `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${deprecated} */`,
+    `/** Descriptor of ${kind} (${crd.names.plural}.${crd.group}/${version.name}).${unserved}${deprecated} */`,
     `export const ${kind}Resource: ResourceDescriptor<${kind}> = defineResource<${kind}>({`,
     ...fields.map((f) => `  ${f},`),
     '});',

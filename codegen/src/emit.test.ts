@@ -52,6 +52,18 @@ test('each schema feature maps to its honest TypeScript type', async () => {
   assert.not.ok(text.includes('was referenced by'), 'tool prose leaked');
 });
 
+test('our own CRDs keep an unserved version on request, and its descriptor says it is not served yet', async () => {
+  const [crd] = parseCrds(readFileSync(fixture, 'utf8'), 'testdata/widgets.yaml', { unserved: true });
+  assert.equal(crd!.versions.map((v) => [v.name, v.served]), [['v1alpha1', false], ['v1beta1', true]]);
+  const version = crd!.versions[0]!;
+  const source = { label: 'testdata widgets.yaml', version: 'test', sha256: '0'.repeat(64) };
+  const module = await emitGroupVersion(crd!.group, version.name, [{ crd: crd!, version, source, descriptions: true }]);
+  assert.match(
+    module.text,
+    /\/\*\* Descriptor of Widget \(widgets\.example\.metal3-ts\.invalid\/v1alpha1\)\. Not served yet: the CRD declares this version with served: false\. \*\//,
+  );
+});
+
 test('format indents by depth and ends members with semicolons', () => {
   assert.is(format('export interface A {\na: ("x" | "y")\nb?: B\n}'), 'export interface A {\n  a: "x" | "y";\n  b?: B;\n}');
 });

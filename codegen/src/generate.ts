@@ -8,7 +8,7 @@ import { type Crd, type CrdSource, parseCrds } from './crd.ts';
 import { emitGroupVersion, GENERATED_NOTICE, type KindInput } from './emit-module.ts';
 import { checkSchema } from './schema.ts';
 import { apiModules, type PackageFileMap, packageFiles, type PackageManifest } from './package-files.ts';
-import { loadUpstreamReleases, repoRoot, type ResolveOptions, resolveUpstream, sha256 } from './upstream.ts';
+import { loadUpstreamReleases, repoRoot, type ResolveOptions, resolveUpstream, sha256, type UpstreamRelease } from './upstream.ts';
 
 /** Relative path under generated/src → file content. */
 export type FileMap = Map<string, string>;
@@ -33,14 +33,39 @@ export async function loadInputs(options: ResolveOptions & { ownDir?: string } =
   for (const file of ownFiles) {
     const path = join(ownDir, file);
     const text = readFileSync(path, 'utf8');
-    const source: CrdSource = { label: `metal3-ts crds/${file}`, version: 'v1beta1', sha256: sha256(text) };
-    for (const crd of parseCrds(text, relative(repoRoot, path))) out.push({ crd, source, descriptions: true });
+    const source: CrdSource = { label: `metal3-ts crds/${file}`, version: '', sha256: sha256(text) };
+    for (const crd of parseCrds(text, relative(repoRoot, path), { unserved: true })) out.push({ crd, source, descriptions: true });
   }
+  // Which versions each release gave: a selector naming one that none of its files serves is a stale pin.
+  const given = new Map<UpstreamRelease, Set<string>>();
   for (const up of await resolveUpstream({ ...options, use: 'codegen' })) {
     const source: CrdSource = { label: `${up.release.project} ${up.entry.file}`, version: up.release.version, sha256: up.entry.sha256 };
-    for (const crd of parseCrds(up.text, up.origin)) out.push({ crd, source, descriptions: false });
+    const versions = given.get(up.release) ?? new Set<string>();
+    given.set(up.release, versions);
+    for (const crd of parseCrds(up.text, up.origin)) {
+      const selected = selectVersions(crd, up.release.apiVersions);
+      if (!selected) continue;
+      out.push({ crd: selected, source, descriptions: false });
+      for (const v of selected.versions) versions.add(v.name);
+    }
+  }
+  for (const [release, versions] of given) {
+    const stale = (release.apiVersions ?? []).filter((v) => !versions.has(v));
+    if (stale.length > 0) {
+      throw new CodegenError(
+        `apiVersions of ${release.project} ${release.version} names ${stale.join(', ')}, which none of its codegen files serves`,
+        'codegen/upstream.json',
+      );
+    }
   }
   return out;
+}
+
+/** The CRD with only the selected versions (every one without a selector); undefined when none is left. */
+export function selectVersions(crd: Crd, apiVersions: readonly string[] | undefined): Crd | undefined {
+  if (!apiVersions) return crd;
+  const versions = crd.versions.filter((v) => apiVersions.includes(v.name));
+  return versions.length > 0 ? { ...crd, versions } : undefined;
 }
 
 /** Every generated file, keyed by its path under generated/src. */
@@ -153,9 +178,9 @@ export function diffFiles(files: FileMap, target = generatedSrcDir): string[] {
 }
 
 /** README.md, jsr.json and package.json of generated/, from the src file map and the pins. */
-export function generatePackageFiles(files: FileMap, dir = generatedDir): PackageFileMap {
+export function generatePackageFiles(files: FileMap, dir = generatedDir, pins?: string): PackageFileMap {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageManifest;
-  return packageFiles({ manifest, releases: loadUpstreamReleases(), modules: apiModules(files, isApiModule) });
+  return packageFiles({ manifest, releases: loadUpstreamReleases(pins), modules: apiModules(files, isApiModule) });
 }
 
 export function writePackageFiles(files: PackageFileMap, dir = generatedDir): void {

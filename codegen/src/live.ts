@@ -113,6 +113,7 @@ function kindInputs(
     const file = `${label}#/components/schemas/${name}`;
     const crdVersion: CrdVersion = {
       name: version,
+      served: true,
       storage: true,
       deprecated: false,
       statusSubresource: subresources.has(`${resource.name}/status`),

@@ -26,11 +26,26 @@ test('deterministic: generating twice gives byte-identical files', async () => {
   for (const [path, text] of first) assert.is(second.get(path), text, path);
 });
 
-test('only served versions: no CAPI v1alpha3/v1alpha4 modules, both ipam.cluster.x-k8s.io versions', () => {
+test('only served versions, each from one release: no CAPI v1alpha3/v1alpha4, v1beta1 from v1.10, v1beta2 from v1.13', () => {
   const modules = [...first.keys()].filter((p) => p.startsWith('cluster.x-k8s.io/'));
-  assert.equal(modules, ['cluster.x-k8s.io/v1beta1.ts']);
-  assert.ok(first.has('ipam.cluster.x-k8s.io/v1alpha1.ts'));
-  assert.ok(first.has('ipam.cluster.x-k8s.io/v1beta1.ts'));
+  assert.equal(modules, ['cluster.x-k8s.io/v1beta1.ts', 'cluster.x-k8s.io/v1beta2.ts']);
+  assert.equal([...first.keys()].filter((p) => p.startsWith('ipam.cluster.x-k8s.io/')), [
+    'ipam.cluster.x-k8s.io/v1alpha1.ts',
+    'ipam.cluster.x-k8s.io/v1beta1.ts',
+    'ipam.cluster.x-k8s.io/v1beta2.ts',
+  ]);
+  assert.match(file('cluster.x-k8s.io/v1beta1.ts'), /cluster-api cluster\.x-k8s\.io_machines\.yaml v1\.10\.10 /);
+  assert.not.match(file('cluster.x-k8s.io/v1beta1.ts'), /v1\.13\.5/);
+  assert.match(file('cluster.x-k8s.io/v1beta2.ts'), /cluster-api cluster\.x-k8s\.io_machines\.yaml v1\.13\.5 /);
+  assert.not.match(file('cluster.x-k8s.io/v1beta2.ts'), /v1\.10\.10/);
+});
+
+test('CAPI v1beta2: the contract fields controllers move to (status.initialization, deprecated v1beta1 conditions, ContractVersionedObjectReference)', () => {
+  const capi = file('cluster.x-k8s.io/v1beta2.ts');
+  assert.match(capi, /export interface MachineStatus \{[^}]*conditions\?: MetaV1Condition\[\];/);
+  assert.match(capi, /export interface MachineStatusDeprecatedV1Beta1 \{[^}]*conditions\?: Condition\[\];/);
+  assert.match(capi, /export interface MachineSpecInfrastructureRef \{\s*apiGroup: string;\s*kind: string;\s*name: string;\s*\}/);
+  assert.match(capi, /export interface ClusterStatusInitialization \{/);
 });
 
 test('every module header names its sources with version and sha256', () => {

@@ -21,6 +21,20 @@ export interface UpstreamRelease {
   readonly project: string;
   readonly version: string;
   readonly directory: string;
+  /**
+   * The served API versions codegen takes from this release's files (default: every served one). A
+   * group/version/kind comes from exactly one release, so two releases of one project split the versions
+   * between them (Cluster API v1.10 gives v1beta1, v1.13 gives v1beta2).
+   */
+  readonly apiVersions?: readonly string[];
+  /**
+   * Whether the test environment's base install applies this release's codegen files (default true).
+   * False for a release whose CRDs reach the test apiserver another way (test/src/capi installs Cluster
+   * API v1.13's, kustomized, with its real managers), since a CRD name may be installed once.
+   */
+  readonly envtest?: boolean;
+  /** Why the release is pinned the way it is, printed under the generated README's table of pins. */
+  readonly note?: string;
   readonly files: readonly UpstreamFile[];
 }
 
@@ -61,12 +75,17 @@ export interface ResolveOptions {
   readonly fetch?: boolean;
   /** Only files with this use (default: all). */
   readonly use?: UpstreamUse;
+  /** Only releases the test environment installs (`envtest` not false). */
+  readonly envtest?: boolean;
+  /** The pins file (default codegen/upstream.json). */
+  readonly manifest?: string;
 }
 
 export async function resolveUpstream(options: ResolveOptions = {}): Promise<UpstreamSource[]> {
   const dir = upstreamDirectory(options.directory);
   const out: UpstreamSource[] = [];
-  for (const release of loadUpstreamReleases()) {
+  for (const release of loadUpstreamReleases(options.manifest)) {
+    if (options.envtest && release.envtest === false) continue;
     for (const entry of release.files) {
       if (options.use && entry.use !== options.use) continue;
       const { text, origin } = options.fetch ? await download(entry) : readLocal(dir, release, entry);

@@ -3,29 +3,43 @@
 
 import { ResourceRegistry } from './runtime/resource.ts';
 import { resources as addons_cluster_x_k8s_io_v1beta1 } from './addons.cluster.x-k8s.io/v1beta1.ts';
+import { resources as addons_cluster_x_k8s_io_v1beta2 } from './addons.cluster.x-k8s.io/v1beta2.ts';
 import { resources as bootstrap_cluster_x_k8s_io_v1beta1 } from './bootstrap.cluster.x-k8s.io/v1beta1.ts';
+import { resources as bootstrap_cluster_x_k8s_io_v1beta2 } from './bootstrap.cluster.x-k8s.io/v1beta2.ts';
 import { resources as cluster_x_k8s_io_v1beta1 } from './cluster.x-k8s.io/v1beta1.ts';
+import { resources as cluster_x_k8s_io_v1beta2 } from './cluster.x-k8s.io/v1beta2.ts';
 import { resources as controlplane_cluster_x_k8s_io_v1beta1 } from './controlplane.cluster.x-k8s.io/v1beta1.ts';
+import { resources as controlplane_cluster_x_k8s_io_v1beta2 } from './controlplane.cluster.x-k8s.io/v1beta2.ts';
 import { resources as coordination_k8s_io_v1 } from './coordination.k8s.io/v1.ts';
 import { resources as core_v1 } from './core/v1.ts';
 import { resources as infrastructure_cluster_x_k8s_io_v1beta1 } from './infrastructure.cluster.x-k8s.io/v1beta1.ts';
+import { resources as infrastructure_cluster_x_k8s_io_v1beta2 } from './infrastructure.cluster.x-k8s.io/v1beta2.ts';
 import { resources as ipam_cluster_x_k8s_io_v1alpha1 } from './ipam.cluster.x-k8s.io/v1alpha1.ts';
 import { resources as ipam_cluster_x_k8s_io_v1beta1 } from './ipam.cluster.x-k8s.io/v1beta1.ts';
+import { resources as ipam_cluster_x_k8s_io_v1beta2 } from './ipam.cluster.x-k8s.io/v1beta2.ts';
 import { resources as ipam_metal3_io_v1alpha1 } from './ipam.metal3.io/v1alpha1.ts';
 import { resources as metal3_io_v1alpha1 } from './metal3.io/v1alpha1.ts';
 import { resources as runtime_cluster_x_k8s_io_v1alpha1 } from './runtime.cluster.x-k8s.io/v1alpha1.ts';
+import { resources as runtime_cluster_x_k8s_io_v1beta2 } from './runtime.cluster.x-k8s.io/v1beta2.ts';
 
 export const registry: ResourceRegistry = new ResourceRegistry([
   ...addons_cluster_x_k8s_io_v1beta1,
+  ...addons_cluster_x_k8s_io_v1beta2,
   ...bootstrap_cluster_x_k8s_io_v1beta1,
+  ...bootstrap_cluster_x_k8s_io_v1beta2,
   ...cluster_x_k8s_io_v1beta1,
+  ...cluster_x_k8s_io_v1beta2,
   ...controlplane_cluster_x_k8s_io_v1beta1,
+  ...controlplane_cluster_x_k8s_io_v1beta2,
   ...coordination_k8s_io_v1,
   ...core_v1,
   ...infrastructure_cluster_x_k8s_io_v1beta1,
+  ...infrastructure_cluster_x_k8s_io_v1beta2,
   ...ipam_cluster_x_k8s_io_v1alpha1,
   ...ipam_cluster_x_k8s_io_v1beta1,
+  ...ipam_cluster_x_k8s_io_v1beta2,
   ...ipam_metal3_io_v1alpha1,
   ...metal3_io_v1alpha1,
   ...runtime_cluster_x_k8s_io_v1alpha1,
+  ...runtime_cluster_x_k8s_io_v1beta2,
 ]);

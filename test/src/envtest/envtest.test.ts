@@ -66,6 +66,8 @@ test('installs every CRD and serves it in discovery', async () => {
   assert.ok(names.has('clusters.cluster.x-k8s.io'));
   assert.ok(names.has('metal3machines.infrastructure.cluster.x-k8s.io'));
   assert.ok(!env().crds.some((c) => c.origin.includes('cluster-api-provider-metal3-')), 'upstream CAPM3 CRDs must not be installed');
+  const clusters = env().crds.filter((c) => c.crd.metadata.name === 'clusters.cluster.x-k8s.io');
+  assert.equal(clusters.map((c) => c.origin.includes('cluster-api-v1.10.10')), [true], 'one Cluster CRD, v1.10.10 (v1.13.5 is pinned envtest: false)');
   const discovery = await env().admin.client.get<{ resources: { name: string }[] }>(`${BMH}`);
   assert.ok(discovery.resources.some((r) => r.name === 'baremetalhosts'));
 });

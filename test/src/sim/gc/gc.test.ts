@@ -33,8 +33,9 @@ test('owners are read in their own version when generated, else in another gener
   const cases: [apiVersion: string, kind: string, expected: string | undefined][] = [
     ['v1', 'Secret', 'v1 Secret'],
     ['controlplane.cluster.x-k8s.io/v1beta1', 'KubeadmControlPlane', 'controlplane.cluster.x-k8s.io/v1beta1 KubeadmControlPlane'],
-    ['controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', 'controlplane.cluster.x-k8s.io/v1beta1 KubeadmControlPlane'],
-    ['bootstrap.cluster.x-k8s.io/v1beta2', 'KubeadmConfig', 'bootstrap.cluster.x-k8s.io/v1beta1 KubeadmConfig'],
+    ['controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', 'controlplane.cluster.x-k8s.io/v1beta2 KubeadmControlPlane'],
+    ['bootstrap.cluster.x-k8s.io/v1beta2', 'KubeadmConfig', 'bootstrap.cluster.x-k8s.io/v1beta2 KubeadmConfig'],
+    ['bootstrap.cluster.x-k8s.io/v1beta3', 'KubeadmConfig', 'bootstrap.cluster.x-k8s.io/v1beta1 KubeadmConfig'],
     ['example.com/v1', 'KubeadmConfig', undefined],
     ['v2', 'Widget', undefined],
   ];

@@ -19,9 +19,9 @@ export interface GarbageCollectorOptions {
 }
 
 /**
- * How to read an owner: its own version if generated, else another generated version of the same group
- * and kind (the apiserver serves the object in every version: real Cluster API v1.13 names owners
- * `…/v1beta2`, generated here as v1beta1). Undefined for a kind not generated at all.
+ * How to read an owner: its own version if generated (Cluster API's v1beta1 and v1beta2 both are), else
+ * another generated version of the same group and kind (the apiserver serves the object in every
+ * version it serves). Undefined for a kind not generated at all.
  */
 export function ownerDescriptor(ref: Pick<OwnerReference, 'apiVersion' | 'kind'>): ResourceDescriptor | undefined {
   const exact = registry.forObject({ apiVersion: ref.apiVersion, kind: ref.kind });
