@@ -13,9 +13,9 @@ import { CONFIG, NAMESPACE, ROOT } from '@metal3-ts/release/layout';
 import { webhookConfig } from '../src/flags.ts';
 
 // Manifests are read loosely: the assertions below are what checks their shape.
-// deno-lint-ignore no-explicit-any
 type Obj =
   & { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> } }
+  // deno-lint-ignore no-explicit-any
   & Record<string, any>;
 const test = suite('conversion webhook install manifests (config/conversion, staged)');
 let staged: Obj[] = [];
