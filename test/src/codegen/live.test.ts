@@ -1,5 +1,8 @@
 // Live-cluster codegen: types generated from the running apiserver's /openapi/v3 (with the same CRDs
-// installed) must equal the types generated from the CRD files.
+// installed) must equal the types generated from the CRD files. The server publishes only what it
+// serves of what the test environment installs, so the files side is narrowed the same way: pinned
+// releases the environment does not install (Cluster API v1.13.5, whose CRDs come with its managers)
+// and versions our CRDs declare but do not serve yet (v1beta2) are left out.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Transport } from '@metal3-ts/generated';
@@ -19,7 +22,10 @@ live('modules generated from /openapi/v3 equal those generated from the CRD file
     const started = performance.now();
     const result = await generateFromServer(transport);
     const seconds = ((performance.now() - started) / 1000).toFixed(2);
-    const fromFiles = await generate(await loadInputs());
+    const installed = (await loadInputs({ envtest: true }))
+      .map((input) => ({ ...input, crd: { ...input.crd, versions: input.crd.versions.filter((v) => v.served) } }))
+      .filter((input) => input.crd.versions.length > 0);
+    const fromFiles = await generate(installed);
     const paths = result.modules.map((m) => m.path).sort();
     console.log(`    live codegen: ${paths.length} group/versions in ${seconds} s`);
     const expected = [...fromFiles.keys()].filter((p) => /^[a-z0-9.-]+\.[a-z]+\/v\w+\.ts$/.test(p) && p !== 'coordination.k8s.io/v1.ts').sort();
