@@ -43,6 +43,9 @@ export const webhookRules: readonly WebhookRule[] = [
   { id: 'W-6', version: 'v1beta1', kind: 'Metal3MachineTemplate', node: '.spec.template.spec', message: 'image.checksum is not a valid URL', when: 'always' },
   { id: 'W-7', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec.networkData.networks.ipv4[]', message: 'fromPoolRef needs to contain a reference to an IPPool', when: 'always' },
   { id: 'W-7', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec.networkData.networks.ipv6[]', message: 'fromPoolRef needs to contain a reference to an IPPool', when: 'always' },
+  // v1.13.2's boot-MAC source reached v1beta1 too (AP-19); its one-of rule is W2-7's, on both versions.
+  { id: 'W2-7', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec.metaData.fromHostInterfaces[]', message: 'interface must be specified when fromBootMAC is false', when: 'always' },
+  { id: 'W2-7', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec.metaData.fromHostInterfaces[]', message: 'interface must be empty when fromBootMAC is true', when: 'always' },
   { id: 'W-8', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec', message: 'metaData cannot be modified', when: 'update' },
   { id: 'W-8', version: 'v1beta1', kind: 'Metal3DataTemplate', node: '.spec', message: 'networkData cannot be modified', when: 'update' },
   { id: 'W-9', version: 'v1beta1', kind: 'Metal3DataClaim', node: '', message: 'spec is required', when: 'always' },

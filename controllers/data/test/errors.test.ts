@@ -65,6 +65,16 @@ test('DR-14/DR-4: an unknown NIC names the field; the host reporting that NIC re
   assert.ok((await secretText(admin(), ns, `${M3M}-networkdata`, 'networkData'))?.includes('ethernet_mac_address: aa:bb:cc:dd:ee:ff'));
 });
 
+test("B2-21: fromBootMAC on a host without spec.bootMACAddress is upstream's error naming the entry; setting the host's boot MAC renders at once", async () => {
+  const ns = await setup('m3d-bootmac');
+  await createScene(admin(), ns, { template: { metaData: { fromHostInterfaces: [{ key: 'boot_mac', fromBootMAC: true }] } } });
+  await failsWith(ns, `spec.metaData.fromHostInterfaces[0].fromBootMAC: metadata key "boot_mac": BareMetalHost ${ns}/${HOST} spec.bootMACAddress is empty`);
+  await admin().api(BareMetalHostResource, ns).mergePatch(HOST, { spec: { bootMACAddress: '00:11:22:33:44:99' } });
+  const data = await dataWhen(admin(), ns, DATA, 'ready after the host change', (d) => d.status?.ready === true, 5_000);
+  assert.is(data.status?.errorMessage, undefined, 'the message is cleared');
+  assert.ok((await secretText(admin(), ns, `${M3M}-metadata`, 'metaData'))?.startsWith('boot_mac: 00:11:22:33:44:99\n'));
+});
+
 test('DR-14: a bad MAC address', async () => {
   const ns = await setup('m3d-mac');
   await createScene(admin(), ns, { template: { metaData: META, networkData: ethernet({ string: 'XX:XX:XX:XX:XX:XX' }) } });

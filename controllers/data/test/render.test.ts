@@ -5,7 +5,7 @@
 import * as assert from 'uvu/assert';
 import { newSecret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { MachineResource, newMachine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { Metal3DataTemplateResource, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import {
   annotateHost,
@@ -25,6 +25,7 @@ import {
   secretText,
   settled,
   startDataControllers,
+  TEMPLATE,
 } from './support.ts';
 
 const { test, env, admin, track } = dataSuite('Metal3Data rendering on the real apiserver', {
@@ -78,6 +79,37 @@ test("V-2/D-8/D-9/D-11/D-12: a Metal3Data gets its two Secrets with upstream's e
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test("B2-21/B2-22/AP-19/AP-20: a v1beta1 template with fromBootMAC and named links renders the host's boot MAC and the links' names", async () => {
+  const ns = await setup('m3d-bootmac');
+  // Plain in YAML, while eth0's 00:11:22:33:44:55 reads as a YAML 1.1 base-60 number and is quoted.
+  const bootMAC = '00:11:22:33:44:99';
+  await createScene(admin(), ns, {
+    bootMAC,
+    template: {
+      metaData: { fromHostInterfaces: [{ key: 'boot_mac', fromBootMAC: true }, { key: 'nic_mac', interface: 'eth1' }] },
+      networkData: {
+        links: {
+          ethernets: [{ type: 'phy', id: 'eth0', name: 'prov0', mtu: 1500, macAddress: { fromHostInterface: 'eth0' } }],
+          vlans: [{ id: 'vlan10', name: 'vlan10', vlanID: 10, vlanLink: 'eth0', macAddress: { string: bootMAC } }],
+        },
+      },
+    },
+  });
+  await dataWhen(admin(), ns, DATA, 'ready', (d) => d.status?.ready === true);
+  const template = await admin().api(Metal3DataTemplateResource, ns).get(TEMPLATE);
+  assert.is(template.spec?.metaData?.fromHostInterfaces?.[0]?.fromBootMAC, true, 'AP-19: stored, not pruned');
+  assert.is(template.spec?.networkData?.links?.ethernets?.[0]?.name, 'prov0', 'AP-20: stored, not pruned');
+  assert.is(
+    await secretText(admin(), ns, `${M3M}-metadata`, 'metaData'),
+    `boot_mac: ${bootMAC}\nnic_mac: 00:11:22:33:44:66\nproviderid: ${ns}/${HOST}/${M3M}\n`,
+  );
+  assert.is(
+    await secretText(admin(), ns, `${M3M}-networkdata`, 'networkData'),
+    'links:\n- ethernet_mac_address: "00:11:22:33:44:55"\n  id: eth0\n  mtu: 1500\n  name: prov0\n  type: phy\n' +
+      `- id: vlan10\n  mtu: 1500\n  name: vlan10\n  type: vlan\n  vlan_id: 10\n  vlan_link: eth0\n  vlan_mac_address: ${bootMAC}\nnetworks: []\nservices: []\n`,
+  );
+});
 
 test('D-9 step 7/D-12/E-39 (changed, issue 21): a planted Secret of the rendered name is not adopted nor rewritten: errorMessage and a Warning event name it, not ready; once it is removed ours is rendered', async () => {
   const ns = await setup('m3d-planted');

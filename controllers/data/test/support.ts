@@ -132,6 +132,8 @@ export interface SceneOptions {
   /** Host NICs (default NICS); null leaves the host without hardware details. */
   readonly nics?: BareMetalHostStatusHardwareNics[] | null;
   readonly hostAnnotations?: Record<string, string>;
+  /** The host's spec.bootMACAddress (B2-21); unset when absent. */
+  readonly bootMAC?: string;
   /** Leave out parts of the scene, to create them later. */
   readonly without?: readonly ('cluster' | 'host' | 'hostAnnotation' | 'machine' | 'template' | 'data')[];
   /** Extra labels for the Metal3Data. */
@@ -177,9 +179,11 @@ export async function createHost(
   namespace: string,
   nics: BareMetalHostStatusHardwareNics[] | null = NICS,
   annotations: Record<string, string> = {},
+  bootMAC?: string,
 ): Promise<BareMetalHost> {
   const api = client.api(BareMetalHostResource, namespace);
-  const host = await api.create(newBareMetalHost({ metadata: { name: HOST, labels: { BMH: 'BMHLabel' }, annotations }, spec: { online: true } }));
+  const spec = { online: true, ...(bootMAC === undefined ? {} : { bootMACAddress: bootMAC }) };
+  const host = await api.create(newBareMetalHost({ metadata: { name: HOST, labels: { BMH: 'BMHLabel' }, annotations }, spec }));
   return api.mergePatchStatus(HOST, {
     status: {
       errorCount: 0,
@@ -235,7 +239,7 @@ export async function createScene(client: Client, namespace: string, options: Sc
       spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiVersion: infra, kind: 'Metal3Machine', name: M3M } },
     }),
   );
-  if (!without.has('host')) await createHost(client, namespace, options.nics === undefined ? NICS : options.nics, options.hostAnnotations);
+  if (!without.has('host')) await createHost(client, namespace, options.nics === undefined ? NICS : options.nics, options.hostAnnotations, options.bootMAC);
   const metal3Machine = await client.api(Metal3MachineResource, namespace).create(
     newMetal3Machine({
       metadata: {

@@ -4,7 +4,7 @@
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3clustertemplates.yaml sha256:82d26bcc34ed3ce3f7b6255b43e0ac46e0ce69563267e188cb8913dccbd8d886
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datas.yaml sha256:bd578c8a87a7e152f87750d0ee579c9ec094f7b317669653028089ededd3c4ad
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3dataclaims.yaml sha256:634e2b90db51c781cc4574c26ac5b010b7501b1e05a92ef68eb9c42effa0fd42
-//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml sha256:6d04f56256b8026bb9ee84bc75da43c2191bd0dfa30e62a36fd5027efc148772
+//   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3datatemplates.yaml sha256:456af0c9c1abb557b6d8a7cbcabe2fc194c75ce984d5158849a42834cc364a71
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machines.yaml sha256:6b1642cc8559a820f3fd8374cb5c0beffd0cd68d1837c009bcf63ea76c9abe37
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3machinetemplates.yaml sha256:455c7bf68d5ed8d37bd3d04e5e0f1f7a70ca2fbe8f011f0bc65ae6dce1263fbe
 //   metal3-ts crds/infrastructure.cluster.x-k8s.io_metal3remediations.yaml sha256:60793d50727c15ee65c34085040d1ca60e5a660c641cef6fd73401a9d975f3ea
@@ -501,9 +501,13 @@ export interface Metal3DataTemplateSpecMetaDataFromAnnotations {
 
 export interface Metal3DataTemplateSpecMetaDataFromHostInterfaces {
   /**
-   * NIC name in the hardware inventory of the host.
+   * Take the MAC address the host boots from (the BareMetalHost's spec.bootMACAddress); interface must then be empty.
    */
-  interface: string;
+  fromBootMAC?: boolean;
+  /**
+   * NIC name in the hardware inventory of the host; needed unless fromBootMAC is true.
+   */
+  interface?: string;
   /**
    * Key the value is written under in the rendered metadata.
    */
@@ -688,6 +692,10 @@ export interface Metal3DataTemplateSpecNetworkDataLinksBonds {
    */
   mtu?: number;
   /**
+   * Interface name on the host (up to 15 characters, a letter first); with macAddress the NIC of that MAC is given this name.
+   */
+  name?: string;
+  /**
    * Extra bond options, passed through unchanged.
    */
   parameters?: Record<string, JsonValue>;
@@ -735,6 +743,10 @@ export interface Metal3DataTemplateSpecNetworkDataLinksEthernets {
    */
   mtu?: number;
   /**
+   * Interface name on the host (up to 15 characters, a letter first); with macAddress the NIC of that MAC is given this name.
+   */
+  name?: string;
+  /**
    * Interface type in network_data.json terms.
    */
   type: "bridge" | "dvs" | "hw_veb" | "hyperv" | "ovs" | "tap" | "vhostuser" | "vif" | "phy";
@@ -781,6 +793,10 @@ export interface Metal3DataTemplateSpecNetworkDataLinksVlans {
    * @default 1500
    */
   mtu?: number;
+  /**
+   * Interface name on the host (up to 15 characters, a letter first); with macAddress the NIC of that MAC is given this name.
+   */
+  name?: string;
   /**
    * 802.1Q VLAN id.
    */

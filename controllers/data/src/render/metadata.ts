@@ -1,9 +1,9 @@
-// Metadata rendering (DR-4 … DR-13): a flat string map, items applied in
+// Metadata rendering (DR-4 … DR-13, B2-21): a flat string map, items applied in
 // upstream's fixed order (a later item with the same key wins), `providerid`
 // last, serialised as YAML.
 
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { annotationValue, hostNicMac, objectMeta } from './objects.ts';
+import { annotationValue, bootMac, hostNicMac, objectMeta } from './objects.ts';
 import { allocationOf, poolIndex } from './pools.ts';
 import { type RenderContext, RenderError } from './types.ts';
 import { toYaml } from './yaml.ts';
@@ -17,7 +17,9 @@ export function metaDataMap(spec: Metal3DataTemplateSpec, ctx: RenderContext): R
   const base = 'spec.metaData';
 
   (meta.fromHostInterfaces ?? []).forEach((e, i) => {
-    out[e.key] = hostNicMac(ctx, e.interface, `${base}.fromHostInterfaces[${i}].interface`);
+    const at = `${base}.fromHostInterfaces[${i}]`;
+    // B2-21: the boot MAC, else the named NIC's (an entry with neither is refused by the CRD, W2-7).
+    out[e.key] = e.fromBootMAC === true ? bootMac(ctx, e.key, `${at}.fromBootMAC`) : hostNicMac(ctx, e.interface ?? '', `${at}.interface`);
   });
   (meta.ipAddressesFromIPPool ?? []).forEach((e, i) => {
     out[e.key] = allocationOf(ctx, pools, e.name, `${base}.ipAddressesFromIPPool[${i}].name`).address;

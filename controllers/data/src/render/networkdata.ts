@@ -1,9 +1,10 @@
-// Network data rendering (DR-14 … DR-19): the OpenStack network_data.json
-// layout (`links`, `networks`, `services`), serialised as YAML.
+// Network data rendering (DR-14 … DR-19, B2-22, B2-24): the OpenStack
+// network_data.json layout, always all three of `links`, `networks` and
+// `services` (empty lists when the template has none), serialised as YAML.
 
 import type { Metal3DataTemplateSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { ipv4Mask, ipv6Mask } from './masks.ts';
-import { type AnnotationRef, annotationValue, linkMac } from './objects.ts';
+import { type AnnotationRef, annotationValue, linkMac, type MacSource } from './objects.ts';
 import { allocationOf, poolIndex } from './pools.ts';
 import { type PoolRef, type PoolRefInput, type RenderContext, RenderError } from './types.ts';
 import { toYaml, type YamlValue } from './yaml.ts';
@@ -69,7 +70,7 @@ function renderLinks(spec: Metal3DataTemplateSpec, ctx: RenderContext): Json[] {
       type: 'bond',
       id: bond.id,
       mtu: bond.mtu ?? MTU_DEFAULT,
-      ethernet_mac_address: linkMac(bond.macAddress, ctx, `${at}.macAddress`),
+      ...linkIdentity(bond, 'ethernet_mac_address', ctx, at),
       bond_mode: bond.bondMode,
       bond_xmit_hash_policy: bond.bondXmitHashPolicy ?? '',
       bond_links: bond.bondLinks ?? null,
@@ -91,7 +92,7 @@ function renderLinks(spec: Metal3DataTemplateSpec, ctx: RenderContext): Json[] {
       type: eth.type,
       id: eth.id,
       mtu: eth.mtu ?? MTU_DEFAULT,
-      ethernet_mac_address: linkMac(eth.macAddress, ctx, `${base}.ethernets[${i}].macAddress`),
+      ...linkIdentity(eth, 'ethernet_mac_address', ctx, `${base}.ethernets[${i}]`),
     });
   });
   (links?.vlans ?? []).forEach((vlan, i) => {
@@ -99,12 +100,24 @@ function renderLinks(spec: Metal3DataTemplateSpec, ctx: RenderContext): Json[] {
       type: 'vlan',
       id: vlan.id,
       mtu: vlan.mtu ?? MTU_DEFAULT,
-      vlan_mac_address: linkMac(vlan.macAddress, ctx, `${base}.vlans[${i}].macAddress`),
+      ...linkIdentity(vlan, 'vlan_mac_address', ctx, `${base}.vlans[${i}]`),
       vlan_id: vlan.vlanID,
       vlan_link: vlan.vlanLink,
     });
   });
   return out;
+}
+
+/**
+ * B2-22: a link's `name` when set, and its MAC under `macKey` only when the template gives a MAC
+ * source (our CRD still requires one, as upstream's does, S-7; a source that does not resolve to a
+ * MAC is an error, DR-14).
+ */
+function linkIdentity(link: { name?: string; macAddress?: MacSource }, macKey: string, ctx: RenderContext, at: string): Record<string, Json> {
+  return {
+    ...(link.name !== undefined && link.name !== '' ? { name: link.name } : {}),
+    ...(link.macAddress !== undefined ? { [macKey]: linkMac(link.macAddress, ctx, `${at}.macAddress`) } : {}),
+  };
 }
 
 function renderNetworks(spec: Metal3DataTemplateSpec, ctx: RenderContext, pools: Pools): Json[] {

@@ -1,6 +1,7 @@
 // Reading the related objects a template refers to: names, labels and
 // annotations of the Metal3Machine, Machine or BareMetalHost (DR-10), NIC MACs
-// from the host's hardware inventory (DR-4) and link MAC addresses (DR-14).
+// from the host's hardware inventory (DR-4), its boot MAC (B2-21) and link MAC
+// addresses (DR-14).
 
 import type { ObjectMeta } from '@metal3-ts/generated';
 import { type RelatedObjects, RenderError } from './types.ts';
@@ -49,6 +50,17 @@ export function hostNicMac(objects: RelatedObjects, name: string, field: string)
   const nic = nics.find((n) => n.name === name);
   if (nic === undefined) throw new RenderError('NicNotFound', field, `NIC name not found ${name}`);
   return nic.mac ?? '';
+}
+
+/**
+ * The MAC the host boots from, `spec.bootMACAddress` (B2-21), for metadata key `key`. Not validated,
+ * like a NIC's MAC (DR-4): the host's own schema checks it. Empty is an error, not an empty value.
+ */
+export function bootMac(objects: RelatedObjects, key: string, field: string): string {
+  const mac = objects.host.spec?.bootMACAddress ?? '';
+  if (mac !== '') return mac;
+  const { namespace, name } = objects.host.metadata;
+  throw new RenderError('NoBootMac', field, `metadata key "${key}": BareMetalHost ${namespace ?? ''}/${name ?? ''} spec.bootMACAddress is empty`);
 }
 
 /** Resolves and validates a link MAC address (DR-14). */

@@ -15,6 +15,8 @@ export interface ContextOptions {
   m3m?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   machine?: { labels?: Record<string, string>; annotations?: Record<string, string> };
   host?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  /** The host's spec.bootMACAddress (B2-21); unset when absent. */
+  bootMAC?: string;
   providerID?: string;
 }
 
@@ -40,6 +42,7 @@ export function renderContext(options: ContextOptions = {}): RenderContext {
     apiVersion: 'metal3.io/v1alpha1',
     kind: 'BareMetalHost',
     metadata: { name: 'baremetal-testbaremetalhost', namespace: NAMESPACE, ...options.host },
+    ...(options.bootMAC === undefined ? {} : { spec: { online: true, bootMACAddress: options.bootMAC } }),
     ...(options.nics === null ? {} : { status: { hardware: { nics: options.nics ?? [] } } }),
   } as BareMetalHost;
   const pools = options.pools ?? {};

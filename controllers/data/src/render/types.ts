@@ -67,6 +67,7 @@ export type RenderErrorCode =
   | 'NotRequested'
   | 'NicsNotPopulated'
   | 'NicNotFound'
+  | 'NoBootMac'
   | 'PoolNotFound'
   | 'UnknownObjectType'
   | 'AnnotationMissing'
