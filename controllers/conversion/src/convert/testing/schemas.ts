@@ -1,6 +1,6 @@
 // Test support: the openAPI schemas the property tests generate from and validate against. v1beta1
-// comes from our CRDs (crds/) and from CAPM3 v1.13.2's (whose v1beta1 adds link `name` and
-// `fromBootMAC`); v1beta2 from CAPM3 v1.13.2, read from the pinned upstream directory
+// comes from our CRDs (crds/, which carry v1.13.2's link `name` and `fromBootMAC` too) and from
+// CAPM3 v1.13.2's; v1beta2 from CAPM3 v1.13.2, read from the pinned upstream directory
 // (METAL3_TS_UPSTREAM_CRDS, else ../shared/crds beside the repository).
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
