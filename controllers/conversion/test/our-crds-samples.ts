@@ -26,7 +26,7 @@ const obj = (parent: JsonMap, key: string): JsonMap => {
   return parent[key] as JsonMap;
 };
 const each = (value: Json | undefined, fix: (item: JsonMap) => void) => {
-  if (Array.isArray(value)) for (const item of value) if (isMap(item)) fix(item);
+  if (Array.isArray(value)) { for (const item of value) if (isMap(item)) fix(item); }
 };
 
 function endpoint(spec: JsonMap): void {

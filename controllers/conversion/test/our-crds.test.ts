@@ -8,17 +8,21 @@
 // seed-003 manifests, written at v1beta1, read at v1beta2; then the latency of a read that converts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { installCrds } from '@metal3-ts/test/envtest/crds';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import type { KubeObject } from '@metal3-ts/test/envtest/http';
+import type { KubeObject as GeneratedObject } from '@metal3-ts/generated';
 import { converter } from '../src/converters.ts';
-import { convertObject, hubVersion, kinds, spokeVersion } from '../src/convert/index.ts';
-import { canonical, type Json, type JsonMap } from '../src/convert/json.ts';
+import { convertObject, hubDataAnnotation, hubVersion, kinds, spokeDataAnnotation, spokeVersion } from '../src/convert/index.ts';
+import { canonical, isMap, type Json, type JsonMap } from '../src/convert/json.ts';
 import { schemaOf } from '../src/convert/testing/schemas.ts';
 import { validate } from '../src/convert/testing/validate.ts';
-import { apiSample, openGaps, type Version } from './our-crds-samples.ts';
+import { apiSample, defaulted, openGaps, type Version } from './our-crds-samples.ts';
 import { asWritten, explain, hasStatusSubresource, ourCrdsWithWebhook, quantile, resourcePath } from './our-crds-support.ts';
 import { type InProcessWebhook, startInProcess, type TestPki, testPki } from './support.ts';
 
@@ -28,9 +32,12 @@ let env: TestEnv;
 let pki: TestPki;
 let webhook: InProcessWebhook;
 let ns: string;
-const written: { kind: string; name: string }[] = [];
+/** Every object the suite wrote, for the latency figures. */
+const written: { kind: string; name: string; namespace: string }[] = [];
 const defaultedSamples = new Map<string, number>();
 const refusedWriteBacks: string[] = [];
+/** Samples whose conversion needed the lossless annotation (the rules alone would have lost something). */
+const annotated = { v1beta1: 0, v1beta2: 0 };
 
 test.before(async () => {
   pki = testPki();
@@ -58,7 +65,7 @@ async function write(object: JsonMap, version: Version): Promise<KubeObject> {
   const { status, ...rest } = object;
   const viaStatus = hasStatusSubresource(kind, version) && status !== undefined;
   const created = await client().create(resourcePath(version, ns, kind), viaStatus ? rest : object);
-  written.push({ kind, name });
+  written.push({ kind, name, namespace: ns });
   if (!viaStatus) return created;
   const metadata = { ...(object['metadata'] as JsonMap), resourceVersion: created.metadata?.resourceVersion ?? '' };
   return await client().replace(`${resourcePath(version, ns, kind, name)}/status`, { ...object, metadata });
@@ -85,7 +92,9 @@ async function trip(kind: string, from: Version, seed: number): Promise<string |
   const there = await client().get(resourcePath(to, ns, kind, actualName));
   if (there.apiVersion !== apiVersionOf(to)) return `${where}: read at ${to} came back as ${there.apiVersion}`;
   // What the webhook makes of the object is what the other version reads: nothing pruned or added.
-  const expected = convertObject(object as unknown as KubeObject, apiVersionOf(to)) as unknown as JsonMap;
+  const expected = convertObject(object as unknown as GeneratedObject, apiVersionOf(to)) as unknown as JsonMap;
+  const annotations = (expected['metadata'] as JsonMap)['annotations'];
+  if (isMap(annotations) && (annotations[hubDataAnnotation] ?? annotations[spokeDataAnnotation]) !== undefined) annotated[from]++;
   for (const part of ['spec', 'status']) {
     const [e, a] = [{ [part]: expected[part] }, { [part]: (there as JsonMap)[part] }] as JsonMap[];
     if (canonical(e) !== canonical(a)) return explain(`${where}, ${part} read at ${to}`, kind, to, e!, a!);
@@ -117,5 +126,76 @@ for (const from of ['v1beta1', 'v1beta2'] as const) {
     });
   }
 }
+
+const manifests = fileURLToPath(new URL('../../../test/e2e/manifests/', import.meta.url));
+
+test('seed 003: the lab manifests (test/e2e/manifests) written at v1beta1 read at v1beta2 as fully valid v1beta2 objects the rules made, and at v1beta1 as written', async () => {
+  let count = 0;
+  for (const [i, file] of ['cluster.yaml', 'mhc/cluster.yaml', 'remediation/cluster.yaml'].entries()) {
+    const namespace = await freshNamespace(client(), `lab-${i}`);
+    const objects = parseAllDocuments(readFileSync(join(manifests, file), 'utf8')).map((d) => d.toJS() as JsonMap)
+      .filter((o) => o?.['apiVersion'] === spokeVersion && String(o['kind']).startsWith('Metal3'));
+    for (const manifest of objects) {
+      const kind = String(manifest['kind']);
+      // The apiserver gives the written object v1beta1's defaults (nodeReuse, a remediation strategy's).
+      const { object } = defaulted({ ...manifest, metadata: { ...(manifest['metadata'] as JsonMap), namespace } }, 'v1beta1');
+      const name = String((object['metadata'] as JsonMap)['name']);
+      await client().create(resourcePath('v1beta1', namespace, kind), object);
+      const v2 = await client().get(resourcePath('v1beta2', namespace, kind, name)) as unknown as JsonMap;
+      const expected = convertObject(object as unknown as GeneratedObject, hubVersion) as unknown as JsonMap;
+      assert.is(
+        canonical({ spec: v2['spec'], status: v2['status'] } as Json),
+        canonical({ spec: expected['spec'], status: expected['status'] } as Json),
+        `${file} ${kind} ${name}`,
+      );
+      assert.equal(validate(schemaOf(kind, 'v1beta2', 'ours'), v2 as Json), [], `${file} ${kind} ${name} is a valid v1beta2 object`);
+      const v1 = asWritten(await client().get(resourcePath('v1beta1', namespace, kind, name)));
+      assert.is(canonical(v1), canonical(object), `${file} ${kind} ${name} read back at v1beta1`);
+      written.push({ kind, name, namespace });
+      count++;
+    }
+  }
+  assert.ok(count >= 10, `${count} Metal3 objects`);
+});
+
+test('latency per object of a get at the other version (through the webhook) and at the storage version (printed)', async () => {
+  const timed = async (path: string) => {
+    const started = performance.now();
+    await client().get(path);
+    return performance.now() - started;
+  };
+  const same: number[] = [];
+  const converted: number[] = [];
+  const before = webhook.reviews.length;
+  for (let round = 0; round < 3; round++) {
+    for (const { kind, name, namespace } of written) {
+      same.push(await timed(resourcePath('v1beta2', namespace, kind, name)));
+      converted.push(await timed(resourcePath('v1beta1', namespace, kind, name)));
+    }
+  }
+  const reviews = webhook.reviews.length - before;
+  assert.ok(reviews >= converted.length, `every get at v1beta1 went through the webhook (${reviews} reviews for ${converted.length} gets)`);
+  const figures = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return `p50 ${quantile(sorted, 0.5).toFixed(2)} ms, p99 ${quantile(sorted, 0.99).toFixed(2)} ms`;
+  };
+  console.log([
+    `get of one object, ${same.length} per version (${written.length} objects of all nine kinds, 3 rounds, admin client, kept-alive connection):`,
+    `  at v1beta2, the storage version (no conversion): ${figures(same)}`,
+    `  at v1beta1, converted by the webhook: ${figures(converted)}`,
+  ].join('\n'));
+});
+
+test('what the samples exercised: the lossless annotation through the apiserver both ways, defaults, refused write-backs', () => {
+  const total = [...kinds.keys()].length * SAMPLES;
+  console.log([
+    `${total} samples per start version; the conversion needed the lossless annotation for ${annotated.v1beta1} written at v1beta1, ${annotated.v1beta2} at v1beta2`,
+    `samples given CRD defaults before writing: ${[...defaultedSamples].map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`,
+    `refused write-backs at v1beta2 of v1beta1 samples invalid there (${refusedWriteBacks.length}):${
+      refusedWriteBacks.map((r) => `\n  ${r.slice(0, 300)}`).join('')
+    }`,
+  ].join('\n'));
+  assert.ok(annotated.v1beta1 > 0 && annotated.v1beta2 > 0, 'the lossless annotation went through the apiserver both ways');
+});
 
 test.run();
