@@ -8,6 +8,7 @@ import { dataControllers } from '@metal3-ts/controller-data/controller';
 import { dataClaimController } from '@metal3-ts/controller-dataclaim/controller';
 import { labelSyncController } from '@metal3-ts/controller-labelsync/controller';
 import { metal3MachineController } from '@metal3-ts/controller-machine/controller';
+import { remediationController } from '@metal3-ts/controller-remediation/controller';
 import { templateController } from '@metal3-ts/controller-template/controller';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
@@ -89,6 +90,9 @@ function build(
       return [dataClaimController({ ...common, config: { concurrency: 2 } })];
     case 'labelsync':
       return [labelSyncController({ ...common, workloadClient: (cluster) => workload.get(cluster), config: { concurrency: 2 } })];
+    case 'remediation':
+      // The classic mode, main.ts's default (--out-of-service-taint false).
+      return [remediationController({ ...common, workloadClient: (cluster) => workload.get(cluster), config: { concurrency: 2 } })];
   }
 }
 

@@ -31,6 +31,7 @@ import { CLUSTER as DATA_CLUSTER, createScene as createDataScene, DATA, M3M } fr
 import { createCluster } from './capi-cluster.ts';
 import { deleteClaimScene, deleteMachineScene } from './deletion-scenes.ts';
 import { ipamScene } from './ipam-scenes.ts';
+import { remediationScene } from './remediation-scene.ts';
 import type { ControllerName } from './verbs.ts';
 
 /**
@@ -193,5 +194,7 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
     case 'labelsync':
       // Its only verbs beyond list/watch are the kubeconfig Secret's get and events (cases.ts NOT_SHOWN).
       throw new Error('no write scene for the label-sync controller');
+    case 'remediation':
+      return remediationScene(env, admin, ns);
   }
 }
