@@ -66,6 +66,10 @@ export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'remediation', verb: 'patch', plural: 'metal3remediations', group: INFRA, shows: 'event' },
   { controller: 'remediation', verb: 'patch', plural: 'baremetalhosts', group: 'metal3.io', shows: 'event' },
   { controller: 'remediation', verb: 'get', plural: 'secrets', group: '', shows: 'event' },
+  // RS-15/S-1: giving up, after the retry (the case's clock passes both timeouts): the Machine's
+  // OwnerRemediated, the template read for node reuse.
+  { controller: 'remediation', verb: 'patch', plural: 'machines/status', group: 'cluster.x-k8s.io', shows: 'event', scene: 'remediation-give-up' },
+  { controller: 'remediation', verb: 'get', plural: 'metal3machinetemplates', group: INFRA, shows: 'event', scene: 'remediation-give-up' },
 ];
 
 const EVENTS = 'the event channel itself: a refused Event write cannot be shown as an Event; the recorder logs it at error level naming verb and resource';
@@ -74,7 +78,6 @@ const CACHE_READ =
 const AFTER_ALREADY_EXISTS =
   'made only when a create of the claim finds one the cache has not seen yet (AlreadyExists: a race with another writer of that name), which no scene provokes honestly';
 
-const GIVE_UP = 'made only by the give-up step, after the first power cycle and retryLimit (at least 1) more, each followed by a timeout of at least 100 s';
 /** A list made directly, not by an informer, so not a list/watch suite case (that suite asks /readyz). */
 const DIRECT_LIST =
   "a direct list, not an informer's: only in the out-of-service-taint mode (--out-of-service-taint, off by default), while a tainted Node drains; a refused list counts as not drained and is asked again every 5 s (out-of-service.ts), so nothing reports it (controllers/remediation/test/out-of-service.test.ts shows the list under exactly deploy/rbac.yaml)";
@@ -119,12 +122,7 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     'the kubeconfig Secret of a workload cluster, read only when a host syncs to a Node there: shown by controllers/labelsync/test/sync.test.ts, which runs the controller as a user bound to exactly its deploy/rbac.yaml beside the workload-cluster simulator (no scene here has a workload cluster)',
   'labelsync create events': EVENTS,
   'labelsync patch events': EVENTS,
-  // The give-up step (RS-15, S-1) waits out two timeouts of at least 100 s (CRD rule) and this runner,
-  // as main.ts, has no test clock: controllers/remediation/test/reboot.test.ts reaches it as a user
-  // bound to exactly deploy/rbac.yaml, on a test clock.
-  'remediation patch machines/status': GIVE_UP,
-  'remediation get metal3machinetemplates': GIVE_UP,
-  'remediation get machines': `${CACHE_READ}; here only the Machine's re-read by the condition merge of the give-up step (${GIVE_UP})`,
+  'remediation get machines': `${CACHE_READ}; here only the re-read of the Machine after a conflict of the give-up step's condition merge`,
   'remediation list volumeattachments': DIRECT_LIST,
   'remediation create events': EVENTS,
   'remediation patch events': EVENTS,
