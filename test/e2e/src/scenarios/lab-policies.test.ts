@@ -2,13 +2,14 @@
 // (which config/default installs) is in the lab, bound to deny, and a Metal3Cluster whose label-sync
 // prefix annotation holds an entry that is no DNS-1123 subdomain is refused at admission with the
 // policy's message (LS-4) instead of reaching the label-sync controller. A lab with no hosts and no
-// manifests: the policies are installed before anything else runs.
+// manifests: the policies are installed before anything else runs. (Here, not in src/lab, whose tests
+// also run under Deno and start no lab.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError } from '@metal3-ts/generated';
 import { Metal3ClusterResource, newMetal3Cluster } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import { type Lab, startLab } from './lab.ts';
-import { shippedPolicyDocuments } from './policies.ts';
+import { type Lab, startLab } from '../lab/lab.ts';
+import { shippedPolicyDocuments } from '../lab/policies.ts';
 
 const test = suite('lab: the admission policies the install ships');
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
