@@ -1,4 +1,5 @@
-// The local lab: a real kube-apiserver with every CRD, real Cluster API (core, kubeadm bootstrap and
+// The local lab: a real kube-apiserver with every CRD and the admission policies the install ships,
+// real Cluster API (core, kubeadm bootstrap and
 // control plane, the newest release built here unless told), the simulated rest of the world (BMO,
 // IPAM, workload clusters with kubelets), the five
 // metal3-ts controllers as processes from their bundles (each restarted with back-off whenever it
@@ -11,7 +12,6 @@ import { NamespaceResource, newNamespace, SecretResource } from '@metal3-ts/gene
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import { registerDirectory } from '@metal3-ts/test/envtest/processes';
-import { installPolicy } from '@metal3-ts/test/isolation/policy';
 import type { Runtime } from '@metal3-ts/test/harness/controller-process';
 import { type BmoSpeed, simulatedHost } from '@metal3-ts/test/sim/bmo/index';
 import { garbageCollector } from '@metal3-ts/test/sim/gc/index';
@@ -25,6 +25,7 @@ import { ALL_IN_ONE, type ControllerName, CONTROLLERS, type ProcessName, startCo
 import { type LabImages, prepareImages, startImageController } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
 import { applyManifests, readManifests } from './manifests.ts';
+import { installPolicies } from './policies.ts';
 
 export const LAB_NAMESPACE = 'metal3';
 /** The seed 003 cluster: KubeadmControlPlane with 3 replicas, MachineDeployment md-0 with 3. */
@@ -58,8 +59,9 @@ export interface LabOptions {
   /** Extra flags per controller. */
   readonly args?: Partial<Record<ControllerName, readonly string[]>>;
   /**
-   * Install the same-namespace ValidatingAdmissionPolicy shipped with the CRDs, as an install does
-   * (default true). Off only for the scenario that shows the controllers hold the boundary alone.
+   * Install the ValidatingAdmissionPolicies the install ships (config/policy: same-namespace
+   * references, label-sync prefixes; policies.ts), as an install does (default true). Off only for
+   * the scenario that shows the controllers hold the boundary alone.
    */
   readonly admissionPolicy?: boolean;
   /** Back-off of controller restarts (default LAB_POLICY: 1 s doubling to 30 s). */
@@ -109,8 +111,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   const namespace = LAB_NAMESPACE;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: namespace } }));
   if (options.admissionPolicy ?? true) {
-    await installPolicy(env.admin.client, namespace);
-    log('same-namespace admission policy enforced');
+    const policies = await installPolicies(env.admin.client, namespace);
+    log(`admission policies enforced: ${policies.join(', ')}`);
   }
 
   let sims: RunningSimulators | undefined;

@@ -59,6 +59,17 @@ export const WRITE_CASES: readonly WriteCase[] = [
   { controller: 'data', verb: 'create', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam' },
   { controller: 'data', verb: 'patch', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam-delete' },
   { controller: 'data', verb: 'delete', plural: 'ipaddressclaims', group: CAPI_IPAM, shows: 'object', scene: 'data-ipam-delete' },
+  // The Metal3Remediation has no condition or errorMessage (CRD): the event on it is the report.
+  // RS-10: phase Running; the finalizer; R-10/RS-12: the host's reboot annotation powers it off;
+  // RS-11: the workload cluster's kubeconfig Secret, read to look at the Machine's Node.
+  { controller: 'remediation', verb: 'patch', plural: 'metal3remediations/status', group: INFRA, shows: 'event' },
+  { controller: 'remediation', verb: 'patch', plural: 'metal3remediations', group: INFRA, shows: 'event' },
+  { controller: 'remediation', verb: 'patch', plural: 'baremetalhosts', group: 'metal3.io', shows: 'event' },
+  { controller: 'remediation', verb: 'get', plural: 'secrets', group: '', shows: 'event' },
+  // RS-15/S-1: giving up, after the retry (the case's clock passes both timeouts): the Machine's
+  // OwnerRemediated, the template read for node reuse.
+  { controller: 'remediation', verb: 'patch', plural: 'machines/status', group: 'cluster.x-k8s.io', shows: 'event', scene: 'remediation-give-up' },
+  { controller: 'remediation', verb: 'get', plural: 'metal3machinetemplates', group: INFRA, shows: 'event', scene: 'remediation-give-up' },
 ];
 
 const EVENTS = 'the event channel itself: a refused Event write cannot be shown as an Event; the recorder logs it at error level naming verb and resource';
@@ -67,7 +78,14 @@ const CACHE_READ =
 const AFTER_ALREADY_EXISTS =
   'made only when a create of the claim finds one the cache has not seen yet (AlreadyExists: a race with another writer of that name), which no scene provokes honestly';
 
-/** `controller verb plural` → why the write suite does not show it. */
+/** A list made directly, not by an informer, so not a list/watch suite case (that suite asks /readyz). */
+const DIRECT_LIST =
+  "a direct list, not an informer's: only in the out-of-service-taint mode (--out-of-service-taint, off by default), while a tainted Node drains; a refused list counts as not drained and is asked again every 5 s (out-of-service.ts), so nothing reports it (controllers/remediation/test/out-of-service.test.ts shows the list under exactly deploy/rbac.yaml)";
+
+/**
+ * `controller verb plural` → why the write suite does not show it. A list or watch listed here is not
+ * an informer's and so no list/watch suite case either.
+ */
 export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'cluster get metal3clusters': CACHE_READ,
   'cluster get metal3machines': CACHE_READ,
@@ -104,6 +122,14 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
     'the kubeconfig Secret of a workload cluster, read only when a host syncs to a Node there: shown by controllers/labelsync/test/sync.test.ts, which runs the controller as a user bound to exactly its deploy/rbac.yaml beside the workload-cluster simulator (no scene here has a workload cluster)',
   'labelsync create events': EVENTS,
   'labelsync patch events': EVENTS,
+  'remediation get machines': `${CACHE_READ}; here only the re-read of the Machine after a conflict of the give-up step's condition merge`,
+  'remediation list volumeattachments': DIRECT_LIST,
+  'remediation create events': EVENTS,
+  'remediation patch events': EVENTS,
 };
 
 export const caseKey = (c: { controller: string; verb: string; plural: string }): string => `${c.controller} ${c.verb} ${c.plural}`;
+
+/** A list or watch the list/watch suite shows (an informer's): every one not listed in NOT_SHOWN. */
+export const isInformerVerb = (c: { controller: string; verb: string; plural: string }): boolean =>
+  (c.verb === 'list' || c.verb === 'watch') && NOT_SHOWN[caseKey(c)] === undefined;

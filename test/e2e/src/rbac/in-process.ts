@@ -8,6 +8,7 @@ import { dataControllers } from '@metal3-ts/controller-data/controller';
 import { dataClaimController } from '@metal3-ts/controller-dataclaim/controller';
 import { labelSyncController } from '@metal3-ts/controller-labelsync/controller';
 import { metal3MachineController } from '@metal3-ts/controller-machine/controller';
+import { remediationController } from '@metal3-ts/controller-remediation/controller';
 import { templateController } from '@metal3-ts/controller-template/controller';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
@@ -21,6 +22,7 @@ import { Manager } from '@metal3-ts/shared/manager/manager';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
+import type { SceneClock } from './clock.ts';
 import { clusterRoleOf, type ControllerName, type PolicyRule } from './verbs.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -74,6 +76,7 @@ function build(
   name: ControllerName,
   deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
   workload: ClusterCache,
+  clock: SceneClock | undefined,
 ): Controller[] {
   const common = { ...deps };
   switch (name) {
@@ -89,14 +92,26 @@ function build(
       return [dataClaimController({ ...common, config: { concurrency: 2 } })];
     case 'labelsync':
       return [labelSyncController({ ...common, workloadClient: (cluster) => workload.get(cluster), config: { concurrency: 2 } })];
+    case 'remediation':
+      // The classic mode, main.ts's default (--out-of-service-taint false).
+      return [
+        remediationController({ ...common, workloadClient: (cluster) => workload.get(cluster), now: clock?.now, config: { concurrency: 2 } }),
+      ];
   }
 }
 
 /**
  * Starts controller `name` as `user`, caching only `namespace`. Watch retries are capped at 1 s
- * (runMain: 30 s) so a restored verb is picked up quickly; nothing else differs from main.ts.
+ * (runMain: 30 s) so a restored verb is picked up quickly, and a `clock` given replaces the real one
+ * where the controller takes a clock (remediation timeouts); nothing else differs from main.ts.
  */
-export async function startInProcess(env: TestEnv, name: ControllerName, user: string, namespace: string): Promise<InProcessController> {
+export async function startInProcess(
+  env: TestEnv,
+  name: ControllerName,
+  user: string,
+  namespace: string,
+  clock?: SceneClock,
+): Promise<InProcessController> {
   const connection = env.user(user);
   const registry = new Registry();
   const lines: string[] = [];
@@ -110,7 +125,7 @@ export async function startInProcess(env: TestEnv, name: ControllerName, user: s
   const manager = new Manager({ registry, log, healthProbeBindAddress: '127.0.0.1:0', gracefulShutdownTimeoutMs: 5_000 });
   manager.add({ name: 'informers', needsLeaderElection: false, start: (signal) => informers.start(signal) });
   manager.addReadyCheck('informers', () => informers.readiness());
-  for (const controller of build(name, { client, informers, registry, events, log }, workload)) manager.add(controller);
+  for (const controller of build(name, { client, informers, registry, events, log }, workload, clock)) manager.add(controller);
   const stop = new AbortController();
   const running = manager.start(stop.signal);
   await manager.started;

@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { eventually } from '@metal3-ts/test/testing/eventually';
+import { isInformerVerb } from './cases.ts';
 import { bindUser, startInProcess } from './in-process.ts';
 import { clusterRoleOf, CONTROLLERS, rulesWithout, verbCases } from './verbs.ts';
 
@@ -19,7 +20,7 @@ const timings: { visible: number; converged: number }[] = [];
 const since = (start: number) => (performance.now() - start) / 1000;
 
 for (const controller of CONTROLLERS) {
-  const cases = verbCases(controller).filter((c) => c.verb === 'list' || c.verb === 'watch');
+  const cases = verbCases(controller).filter(isInformerVerb);
   test(`${controller}: ${cases.map((c) => `${c.verb} ${c.resource}`).join(', ')}`, async () => {
     const namespace = await freshNamespace(env().admin.client, `rbac-${controller}`);
     for (const c of cases) {

@@ -29,16 +29,26 @@ import { createAvailableHosts, createClusterScene, createMachine } from '../../.
 // claim, template, Metal3Data).
 import { CLUSTER as DATA_CLUSTER, createScene as createDataScene, DATA, M3M } from '../../../../controllers/data/test/support.ts';
 import { createCluster } from './capi-cluster.ts';
+import { SceneClock } from './clock.ts';
 import { deleteClaimScene, deleteMachineScene } from './deletion-scenes.ts';
 import { ipamScene } from './ipam-scenes.ts';
+import { giveUpScene, remediationScene } from './remediation-scene.ts';
 import type { ControllerName } from './verbs.ts';
 
 /**
  * A scene per controller; the machine controller's with a data template (it then creates a claim);
  * `-delete`: the same brought to its deletion (deletion-scenes.ts); the data controller's with IP
- * pools, made or deleted (ipam-scenes.ts).
+ * pools, made or deleted (ipam-scenes.ts); the remediation controller's brought to where it gives up
+ * (remediation-scene.ts, on the case's clock).
  */
-export type SceneName = ControllerName | 'machine-data' | 'machine-data-delete' | 'dataclaim-delete' | 'data-ipam' | 'data-ipam-delete';
+export type SceneName =
+  | ControllerName
+  | 'machine-data'
+  | 'machine-data-delete'
+  | 'dataclaim-delete'
+  | 'data-ipam'
+  | 'data-ipam-delete'
+  | 'remediation-give-up';
 
 export interface Scene {
   readonly descriptor: ResourceDescriptor<KubeObject>;
@@ -62,7 +72,7 @@ function reported(object: KubeObject): string[] {
 
 const none = async () => {};
 
-export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns: string): Promise<Scene> {
+export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns: string, clock = new SceneClock()): Promise<Scene> {
   switch (name) {
     case 'machine-data-delete':
       return deleteMachineScene(await sceneFor('machine-data', env, admin, ns), admin, ns);
@@ -193,5 +203,9 @@ export async function sceneFor(name: SceneName, env: TestEnv, admin: Client, ns:
     case 'labelsync':
       // Its only verbs beyond list/watch are the kubeconfig Secret's get and events (cases.ts NOT_SHOWN).
       throw new Error('no write scene for the label-sync controller');
+    case 'remediation':
+      return remediationScene(env, admin, ns);
+    case 'remediation-give-up':
+      return giveUpScene(await remediationScene(env, admin, ns), admin, ns, clock);
   }
 }

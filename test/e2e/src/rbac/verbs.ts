@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { resourceName } from '@metal3-ts/shared/meta/resource-name';
 import { parseAllDocuments } from 'yaml';
 
-export const CONTROLLERS = ['cluster', 'machine', 'template', 'data', 'dataclaim', 'labelsync'] as const;
+export const CONTROLLERS = ['cluster', 'machine', 'template', 'data', 'dataclaim', 'labelsync', 'remediation'] as const;
 export type ControllerName = (typeof CONTROLLERS)[number];
 
 export interface PolicyRule {

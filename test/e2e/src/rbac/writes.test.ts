@@ -13,6 +13,7 @@ import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { withSharedClusterApi } from '@metal3-ts/test/testing/cluster-api';
 import { eventually } from '@metal3-ts/test/testing/eventually';
 import { WRITE_CASES } from './cases.ts';
+import { SceneClock } from './clock.ts';
 import { bindUser, startInProcess } from './in-process.ts';
 import { sceneFor } from './scenes.ts';
 import { clusterRoleOf, rulesWithout } from './verbs.ts';
@@ -39,8 +40,9 @@ for (const c of WRITE_CASES) {
   test(`${c.controller}: ${c.verb} ${resource} → ${c.shows === 'object' ? 'condition/errorMessage and ' : ''}Warning event`, async () => {
     const namespace = await freshNamespace(env().admin.client, `rbac-w-${c.controller}`);
     const user = await bindUser(env(), c.controller, `rbac-w-${c.controller}-${++n}`, rulesWithout(clusterRoleOf(c.controller), c));
-    const running = await startInProcess(env(), c.controller, user.name, namespace);
-    const scene = await sceneFor(c.scene ?? c.controller, env(), admin, namespace);
+    const clock = new SceneClock();
+    const running = await startInProcess(env(), c.controller, user.name, namespace, clock);
+    const scene = await sceneFor(c.scene ?? c.controller, env(), admin, namespace, clock);
     const started = performance.now();
     try {
       const expected = `${c.verb} ${resource} refused: 403 Forbidden`;
