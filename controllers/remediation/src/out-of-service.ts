@@ -82,15 +82,12 @@ const VolumeAttachmentResource: ResourceDescriptor<VolumeAttachment> = defineRes
 
 /**
  * Drained (RS-16): no Pod on the Node in the workload cluster is terminating, and no VolumeAttachment
- * (listed in the management cluster, as v1.13 does, E-24) names the Node. A failed list is "not drained".
+ * (listed in the management cluster, as v1.13 does, E-24) names the Node. A failed list throws: the
+ * harness retries it and reports why (a refused list read as "not drained" would wait without a word).
  */
 export async function drained(workload: Client, management: Client, node: string): Promise<boolean> {
-  try {
-    const pods = await workload.api(PodResource).list({ fieldSelector: `spec.nodeName=${node}` });
-    if (pods.items.some((p) => p.metadata.deletionTimestamp)) return false;
-    const attachments = await management.api(VolumeAttachmentResource).list();
-    return !attachments.items.some((a) => a.spec?.nodeName === node);
-  } catch {
-    return false;
-  }
+  const pods = await workload.api(PodResource).list({ fieldSelector: `spec.nodeName=${node}` });
+  if (pods.items.some((p) => p.metadata.deletionTimestamp)) return false;
+  const attachments = await management.api(VolumeAttachmentResource).list();
+  return !attachments.items.some((a) => a.spec?.nodeName === node);
 }
