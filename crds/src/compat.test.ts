@@ -3,9 +3,8 @@
 // crds/intended-differences.yaml lists with a reason.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveUpstream } from '@metal3-ts/codegen/upstream';
 import { loadIntendedDifferences, loadOurCrds, ourKinds, versionOf, walkSchema, type Crd, type IntendedDifference } from './crds.ts';
-import { capm3, fallbackPins, loadReferenceCrds, references } from './references.ts';
+import { loadReferenceCrds, references } from './references.ts';
 import { diffCrds, keyOf, nodeCount, type Difference } from './schema-diff.ts';
 import { expectedShortNames } from './webhook-rules.ts';
 
@@ -101,14 +100,6 @@ test('the comparison walks the whole upstream tree, in both versions', () => {
     const added = entries.reduce((n, e) => n + size(mine, e.path), 0);
     const missing = entries.reduce((n, e) => n + size(theirs, e.path), 0);
     assert.is(nodeCount(mine) - added, nodeCount(theirs) - missing, `${release} ${version}`);
-  }
-});
-
-test('a release pinned in codegen/upstream.json and in references.ts has the same sha256 in both', async () => {
-  const pinned = (await resolveUpstream()).filter((s) => s.release.project === capm3);
-  for (const s of pinned) {
-    const fallback = fallbackPins[s.release.version];
-    if (fallback) assert.is(fallback[s.entry.file], s.entry.sha256, `${s.release.version} ${s.entry.file}`);
   }
 });
 
