@@ -1,5 +1,6 @@
 // Metal3DataTemplate `spec.networkData` (AP-20 … AP-23; CV-12 … CV-14, CV-16, CV-17). v1beta2 makes
-// every list a list-map and every "" unset; bond parameters turn from a map into a list sorted by name.
+// every list a list-map and every "" unset; bond parameters turn from a map into a list sorted by name
+// (an option without a value stays out of v1beta1's map).
 // Pool references read back to v1beta1 with the defaults v1beta2's CRD would have written
 // (kind IPPool, apiGroup ipam.metal3.io) where v1beta2 leaves them unset.
 import { compact, every, filled, isMap, items, type Json, type JsonMap, list, map, str, via } from './json.ts';
@@ -21,7 +22,9 @@ function parametersToSpoke(parameters: Json | undefined): JsonMap | undefined {
   const l = list(parameters);
   if (!l) return undefined;
   const out: JsonMap = {};
-  for (const p of l) if (isMap(p) && typeof p['name'] === 'string') out[p['name']] = p['value'] ?? null;
+  // An option without a value has no v1beta1 form: `name: null` is dropped by the apiserver (v1beta1's
+  // option values are not nullable), so it is left out here and rides the annotation (lossless.ts).
+  for (const p of l) if (isMap(p) && typeof p['name'] === 'string' && p['value'] !== undefined && p['value'] !== null) out[p['name']] = p['value'];
   return out;
 }
 
