@@ -4,6 +4,7 @@
 // Pool references read back to v1beta1 with the defaults v1beta2's CRD would have written
 // (kind IPPool, apiGroup ipam.metal3.io) where v1beta2 leaves them unset.
 import { compact, every, filled, isMap, items, type Json, type JsonMap, list, map, str, via } from './json.ts';
+import { firstOfEqual, lastPerKey } from './unique.ts';
 
 type Way = 'toHub' | 'toSpoke';
 
@@ -36,7 +37,7 @@ function bond(b: JsonMap, way: Way): JsonMap {
   return compact({
     ...link(b, way),
     parameters: way === 'toHub' ? parametersToHub(b['parameters']) : parametersToSpoke(b['parameters']),
-    bondLinks: way === 'toHub' ? list(b['bondLinks'])?.filter((x) => x !== '') : b['bondLinks'],
+    bondLinks: way === 'toHub' ? firstOfEqual(list(b['bondLinks'])?.filter((x) => x !== '')) : b['bondLinks'],
   });
 }
 
@@ -50,7 +51,7 @@ export function poolRef(ref: Json | undefined, way: Way): Json | undefined {
 
 function services(s: Json | undefined, way: Way): Json | undefined {
   if (way === 'toSpoke') return s;
-  return via(s, (x) => compact({ ...x, dns: items(x['dns'], (d) => d), dnsFromIPPool: filled(x['dnsFromIPPool']) }));
+  return via(s, (x) => compact({ ...x, dns: firstOfEqual(items(x['dns'], (d) => d)), dnsFromIPPool: filled(x['dnsFromIPPool']) }));
 }
 
 function route(r: JsonMap, way: Way): JsonMap {
@@ -68,26 +69,27 @@ function network(n: JsonMap, way: Way, ipRequired: boolean): JsonMap {
     ...n,
     ipAddressFromIPPool: way === 'toHub' ? filled(ip) : (ip ?? (ipRequired ? '' : undefined)),
     fromPoolRef: poolRef(n['fromPoolRef'], way),
-    routes: lists(n['routes'], way, (r) => route(r, way)),
+    routes: lists(n['routes'], way, 'network', (r) => route(r, way)),
   });
 }
 
-function lists(value: Json | undefined, way: Way, each: (item: JsonMap) => Json): Json[] | undefined {
-  return way === 'toHub' ? items(value, each) : every(value, each);
+/** A list each way; to the hub, one item per `key` (unique.ts). */
+function lists(value: Json | undefined, way: Way, key: string, each: (item: JsonMap) => Json): Json[] | undefined {
+  return way === 'toHub' ? lastPerKey(items(value, each), [key]) : every(value, each);
 }
 
 export function networkDataRules(data: JsonMap, way: Way): JsonMap {
   const links = via(data['links'], (l) =>
     compact({
       ...l,
-      ethernets: lists(l['ethernets'], way, (x) => link(x, way)),
-      vlans: lists(l['vlans'], way, (x) => link(x, way)),
-      bonds: lists(l['bonds'], way, (x) => bond(x, way)),
+      ethernets: lists(l['ethernets'], way, 'id', (x) => link(x, way)),
+      vlans: lists(l['vlans'], way, 'vlanID', (x) => link(x, way)),
+      bonds: lists(l['bonds'], way, 'id', (x) => bond(x, way)),
     }));
   const networks = via(data['networks'], (n) => {
     const out: JsonMap = { ...n };
     for (const family of ['ipv4', 'ipv6', 'ipv4DHCP', 'ipv6DHCP', 'ipv6SLAAC']) {
-      const converted = lists(n[family], way, (x) => network(x, way, family === 'ipv6'));
+      const converted = lists(n[family], way, 'id', (x) => network(x, way, family === 'ipv6'));
       if (converted === undefined) delete out[family];
       else out[family] = converted;
     }
