@@ -192,6 +192,31 @@ test('CV-11/CV-14: a v1beta1 DataTemplate with duplicate keys ("" twice, one rou
   assert.is(canonical(back), canonical(object), explain('duplicates', 'Metal3DataTemplate', 'v1beta1', object, back));
 });
 
+test('CV-2/CV-4: a v1beta1 /status write rewrites the v1beta1 annotation on the stored hub; a v1beta2 one leaves it stale, and a v1beta1 read then takes the new status without reviving the old phase', async () => {
+  const path = (v: Version, sub = '') => `${resourcePath(v, ns, 'Metal3Machine', 'status-writes')}${sub}`;
+  const savedStatus = async () => {
+    const hub = await client().get(path('v1beta2'));
+    return (JSON.parse(String(hub.metadata?.annotations?.[spokeDataAnnotation])) as JsonMap)['status'];
+  };
+  await client().create(resourcePath('v1beta1', ns, 'Metal3Machine'), {
+    apiVersion: spokeVersion,
+    kind: 'Metal3Machine',
+    metadata: { name: 'status-writes', namespace: ns },
+    spec: { image: { url: 'http://img.example/ubuntu.qcow2', checksum: 'abc123' } },
+  });
+  for (const phase of ['Provisioning', 'Provisioned']) {
+    const v1 = await client().get(path('v1beta1'));
+    await client().replace(path('v1beta1', '/status'), { ...v1, status: { ready: phase === 'Provisioned', phase } });
+    assert.equal(await savedStatus(), { ready: phase === 'Provisioned', phase }, `the annotation follows the v1beta1 /status write (${phase})`);
+  }
+  const conditions = [{ type: 'Ready', status: 'True', reason: 'Provisioned', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }];
+  const v2 = await client().get(path('v1beta2'));
+  await client().replace(path('v1beta2', '/status'), { ...v2, status: { ...(v2['status'] as JsonMap), conditions } });
+  assert.equal(await savedStatus(), { ready: true, phase: 'Provisioned' }, 'a v1beta2 /status write leaves the annotation as it was');
+  const v1 = await client().get(path('v1beta1'));
+  assert.equal(v1['status'], { ready: true, v1beta2: { conditions } }, 'the new status, no stale phase');
+});
+
 const manifests = fileURLToPath(new URL('../../../test/e2e/manifests/', import.meta.url));
 
 test('seed 003: the lab manifests (test/e2e/manifests) written at v1beta1 read at v1beta2 as fully valid v1beta2 objects the rules made, and at v1beta1 as written', async () => {
