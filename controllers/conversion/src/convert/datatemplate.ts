@@ -5,6 +5,7 @@
 import { compact, every, filled, int32, isMap, items, type Json, type JsonMap, list, map, str, via } from './json.ts';
 import type { KindRules } from './kind.ts';
 import { networkDataRules } from './network.ts';
+import { lastPerKey } from './unique.ts';
 
 type Way = 'toHub' | 'toSpoke';
 
@@ -31,7 +32,8 @@ function metaItem(name: string, item: JsonMap, way: Way): JsonMap {
 
 export function metaDataRules(meta: JsonMap, way: Way): JsonMap {
   const out: { [key: string]: Json | undefined } = { ...meta };
-  const each = way === 'toHub' ? items : every;
+  // To the hub, every metaData list is a list-map by `key`: one item per key (unique.ts).
+  const each = way === 'toHub' ? (value: Json | undefined, f: (item: JsonMap) => Json) => lastPerKey(items(value, f), ['key']) : every;
   for (const name of metaLists) out[name] = each(meta[name], (item) => metaItem(name, item, way));
   for (const [spoke, hub] of renamed) {
     const [from, to] = way === 'toHub' ? [spoke, hub] : [hub, spoke];

@@ -5,6 +5,7 @@ import type { KubeObject } from '@metal3-ts/generated';
 import { metal3Cluster, metal3ClusterTemplate } from './cluster.ts';
 import { metal3Data, metal3DataClaim } from './data.ts';
 import { metal3DataTemplate } from './datatemplate.ts';
+import { applyHubDefaults } from './defaults.ts';
 import { ConversionError } from './errors.ts';
 import { isMap, type JsonMap } from './json.ts';
 import { hubVersion, type KindRules, spokeVersion } from './kind.ts';
@@ -12,6 +13,7 @@ import { convertLossless } from './lossless.ts';
 import { metal3Machine, metal3MachineTemplate } from './machine.ts';
 import { metal3Remediation, metal3RemediationTemplate } from './remediation.ts';
 
+export { applyHubDefaults, hubDefaults } from './defaults.ts';
 export { ConversionError } from './errors.ts';
 export { hubDataAnnotation, spokeDataAnnotation } from './lossless.ts';
 export { hubVersion, type KindRules, spokeVersion } from './kind.ts';
@@ -27,6 +29,10 @@ export {
   metal3RemediationTemplate,
 };
 
+/**
+ * The rules `convertObject` uses: each kind's field rules, its hubs with v1beta2's CRD defaults in place
+ * (defaults.ts says why: the hub a conversion makes is the hub the apiserver stores and reads back).
+ */
 export const kinds: ReadonlyMap<string, KindRules> = new Map(
   [
     metal3Cluster,
@@ -39,7 +45,7 @@ export const kinds: ReadonlyMap<string, KindRules> = new Map(
     metal3Remediation,
     metal3RemediationTemplate,
   ]
-    .map((rules) => [rules.kind, rules]),
+    .map((rules) => [rules.kind, { ...rules, toHub: (body: JsonMap) => applyHubDefaults(rules.kind, rules.toHub(body)) }]),
 );
 
 const versions = [spokeVersion, hubVersion];

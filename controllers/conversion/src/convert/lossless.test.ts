@@ -59,7 +59,7 @@ test('restore: an edit made through the other version wins; untouched v1beta1-on
   assert.equal(back['status'], { ready: true, phase: 'Provisioned' }, 'the untouched status keeps its v1beta1-only phase');
 });
 
-test('restore: status comes back whole or not at all: a status written since (no annotation update on the status subresource) never revives a stale phase', () => {
+test('restore: status comes back whole or not at all: a status written since at v1beta2 (its /status write leaves the annotation as it was) never revives a stale phase', () => {
   const hub = convert(machine, hubVersion);
   hub['status'] = {
     initialization: { provisioned: true },
@@ -68,6 +68,21 @@ test('restore: status comes back whole or not at all: a status written since (no
   const back = convert(hub, spokeVersion);
   assert.equal(back['status'], { ready: true, v1beta2: { conditions: (hub['status'] as { conditions: unknown }).conditions } });
   assert.equal(convert(convert(machine, hubVersion), spokeVersion)['status'], machine.status, 'an untouched status keeps its phase');
+});
+
+test('CV-12: a v1beta2 bond option without a value is left out of v1beta1 (the apiserver would drop `null`) and comes back from the annotation', () => {
+  const bond = { id: 'bond0', bondMode: 'active-backup', macAddress: { fromHostInterface: 'eth0' }, mtu: 1500 };
+  const parameters = [{ name: 'miimon', value: 100 }, { name: 'use_carrier' }];
+  const hub = {
+    apiVersion: hubVersion,
+    kind: 'Metal3DataTemplate',
+    metadata: { name: 'dt', namespace: 'ns' },
+    spec: { clusterName: 'c', networkData: { links: { bonds: [{ ...bond, parameters }] } } },
+  };
+  const spoke = convert(hub, spokeVersion);
+  assert.equal((spoke['spec'] as { networkData: unknown }).networkData, { links: { bonds: [{ ...bond, parameters: { miimon: 100 } }] } });
+  assert.ok(spoke.metadata.annotations?.[hubDataAnnotation], 'the option rides the annotation');
+  assert.equal(convert(spoke, hubVersion), hub);
 });
 
 test('a damaged or foreign annotation is ignored: the object still converts', () => {

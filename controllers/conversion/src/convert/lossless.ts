@@ -5,10 +5,12 @@
 // trip through the hub, which upstream drops (CV-4). Each annotation is written only when the rules
 // alone would lose something, and removed on the way back, so it never reaches the version it
 // describes. Reading one back is the three-way restore (restore.ts), keeping only the grafts that leave
-// the object reading as its writer wrote it. `status` is restored whole or not at all: a write to the
-// status subresource cannot update an annotation, so a saved status that no longer matches would hand
-// back stale v1beta1-only fields (a phase the controller has since moved past); a changed status
-// converts by the rules alone, as upstream's does.
+// the object reading as its writer wrote it. `status` is restored whole or not at all. A /status write
+// keeps the stored metadata: at v1beta1 the apiserver converts the whole object, its status new, so
+// the annotation is rewritten to match; at v1beta2 (the storage version, no conversion) the annotation
+// keeps the v1beta1 status of before. A saved status that no longer matches would hand back stale
+// v1beta1-only fields (a phase the controller has since moved past), so a status changed at v1beta2
+// converts by the rules alone, as upstream's does. Hubs carry v1beta2's CRD defaults (defaults.ts).
 import { canonical, compact, deepEqual, isMap, type Json, type JsonMap } from './json.ts';
 import type { KindRules } from './kind.ts';
 import { applyGrafts, differences, grafts } from './restore.ts';

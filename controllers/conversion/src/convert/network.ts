@@ -1,8 +1,10 @@
 // Metal3DataTemplate `spec.networkData` (AP-20 … AP-23; CV-12 … CV-14, CV-16, CV-17). v1beta2 makes
-// every list a list-map and every "" unset; bond parameters turn from a map into a list sorted by name.
+// every list a list-map and every "" unset; bond parameters turn from a map into a list sorted by name
+// (an option without a value stays out of v1beta1's map).
 // Pool references read back to v1beta1 with the defaults v1beta2's CRD would have written
 // (kind IPPool, apiGroup ipam.metal3.io) where v1beta2 leaves them unset.
 import { compact, every, filled, isMap, items, type Json, type JsonMap, list, map, str, via } from './json.ts';
+import { firstOfEqual, lastPerKey } from './unique.ts';
 
 type Way = 'toHub' | 'toSpoke';
 
@@ -21,7 +23,9 @@ function parametersToSpoke(parameters: Json | undefined): JsonMap | undefined {
   const l = list(parameters);
   if (!l) return undefined;
   const out: JsonMap = {};
-  for (const p of l) if (isMap(p) && typeof p['name'] === 'string') out[p['name']] = p['value'] ?? null;
+  // An option without a value has no v1beta1 form: `name: null` is dropped by the apiserver (v1beta1's
+  // option values are not nullable), so it is left out here and rides the annotation (lossless.ts).
+  for (const p of l) if (isMap(p) && typeof p['name'] === 'string' && p['value'] !== undefined && p['value'] !== null) out[p['name']] = p['value'];
   return out;
 }
 
@@ -33,7 +37,7 @@ function bond(b: JsonMap, way: Way): JsonMap {
   return compact({
     ...link(b, way),
     parameters: way === 'toHub' ? parametersToHub(b['parameters']) : parametersToSpoke(b['parameters']),
-    bondLinks: way === 'toHub' ? list(b['bondLinks'])?.filter((x) => x !== '') : b['bondLinks'],
+    bondLinks: way === 'toHub' ? firstOfEqual(list(b['bondLinks'])?.filter((x) => x !== '')) : b['bondLinks'],
   });
 }
 
@@ -47,7 +51,7 @@ export function poolRef(ref: Json | undefined, way: Way): Json | undefined {
 
 function services(s: Json | undefined, way: Way): Json | undefined {
   if (way === 'toSpoke') return s;
-  return via(s, (x) => compact({ ...x, dns: items(x['dns'], (d) => d), dnsFromIPPool: filled(x['dnsFromIPPool']) }));
+  return via(s, (x) => compact({ ...x, dns: firstOfEqual(items(x['dns'], (d) => d)), dnsFromIPPool: filled(x['dnsFromIPPool']) }));
 }
 
 function route(r: JsonMap, way: Way): JsonMap {
@@ -65,26 +69,27 @@ function network(n: JsonMap, way: Way, ipRequired: boolean): JsonMap {
     ...n,
     ipAddressFromIPPool: way === 'toHub' ? filled(ip) : (ip ?? (ipRequired ? '' : undefined)),
     fromPoolRef: poolRef(n['fromPoolRef'], way),
-    routes: lists(n['routes'], way, (r) => route(r, way)),
+    routes: lists(n['routes'], way, 'network', (r) => route(r, way)),
   });
 }
 
-function lists(value: Json | undefined, way: Way, each: (item: JsonMap) => Json): Json[] | undefined {
-  return way === 'toHub' ? items(value, each) : every(value, each);
+/** A list each way; to the hub, one item per `key` (unique.ts). */
+function lists(value: Json | undefined, way: Way, key: string, each: (item: JsonMap) => Json): Json[] | undefined {
+  return way === 'toHub' ? lastPerKey(items(value, each), [key]) : every(value, each);
 }
 
 export function networkDataRules(data: JsonMap, way: Way): JsonMap {
   const links = via(data['links'], (l) =>
     compact({
       ...l,
-      ethernets: lists(l['ethernets'], way, (x) => link(x, way)),
-      vlans: lists(l['vlans'], way, (x) => link(x, way)),
-      bonds: lists(l['bonds'], way, (x) => bond(x, way)),
+      ethernets: lists(l['ethernets'], way, 'id', (x) => link(x, way)),
+      vlans: lists(l['vlans'], way, 'vlanID', (x) => link(x, way)),
+      bonds: lists(l['bonds'], way, 'id', (x) => bond(x, way)),
     }));
   const networks = via(data['networks'], (n) => {
     const out: JsonMap = { ...n };
     for (const family of ['ipv4', 'ipv6', 'ipv4DHCP', 'ipv6DHCP', 'ipv6SLAAC']) {
-      const converted = lists(n[family], way, (x) => network(x, way, family === 'ipv6'));
+      const converted = lists(n[family], way, 'id', (x) => network(x, way, family === 'ipv6'));
       if (converted === undefined) delete out[family];
       else out[family] = converted;
     }

@@ -2,7 +2,7 @@
 // back; the result must be byte-identical (canonical key order) to the sample, the intermediate object
 // valid for its version's schema (nothing the apiserver would prune or reject), and the failure
 // message names the seed that reproduces it.
-import { convertObject, hubVersion, spokeVersion } from '../index.ts';
+import { applyHubDefaults, convertObject, hubDefaults, hubVersion, spokeVersion } from '../index.ts';
 import { canonical, type Json, type JsonMap } from '../json.ts';
 import { v1beta1Rules } from './cel.ts';
 import { presentPaths, schemaPaths } from './coverage.ts';
@@ -46,10 +46,16 @@ function metadata(rng: Random): JsonMap {
  */
 const tightened = /: (too short|duplicate .*|.* does not match .*|below minimum|too few items)$|\.parameters: required$/;
 
+/**
+ * A seeded sample of `kind` at `version`. A v1beta2 one has our v1beta2 CRD defaults in place: every
+ * v1beta2 object the apiserver stores or returns has them (it defaults what it reads from etcd), and the
+ * conversion's hubs carry them too (defaults.ts).
+ */
 export function sample(kind: string, version: 'v1beta1' | 'v1beta2', source: Source, seed: number): JsonMap {
   const rng = new Random(seed);
-  const body = generate(schemaOf(kind, version, source), rng) as JsonMap;
+  let body = generate(schemaOf(kind, version, source), rng) as JsonMap;
   if (version === 'v1beta1') v1beta1Rules[kind]?.(body, rng);
+  else body = applyHubDefaults(kind, body);
   return { apiVersion: version === 'v1beta1' ? spokeVersion : hubVersion, kind, metadata: metadata(rng), ...body };
 }
 
@@ -78,6 +84,8 @@ export function roundTrip(trip: Trip): TripResult {
   }
   const paths = [...schemaPaths(schema)];
   const neverPresent = paths.filter(([path]) => !presence.has(path)).map(([path]) => path);
-  const alwaysPresent = paths.filter(([path, required]) => !required && path !== '.spec' && presence.get(path) === trip.samples).map(([path]) => path);
+  const defaulted = new Set(trip.from === 'v1beta2' ? (hubDefaults[trip.kind] ?? []).map(([path]) => `.${path}`) : []);
+  const alwaysPresent = paths.filter(([path, required]) => !required && path !== '.spec' && !defaulted.has(path) && presence.get(path) === trip.samples)
+    .map(([path]) => path);
   return { failures, annotated, neverPresent, alwaysPresent };
 }
