@@ -1,4 +1,4 @@
-// Our CRDs' v1beta2 schemas in a real kube-apiserver (issue 18 part D). v1beta2 is not served yet (the
+// Our CRDs' v1beta2 schemas in a real kube-apiserver (issue 18). v1beta2 is not served yet (the
 // conversion webhook comes first), so this suite starts an apiserver of its own and installs copies of
 // our CRDs that keep only v1beta2, served and stored; nothing else in the file changes. There, each rule
 // upstream's v1beta2 webhooks enforce (W2-2…W2-10) must be enforced by the CRD alone.
