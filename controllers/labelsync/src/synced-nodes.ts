@@ -1,25 +1,18 @@
 // One name for one concept: a *synced Node* is the workload Node a host's labels go to. This module is
-// what the controller knows about them: which host targets which Node (registered by the reconcile),
-// the Node labels last seen (from the Node watch, a GET or our own patch's response), and the event
-// source that wakes a host when its Node's labels change in the workload cluster (drift reverted at
-// once, where upstream re-syncs every 60 s, LS-7). A cluster's Nodes are watched (NodeWatches) while
-// any host targets a Node there; heartbeats and status updates do not change labels, so they wake
-// nothing, and a host whose Node already agrees costs no request (the 0-requests-when-quiet rule).
+// what the controller knows about them beyond a wait: the Node labels last seen (from the Node watch, a
+// GET or our own patch's response). Which host targets which Node, the cluster's Node watch while any
+// host targets a Node there, the client it runs through and the event source are a keyed wait
+// (shared/workload/node-waits.ts, the key a Node's name); what is labelsync's own is that every Node
+// event is looked at, and only one that changes a Node's labels wakes its host: drift is reverted at
+// once, where upstream re-syncs every 60 s (LS-7), while heartbeats and status updates wake nothing,
+// and a host whose Node already agrees costs no request (the 0-requests-when-quiet rule).
 import type { Client } from '@metal3-ts/generated';
 import type { Node } from '@metal3-ts/generated/core/v1';
 import type { EventSource } from '@metal3-ts/shared/controller/source';
-import type { Logger } from '@metal3-ts/shared/log/logger';
-import { type Request, requestFromKey } from '@metal3-ts/shared/reconcile/reconcile';
 import { type ClusterKey, clusterKeyString } from '@metal3-ts/shared/workload/errors';
-import { NodeWatches, type NodeWatchesOptions } from '@metal3-ts/shared/workload/node-watch';
+import { NodeWaits, type NodeWaitsOptions } from '@metal3-ts/shared/workload/node-waits';
 
 type Labels = Readonly<Record<string, string>>;
-
-interface Target {
-  readonly cluster: string;
-  readonly clusterKey: ClusterKey;
-  readonly node: string;
-}
 
 const sameLabels = (a: Labels | undefined, b: Labels | undefined): boolean => {
   const ak = Object.keys(a ?? {});
@@ -27,41 +20,27 @@ const sameLabels = (a: Labels | undefined, b: Labels | undefined): boolean => {
 };
 
 export class SyncedNodes {
-  readonly #watches: NodeWatches;
-  /** host request key → the Node it targets. */
-  readonly #targets = new Map<string, Target>();
+  /** host request key → the Node (by name) it targets, and the cluster's watch and client. */
+  readonly #waits: NodeWaits;
   /** cluster key → node name → labels last seen. */
   readonly #labels = new Map<string, Map<string, Labels>>();
-  /** cluster key → the client its watch runs through. */
-  readonly #clients = new Map<string, Client>();
-  #enqueue: ((request: Request) => void) | undefined;
+  /** For the controller builder's watchesRawSource; its unsubscribe stops every watch. */
+  readonly source: EventSource;
 
-  constructor(options: Omit<NodeWatchesOptions, 'log'> & { readonly log?: Logger | undefined } = {}) {
-    const { log, ...watchOptions } = options;
-    this.#watches = new NodeWatches((cluster, node, deleted) => this.#seen(clusterKeyString(cluster), node, deleted), {
-      ...watchOptions,
-      ...(log ? { log } : {}),
-    });
+  constructor(options: Omit<NodeWaitsOptions, 'nodeKeys' | 'observe'> = {}) {
+    this.#waits = new NodeWaits({ ...options, observe: (cluster, node, deleted) => this.#seen(clusterKeyString(cluster), node, deleted) });
+    this.source = this.#waits.source;
   }
 
-  /** `host` (a request key) syncs to Node `node` of `cluster`. */
+  /** `host` (a request key) syncs to Node `node` of `cluster`; a watch released but not yet stopped (idle) is kept on. */
   target(host: string, cluster: ClusterKey, node: string): void {
-    const key = clusterKeyString(cluster);
-    this.#targets.set(host, { cluster: key, clusterKey: cluster, node });
-    // A watch released but not yet stopped (idle) is kept on: ensure() with its own client cancels the stop.
-    const client = this.#clients.get(key);
-    if (client && this.#watches.has(cluster)) this.#watches.ensure(cluster, client);
+    this.#waits.wait(host, cluster, [node]);
   }
 
   /** `host` syncs to no Node (no consumer, no nodeRef, paused, no prefixes…); a cluster nobody targets is unwatched. */
   forget(host: string): void {
-    const target = this.#targets.get(host);
-    if (!target) return;
-    this.#targets.delete(host);
-    if ([...this.#targets.values()].some((t) => t.cluster === target.cluster)) return;
-    this.#labels.delete(target.cluster);
-    this.#clients.delete(target.cluster);
-    this.#watches.release(target.clusterKey);
+    const idle = this.#waits.forget(host);
+    if (idle) this.#labels.delete(clusterKeyString(idle));
   }
 
   /**
@@ -70,18 +49,17 @@ export class SyncedNodes {
    * probes, and restarts the watch with what it gets). Reusing it spares a Secret GET per sync.
    */
   clientOf(cluster: ClusterKey): Client | undefined {
-    return this.#watches.has(cluster) ? this.#clients.get(clusterKeyString(cluster)) : undefined;
+    return this.#waits.clientOf(cluster);
   }
 
   /** A request through the cluster's client failed: the next reconcile gets a client from the ClusterCache again. */
   distrust(cluster: ClusterKey): void {
-    this.#clients.delete(clusterKeyString(cluster));
+    this.#waits.distrust(cluster);
   }
 
   /** Keeps `cluster`'s Nodes watched through `client` (restarted when the ClusterCache rebuilt the client). */
   watch(cluster: ClusterKey, client: Client): void {
-    this.#clients.set(clusterKeyString(cluster), client);
-    this.#watches.ensure(cluster, client);
+    this.#waits.watch(cluster, client);
   }
 
   /** The labels of the Node last seen; undefined when it has not been seen (or was deleted). */
@@ -99,19 +77,6 @@ export class SyncedNodes {
     this.#labels.get(clusterKeyString(cluster))?.delete(node);
   }
 
-  /** For the controller builder's watchesRawSource; its unsubscribe stops every watch. */
-  readonly source: EventSource = {
-    kind: 'Node',
-    waitForSync: async () => {},
-    subscribe: (deliver) => {
-      this.#enqueue = deliver;
-      return () => {
-        this.#enqueue = undefined;
-        void this.#watches.close();
-      };
-    },
-  };
-
   #store(cluster: string, node: string, labels: Labels): boolean {
     let nodes = this.#labels.get(cluster);
     if (!nodes) this.#labels.set(cluster, nodes = new Map());
@@ -120,15 +85,10 @@ export class SyncedNodes {
     return changed;
   }
 
-  #seen(cluster: string, node: Readonly<Node>, deleted: boolean): void {
+  /** Every Node event of a watched cluster: remembered; only a change of labels wakes the hosts targeting the Node. */
+  #seen(cluster: string, node: Readonly<Node>, deleted: boolean): boolean {
     const name = node.metadata.name ?? '';
-    let changed: boolean;
-    if (deleted) {
-      changed = this.#labels.get(cluster)?.delete(name) ?? false;
-    } else {
-      changed = this.#store(cluster, name, node.metadata.labels ?? {});
-    }
-    if (!changed) return;
-    for (const [host, target] of this.#targets) if (target.cluster === cluster && target.node === name) this.#enqueue?.(requestFromKey(host));
+    if (deleted) return this.#labels.get(cluster)?.delete(name) ?? false;
+    return this.#store(cluster, name, node.metadata.labels ?? {});
   }
 }

@@ -1,5 +1,5 @@
 // How soon to look at a workload cluster again while this machine's Node is awaited. The Node's
-// arrival normally wakes the machine through the workload Node watch (awaited-node-source.ts); this poll is
+// arrival normally wakes the machine through its wait on workload Nodes (awaited-nodes.ts); this poll is
 // what is left if that watch cannot run (the workload apiserver still starting, a watch refused):
 // first after `firstMs`, doubling up to `maxMs` (upstream polls every 30 s from the start, E-36,
 // E-37, which makes every new machine wait ~15 s on average for nothing).

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newNode, type Node } from '@metal3-ts/generated/core/v1';
-import { awaitedKeys, AwaitedNodes, nodeKeys } from './awaited-nodes.ts';
+import { WaitIndex } from '@metal3-ts/shared/workload/node-waits';
+import { awaitedKeys, type AwaitedNode, nodeKeys } from './awaited-nodes.ts';
 
 const test = suite('Metal3Machine awaited Nodes');
 const A = { namespace: 'ns', name: 'a' };
@@ -22,6 +23,15 @@ test('keys: every identity a Node of the provider-ID rules may show (P-6, P-8, P
   assert.equal(nodeKeys(newNode({ metadata: { name: 'bare' } })), [], 'the name alone is no identity (P-12 reads the hostname label)');
 });
 
+/** m1 and m2 wait in cluster A, as the reconcile records them (shared/workload/node-waits.ts). */
+const waiting = (): WaitIndex => {
+  const waits = new WaitIndex();
+  const wait = (machine: string, awaited: AwaitedNode) => waits.wait(machine, A, awaitedKeys(awaited));
+  wait('ns/m1', m1);
+  wait('ns/m2', m2);
+  return waits;
+};
+
 // Each row: a Node appearing in a cluster, and the machines it wakes.
 const rows: [string, { readonly cluster: typeof A; readonly node: Node }, string[]][] = [
   ['labelled with the host UID (P-8)', { cluster: A, node: node('kubelet-1', undefined, 'u-1') }, ['ns/m1']],
@@ -34,26 +44,15 @@ const rows: [string, { readonly cluster: typeof A; readonly node: Node }, string
 ];
 for (const [what, { cluster, node: n }, woken] of rows) {
   test(`a Node ${what} wakes ${woken.length ? woken.join(', ') : 'nobody'}`, () => {
-    const waiters = new AwaitedNodes();
-    waiters.await('ns/m1', A, m1);
-    waiters.await('ns/m2', A, m2);
-    assert.equal(waiters.waitingFor(cluster, n).sort(), woken);
+    assert.equal(waiting().waitingFor(cluster, nodeKeys(n)).sort(), woken);
   });
 }
 
-test("await replaces a machine's previous identities; forget says when a cluster has nobody left waiting", () => {
-  const waiters = new AwaitedNodes();
-  waiters.await('ns/m1', A, m1);
-  waiters.await('ns/m2', A, m2);
-  waiters.await('ns/m1', A, { providerIDs: [], hostUid: 'u-new', hostnames: [] });
-  assert.equal(waiters.waitingFor(A, node('n', undefined, 'u-1')), [], 'the old identity is gone');
-  assert.equal(waiters.waitingFor(A, node('n', undefined, 'u-new')), ['ns/m1']);
-  assert.is(waiters.size, 2);
-  assert.is(waiters.forget('ns/m1'), undefined, 'm2 still waits in the cluster');
-  assert.is(waiters.forget('ns/unknown'), undefined);
-  assert.equal(waiters.forget('ns/m2'), A);
-  assert.is(waiters.size, 0);
-  assert.equal(waiters.waitingFor(A, node('m2')), []);
+test("a new wait replaces a machine's previous identities", () => {
+  const waits = waiting();
+  waits.wait('ns/m1', A, awaitedKeys({ providerIDs: [], hostUid: 'u-new', hostnames: [] }));
+  assert.equal(waits.waitingFor(A, nodeKeys(node('n', undefined, 'u-1'))), [], 'the old identity is gone');
+  assert.equal(waits.waitingFor(A, nodeKeys(node('n', undefined, 'u-new'))), ['ns/m1']);
 });
 
 test.run();

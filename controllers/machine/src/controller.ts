@@ -13,8 +13,10 @@ import {
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
+import { NodeWaits } from '@metal3-ts/shared/workload/node-waits';
 import { hostInventory } from '@metal3-ts/baremetal/inventory';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';
+import { nodeKeys } from './awaited-nodes.ts';
 import type { WorkloadClient } from './deps.ts';
 import {
   clusterToMetal3Machines,
@@ -28,7 +30,6 @@ import {
   ownerMetal3Machines,
 } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
-import { awaitedNodeSource } from './awaited-node-source.ts';
 import { clusterPauseTransitions, hostChanged, machineChanged, metal3MachineChanged, metal3MachineEventFilter } from './predicates.ts';
 import { metal3MachineReconciler } from './reconcile.ts';
 
@@ -64,7 +65,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
   const machines = informers.informerFor(MachineResource);
   machines.addIndex(MACHINE_BY_CLUSTER_INDEX, machineByCluster);
   const hosts = informers.informerFor(BareMetalHostResource);
-  const nodes = awaitedNodeSource({ log: deps.log });
+  const nodes = new NodeWaits({ log: deps.log, nodeKeys });
   const reconcile = metal3MachineReconciler({
     client: deps.client,
     informers: {
@@ -85,7 +86,7 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
     random: deps.random,
     requeueAfterMs: config.requeueAfterMs,
     nodePollMs: config.nodePollMs,
-    awaitedNodes: nodes.registry,
+    awaitedNodes: nodes,
     fastTrack: config.fastTrack,
   });
   return controllerFor(CONTROLLER_NAME, Metal3MachineResource, deps)

@@ -6,7 +6,7 @@ import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import type { HostInventory } from '@metal3-ts/baremetal/inventory';
 import type { RandomIndex } from '@metal3-ts/baremetal/selection';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
-import type { AwaitedNodeRegistry } from './awaited-node-source.ts';
+import type { NodeWaits } from '@metal3-ts/shared/workload/node-waits';
 import type { MachineInformers } from './scope.ts';
 
 /** A client for a workload cluster (the ClusterCache's `get`). */
@@ -26,8 +26,8 @@ export interface MachineReconcilerDeps {
   readonly requeueAfterMs?: number | undefined;
   /** First look again at a workload cluster while its Node is awaited; doubles up to requeueAfterMs (default 1 s). */
   readonly nodePollMs?: number | undefined;
-  /** Where a machine waiting for its Node is recorded, so that the Node's arrival wakes it. */
-  readonly awaitedNodes?: AwaitedNodeRegistry | undefined;
+  /** Where a machine waiting for its Node is recorded (keys: awaitedKeys), so that the Node's arrival wakes it. */
+  readonly awaitedNodes?: Pick<NodeWaits, 'wait' | 'forget' | 'stop'> | undefined;
   /** CAPM3_FAST_TRACK (X-6, X-9): `'true'` keeps released hosts powered on. */
   readonly fastTrack?: string | undefined;
 }

@@ -71,7 +71,7 @@ export function metal3MachineReconciler(deps: MachineReconcilerDeps): ReconcileF
     }
     // A workload cluster on its way out: its apiserver should not have to wait on our Node watch.
     if (reads.cluster?.metadata.deletionTimestamp) {
-      deps.awaitedNodes?.clusterDeleting({ namespace: request.namespace ?? '', name: reads.cluster.metadata.name ?? '' });
+      deps.awaitedNodes?.stop({ namespace: request.namespace ?? '', name: reads.cluster.metadata.name ?? '' });
     }
     const decision = guard(reads);
     if (decision.kind === 'NotOurs') return {};

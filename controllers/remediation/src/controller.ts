@@ -9,9 +9,9 @@ import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
+import { NodeWaits } from '@metal3-ts/shared/workload/node-waits';
 import { hostToRemediation, machineToRemediation } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
-import { nodeSource } from './node-source.ts';
 import { remediationReconciler } from './reconcile.ts';
 
 export interface RemediationControllerDeps extends ControllerDeps {
@@ -31,12 +31,12 @@ export function remediationController(deps: RemediationControllerDeps): Controll
     metal3Machines,
     hosts: informers.informerFor(BareMetalHostResource).store,
   };
-  const nodes = nodeSource(deps.log);
+  const nodes = new NodeWaits({ log: deps.log });
   const reconcile = remediationReconciler({
     client: deps.client,
     stores,
     workloadClient: deps.workloadClient,
-    nodes: nodes.waiters,
+    nodes,
     now: deps.now,
     events: deps.events,
     outOfService: deps.config.outOfService,

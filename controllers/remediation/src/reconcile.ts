@@ -10,12 +10,12 @@ import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { PatchHelper } from '@metal3-ts/shared/patch/patch-helper';
 import { type ReconcileContext, type ReconcileFn, type Request, requestKey, type Result } from '@metal3-ts/shared/reconcile/reconcile';
 import type { ClusterKey } from '@metal3-ts/shared/workload/errors';
+import type { NodeWaits } from '@metal3-ts/shared/workload/node-waits';
 import type { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { serialiseMap } from './backup.ts';
 import { decide, type RemediationView, type Step } from './decide.ts';
 import { parseGoDuration } from './duration.ts';
 import { ANNOTATIONS_BACKUP, LABELS_BACKUP, rebootAnnotation, REMEDIATION_FINALIZER } from './names.ts';
-import type { NodeWaiters } from './node-source.ts';
 import { clusterOf, type NodeRead, readNode, readScope, type RemediationStores, type Scope } from './scope.ts';
 import { drained, hasOutOfServiceTaint } from './out-of-service.ts';
 import { perform } from './steps.ts';
@@ -25,7 +25,11 @@ export interface RemediationDeps {
   readonly client: Client;
   readonly stores: RemediationStores;
   readonly workloadClient: (cluster: ClusterKey) => Promise<Client>;
-  readonly nodes: NodeWaiters;
+  /**
+   * A remediation in flight waits on its Machine's Node (to disappear after the delete, to come back
+   * after the power cycle): a Node event of that name wakes it, where upstream polls every 5 s (RS-12, RS-13).
+   */
+  readonly nodes: Pick<NodeWaits, 'wait' | 'forget'>;
   /** Out-of-service-taint mode, decided at start-up (out-of-service.ts). */
   readonly outOfService?: boolean | undefined;
   readonly now?: (() => Date) | undefined;
@@ -103,7 +107,7 @@ async function reconcileRemediation(deps: RemediationDeps, request: Request, con
     const cluster = clusterOf(scope.machine);
     workload = await deps.workloadClient(cluster);
     node = await readNode(workload, scope.machine);
-    deps.nodes.wait(key, cluster, workload, scope.machine.status!.nodeRef!.name!);
+    deps.nodes.wait(key, cluster, [scope.machine.status!.nodeRef!.name!], workload);
     const mode = { outOfService: deps.outOfService };
     step = decide(viewOf(remediation, scope, node, now, mode));
     if (step.do === 'awaitDrain') {

@@ -10,6 +10,7 @@ import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { clusterKeyString } from '@metal3-ts/shared/workload/errors';
+import { awaitedKeys } from '../awaited-nodes.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { NodeProviderIDError } from '../errors.ts';
 import { isCloudProviderEnabled } from '../guards.ts';
@@ -77,11 +78,8 @@ export async function reconcileProviderID(
   const hostnames = (observed.addresses ?? m3m.status?.addresses ?? []).filter((a) => a.type === 'Hostname').map((a) => a.address);
   // Recorded before the list, so a Node registering in between still wakes this machine; the
   // reconcile forgets it once the Node is found.
-  deps.awaitedNodes?.await(`${machineView.namespace}/${machineView.name}`, clusterKey, workload, {
-    providerIDs: [candidates.legacy, candidates.new, spec.providerID ?? ''],
-    hostUid: host.metadata.uid,
-    hostnames,
-  });
+  const awaited = { providerIDs: [candidates.legacy, candidates.new, spec.providerID ?? ''], hostUid: host.metadata.uid, hostnames };
+  deps.awaitedNodes?.wait(`${machineView.namespace}/${machineView.name}`, clusterKey, awaitedKeys(awaited), workload);
   const nodes = await listNodes(workload);
   const ready = (providerID: string, extra: { node?: string; patchedNode?: string } = {}): ProviderIDOutcome => {
     observed.providerID = providerID;
