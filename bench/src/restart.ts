@@ -68,6 +68,10 @@ export function benchRestart(env: TestEnv, admin: Client, machines: number, stea
       const writes = after.filter((k) => !READ_VERBS.has(k.verb));
       const writesAfterRestart = tallyKinds(writes).map(([kind, n]) => `${kind}: ${n}`);
       for (const [kind, n] of tallyKinds(after)) console.log(`  after the restart: ${kind}: ${n}`);
+      // A get (not a list) after the restart is the cache being bypassed: which object, by name.
+      for (const r of proxy.requests.slice(from)) {
+        if (requestKind(r.method, r.path).verb === 'get') console.log(`  after the restart: GET ${r.path.split('?')[0]}`);
+      }
       for (const c of changed) console.log(`  resourceVersion moved across the restart: ${c}`);
       const toWorkload = metricSum(done.metrics, 'rest_client_requests_total') - metricSum(done.metrics, 'rest_client_requests_total', { host: proxyHost });
       const restart: Row[] = [
