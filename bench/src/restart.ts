@@ -126,7 +126,7 @@ async function quietWindow(p: ControllerProcess, proxy: ApiProxy, proxyHost: str
       better: 'lower',
     },
     { what: `writes in ${seconds} s`, ours: window.length - reads, unit: '', reference: { label: 'goal', value: 0 }, better: 'lower' },
-    { what: 'requests to workload apiservers in the window', ours: (await elsewhere()) - before.elsewhere, unit: '', better: 'lower' },
+    { what: 'requests to workload apiservers in the window (finished ones)', ours: (await elsewhere()) - before.elsewhere, unit: '', better: 'lower' },
     { what: 'reconciles in the window', ours: (await reconciles(metricsAt)) - before.passes, unit: '', better: 'lower' },
     // Millicores: the goal, 0.02 core, would print as 0.02 beside a figure of 0.00.
     { what: 'CPU of the process over the window', ours: cores * 1000, unit: 'millicores', reference: { label: 'goal', value: 20 }, better: 'lower' },
