@@ -17,9 +17,10 @@ import { benchNoopReconcile } from './noop-reconcile.ts';
 import { populateHosts } from './populate.ts';
 import { benchAllInOneMachines, benchProcessRss } from './process-rss.ts';
 import { printSection } from './report.ts';
+import { benchRestart } from './restart.ts';
 
 const quick = process.argv.includes('--quick');
-// `--only cache,client,reconcile,rss,storm,machines,join,inventory` runs a subset (handy while working on one part).
+// `--only cache,client,reconcile,rss,restart,storm,machines,join,inventory` runs a subset (handy while working on one part).
 // `--capi v1.10.10` (or CAPI_VERSION) picks the real Cluster API release of the Metal3Machine scenes.
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
@@ -31,6 +32,14 @@ const sizes = quick
 // full run's 2 000 extra hosts keep the simulated BMO of a later scene busy on a loaded machine).
 const machinesAt = process.argv.indexOf('--machines');
 if (machinesAt >= 0) sizes.machines = Number(process.argv[machinesAt + 1]);
+// `--steady-seconds S`: the restart section's quiet window (60 s quick: twice the controllers' 30 s
+// safety-net requeue, so a periodic pass shows; 120 s full: CAPM3's reference unit; 1800 for S4).
+const steadyAt = process.argv.indexOf('--steady-seconds');
+const steadySeconds = steadyAt >= 0 ? Number(process.argv[steadyAt + 1]) : quick ? 60 : 120;
+if (!(steadySeconds > 0)) {
+  console.error(`bench: --steady-seconds must be a positive number of seconds, got "${process.argv[steadyAt + 1]}"`);
+  process.exit(2);
+}
 if (!canCollect()) {
   console.error('bench: run with --expose-gc (npm run bench does) so heap figures are measured after a collection');
   process.exit(2);
@@ -56,6 +65,12 @@ try {
     printSection('Process: idle RSS of a bundled controller', await benchIdleRss(env));
     printSection('Process: the floor, each controller and the all-in-one process, idle (issue 20)', await benchProcessRss(env));
     printSection(`Process: the all-in-one process with ${sizes.machines} machines (issue 20)`, await benchAllInOneMachines(env, client, sizes.machines));
+  }
+  if (wanted('restart')) {
+    const { steady, restart, writesAfterRestart } = await benchRestart(env, client, sizes.machines, steadySeconds);
+    printSection(`Steady state: the all-in-one process with ${sizes.machines} ready machines, ${steadySeconds} s quiet (issue 20, S4)`, steady);
+    printSection(`Restart: SIGKILL the all-in-one process with ${sizes.machines} ready machines, start it again (issue 20, S7)`, restart);
+    console.log(writesAfterRestart.length === 0 ? 'writes after the restart: none' : `writes after the restart: ${writesAfterRestart.join('; ')}`);
   }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));

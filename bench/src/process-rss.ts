@@ -59,7 +59,7 @@ async function floorRss(command: string, args: readonly string[]): Promise<numbe
  */
 const nodeFlags = (process.env['METAL3_TS_BENCH_NODE_FLAGS'] ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 
-function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
+export function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
   // deno-fmt-ignore
   const args = [
     '--kubeconfig', kubeconfig, '--namespace', namespace,
@@ -69,17 +69,17 @@ function start(bundlePath: string, kubeconfig: string, namespace: string, extra:
   return new ControllerProcess('node', bundlePath, args, { command: runtimes.node, args: [...nodeFlags, bundlePath, ...args], env });
 }
 
-async function ready(p: ControllerProcess): Promise<void> {
+export async function ready(p: ControllerProcess): Promise<void> {
   const health = await p.address('readyz');
   await eventually('the controller is ready', async () => ((await httpGet(health, '/readyz')).status === 200 ? true : undefined), 30_000);
 }
 
-async function stop(p: ControllerProcess): Promise<void> {
+export async function stop(p: ControllerProcess): Promise<void> {
   p.kill('SIGTERM');
   await p.exited;
 }
 
-async function bundled<T>(names: readonly string[], run: (bundles: ReadonlyMap<string, string>) => Promise<T>): Promise<T> {
+export async function bundled<T>(names: readonly string[], run: (bundles: ReadonlyMap<string, string>) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'metal3-ts-bench-rss-'));
   try {
     const bundles = new Map<string, string>();
