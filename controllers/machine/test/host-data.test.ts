@@ -42,8 +42,16 @@ test('M-31 (changed): a 5 000-character hostname and junk NIC addresses are drop
     { type: 'InternalIP', address: '192.168.111.77' },
     { type: 'InternalIP', address: 'fd00::77' },
   ]);
-  // The conditions moved all the way: the status patches were accepted.
-  const ready = await metal3MachineWhen(scene.client, scene.ns, 'm-junk', 'm-junk Ready', (m) => v1(m, 'Ready') === 'True//', PROVISION_MS);
+  // The conditions moved all the way: the status patches were accepted. KubernetesNodeReady turns True
+  // when the machine finds its Node (E-5), which may be a pass after Ready: wait for both.
+  const ready = await metal3MachineWhen(
+    scene.client,
+    scene.ns,
+    'm-junk',
+    'm-junk Ready with its Node found',
+    (m) => v1(m, 'Ready') === 'True//' && v1(m, 'KubernetesNodeReady') === 'True//',
+    PROVISION_MS,
+  );
   assert.is(v1(ready, 'AssociateBMH'), 'True//');
   assert.is(v1(ready, 'KubernetesNodeReady'), 'True//');
   const machine = await when(
