@@ -50,7 +50,10 @@ function scenario(version: string): void {
   test('a rollout replaces the last control-plane Machine: a member joins for the new Node, the old one is removed', async () => {
     const t0 = performance.now();
     const before = (await kcp.membership()).nodes;
-    const after = new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    // Now, in whole seconds (so not after now): already past, and after every current Machine was
+    // created. A time still in the future leaves the rollout to KCP's next reconcile, which v1.10.10
+    // does not schedule for it (a CI run waited 300 s with RollingOut=False).
+    const after = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     await lab.env.admin.client.mergePatch(kcp.path, { spec: kcp.apiVersion === 'v1beta2' ? { rollout: { after } } : { rolloutAfter: after } });
     let last = '';
     const { nodes } = await eventually('a new control-plane Node with its member, the old one gone', async () => {
