@@ -1,47 +1,17 @@
-// What a request seen on the wire was, in the apiserver's terms: the Kubernetes verb (get, list,
-// watch, create, update, patch, delete, deletecollection) and the resource (`metal3machines`,
-// `metal3machines/status`), from its HTTP method and path alone. Why: the restart benchmark counts a
-// bundled controller's requests at a proxy in front of it (the process's own rest_client metrics
-// carry only the HTTP method), and a write after a restart must be named by resource and verb.
-// Also reads sums out of a Prometheus text exposition (the process's /metrics).
+// Counting a bundled controller's requests as seen on the wire, in the apiserver's terms. The verb
+// and resource of one request come from the harness's own reading of method and path (`requestOf`,
+// shared/src/controller/refusal.ts, which names a refused request the same way); why count at a proxy:
+// the restart benchmark's process carries only the HTTP method in its rest_client metrics, and a write
+// after a restart must be named by resource and verb. Also reads sums out of a Prometheus text
+// exposition (the process's /metrics).
 
+/** A request's Kubernetes verb and resource (`plural[/subresource][.group]`), as `requestOf` gives them. */
 export interface RequestKind {
   readonly verb: string;
-  /** `plural[.group][/subresource]`; the raw path for a non-resource URL. */
   readonly resource: string;
 }
 
 export const READ_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
-
-/** The verb and resource of `method path` (`watch` when the query asks `watch=true`). */
-export function requestKind(method: string, path: string): RequestKind {
-  const url = new URL(path, 'http://x');
-  const parts = url.pathname.split('/').filter(Boolean);
-  // /api/v1/… or /apis/<group>/<version>/…; a group's resources are named `resource.group`, as RBAC
-  // and the audit log do, since two groups may serve one plural (ipaddresses, ipaddressclaims).
-  const rest = parts[0] === 'api' ? parts.slice(2) : parts[0] === 'apis' ? parts.slice(3) : undefined;
-  const group = parts[0] === 'apis' ? `.${parts[1]}` : '';
-  if (!rest || rest.length === 0) return { verb: method.toLowerCase(), resource: url.pathname };
-  // A namespaced path names its namespace first, unless it is the namespace itself.
-  const inNamespace = rest[0] === 'namespaces' && rest.length >= 3 ? rest.slice(2) : rest;
-  const [resource = '', name, sub] = inNamespace;
-  const target = sub ? `${resource}${group}/${sub}` : `${resource}${group}`;
-  const collection = name === undefined;
-  switch (method.toUpperCase()) {
-    case 'GET':
-      return { verb: url.searchParams.get('watch') === 'true' ? 'watch' : collection ? 'list' : 'get', resource: target };
-    case 'POST':
-      return { verb: 'create', resource: target };
-    case 'PUT':
-      return { verb: 'update', resource: target };
-    case 'PATCH':
-      return { verb: 'patch', resource: target };
-    case 'DELETE':
-      return { verb: collection ? 'deletecollection' : 'delete', resource: target };
-    default:
-      return { verb: method.toLowerCase(), resource: target };
-  }
-}
 
 /** Counts per `verb resource`, most first. */
 export function tallyKinds(kinds: readonly RequestKind[]): [string, number][] {

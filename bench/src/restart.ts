@@ -17,12 +17,13 @@ import { Metal3ClusterResource, Metal3MachineResource } from '@metal3-ts/generat
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { ApiProxy, type Upstream } from '@metal3-ts/test/harness/api-proxy';
+import { requestOf } from '@metal3-ts/shared/controller/refusal';
 import { type ControllerProcess, httpGet, sleep } from '@metal3-ts/test/harness/controller-process';
 import { createMachines, deleteMachines, machineScene } from './machine-scene.ts';
 import { cpuSeconds } from './proc-stat.ts';
 import { bundled, ready, start, stop } from './process-rss.ts';
 import type { Row } from './report.ts';
-import { metricSum, READ_VERBS, requestKind, tallyKinds } from './request-kind.ts';
+import { metricSum, READ_VERBS, tallyKinds } from './request-kind.ts';
 
 export interface RestartResult {
   readonly steady: Row[];
@@ -64,13 +65,13 @@ export function benchRestart(env: TestEnv, admin: Client, machines: number, stea
       const done = await untilReconciled(p, machines);
       const restartCpu = cpuSeconds(p.child.pid!);
       const changed = diff(versions, await resourceVersions(admin, scene.namespace));
-      const after = proxy.requests.slice(from).map((r) => requestKind(r.method, r.path));
+      const after = proxy.requests.slice(from).map((r) => requestOf(r.method, r.path));
       const writes = after.filter((k) => !READ_VERBS.has(k.verb));
       const writesAfterRestart = tallyKinds(writes).map(([kind, n]) => `${kind}: ${n}`);
       for (const [kind, n] of tallyKinds(after)) console.log(`  after the restart: ${kind}: ${n}`);
       // A get (not a list) after the restart is the cache being bypassed: which object, by name.
       for (const r of proxy.requests.slice(from)) {
-        if (requestKind(r.method, r.path).verb === 'get') console.log(`  after the restart: GET ${r.path.split('?')[0]}`);
+        if (requestOf(r.method, r.path).verb === 'get') console.log(`  after the restart: GET ${r.path.split('?')[0]}`);
       }
       for (const c of changed) console.log(`  resourceVersion moved across the restart: ${c}`);
       const toWorkload = metricSum(done.metrics, 'rest_client_requests_total') - metricSum(done.metrics, 'rest_client_requests_total', { host: proxyHost });
@@ -110,7 +111,7 @@ async function quietWindow(p: ControllerProcess, proxy: ApiProxy, proxyHost: str
   };
   const before = { seen: proxy.requests.length, elsewhere: await elsewhere(), cpu: cpuSeconds(p.child.pid!), passes: await reconciles(metricsAt) };
   await sleep(seconds * 1000);
-  const window = proxy.requests.slice(before.seen).map((r) => requestKind(r.method, r.path));
+  const window = proxy.requests.slice(before.seen).map((r) => requestOf(r.method, r.path));
   const watches = window.filter((k) => k.verb === 'watch').length;
   const reads = window.filter((k) => READ_VERBS.has(k.verb)).length;
   const cores = (cpuSeconds(p.child.pid!) - before.cpu) / seconds;

@@ -1,5 +1,5 @@
 // The figures issue 18 asks of the conversion webhook: latency per object (p50/p99) and memory, of
-// the bundled process (test/bench-entry.ts: the server with the build's converters) as
+// the bundled process (src/main.ts, as the image runs it) as
 // the apiserver uses it: one object per review over a kept-alive TLS connection (a get or a watch
 // event), and one review of N objects (a list). RSS is read from /proc before and after. Printed, not
 // asserted against a number: CI is a loaded 2-core machine; every answer is checked to be a Success.
@@ -73,7 +73,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 
 test(`latency per object (p50/p99) and RSS of the bundled webhook process under ${N} objects, one per review and ${N} in one review`, async () => {
   const outfile = join(work, 'bench.mjs');
-  await bundle(fileURLToPath(new URL('./bench-entry.ts', import.meta.url)), outfile, { minify: true });
+  await bundle(fileURLToPath(new URL('../src/main.ts', import.meta.url)), outfile, { minify: true });
   const args = [
     '--cert-dir',
     pki.dir,
