@@ -32,6 +32,20 @@ for (const [what, cluster, keys, woken] of rows) {
   });
 }
 
+// Each row: the keys a list of a cluster's Nodes shows, and the waiters it wakes (none of their keys shown).
+const listRows: [string, typeof A, string[], string[]][] = [
+  ['every waiter of the cluster when it shows none of their keys', A, [], ['ns/r1', 'ns/r2']],
+  ['not a waiter one of whose keys it shows', A, ['id:2'], ['ns/r1']],
+  ['nobody when it shows every waiter a key', A, ['n1', 'n2'], []],
+  ['only the waiters of its own cluster', B, ['n2'], ['ns/r3']],
+  ['nobody in a cluster nobody waits in', { namespace: 'other', name: 'a' }, [], []],
+];
+for (const [what, cluster, keys, woken] of listRows) {
+  test(`a list wakes ${what}`, () => {
+    assert.equal(index().waitingWithout(cluster, new Set(keys)).sort(), woken);
+  });
+}
+
 test('wait replaces what a waiter waited for; empty keys are no keys', () => {
   const waits = index();
   assert.is(waits.wait('ns/r2', A, ['n3', '']), undefined, 'still waits in A');

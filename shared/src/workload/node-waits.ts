@@ -7,6 +7,9 @@
 // stays with each controller is what is really its own: the keys it waits on, the keys a Node shows
 // (`nodeKeys`, by default its name) and which events matter at all (`observe`). Nothing here reads
 // the apiserver: a wait costs one list and watch per workload cluster, shared by all its waiters.
+// A Node deleted while no watch ran (a rebuilt client's watch lists after the delete) is told by no
+// event, so each list also wakes the cluster's waiters none of whose keys it shows: a waiter for a
+// Node to go away is never left waiting on an event that cannot come.
 import type { Client } from '@metal3-ts/generated';
 import type { Node } from '@metal3-ts/generated/core/v1';
 import type { EventSource } from '../controller/source.ts';
@@ -61,6 +64,13 @@ export class WaitIndex {
     return [...found];
   }
 
+  /** The waiters of `cluster` none of whose keys is in `shown` (keyless waiters included). */
+  waitingWithout(cluster: ClusterKey, shown: ReadonlySet<string>): string[] {
+    const entry = this.#clusters.get(clusterKeyString(cluster));
+    if (!entry) return [];
+    return [...entry.waiters].filter((waiter) => !(this.#waits.get(waiter)?.keys ?? []).some((key) => shown.has(key)));
+  }
+
   /** Waiters now. */
   get size(): number {
     return this.#waits.size;
@@ -84,7 +94,7 @@ export class WaitIndex {
   }
 }
 
-export interface NodeWaitsOptions extends Omit<NodeWatchesOptions, 'log'> {
+export interface NodeWaitsOptions extends Omit<NodeWatchesOptions, 'log' | 'onList'> {
   readonly log?: Logger | undefined;
   /** The wait keys a Node shows (default: its name). */
   readonly nodeKeys?: (node: Readonly<Node>) => readonly string[];
@@ -102,10 +112,14 @@ export class NodeWaits {
 
   constructor(options: NodeWaitsOptions = {}) {
     const { log, nodeKeys = byNodeName, observe, ...watchOptions } = options;
+    const onList = (cluster: ClusterKey, nodes: readonly Readonly<Node>[]) => {
+      const shown = new Set(nodes.flatMap((node) => nodeKeys(node)));
+      for (const waiter of this.#index.waitingWithout(cluster, shown)) this.#enqueue?.(requestFromKey(waiter));
+    };
     this.#watches = new NodeWatches((cluster, node, deleted) => {
       if (observe && !observe(cluster, node, deleted)) return;
       for (const waiter of this.#index.waitingFor(cluster, nodeKeys(node))) this.#enqueue?.(requestFromKey(waiter));
-    }, { ...watchOptions, ...(log ? { log } : {}) });
+    }, { ...watchOptions, onList, ...(log ? { log } : {}) });
   }
 
   /**

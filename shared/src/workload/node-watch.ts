@@ -2,7 +2,9 @@
 // registering in a workload cluster raises no event in the management cluster, so without this a
 // controller waiting for a Node can only poll. Each watch lists and watches the cluster's Nodes
 // (through the harness watcher: reconnects, relists after 410, backoff) and hands every Node it
-// sees, added, changed or deleted, to `onNode`; nothing is cached. A watch runs through the client
+// sees, added, changed or deleted, to `onNode`; nothing is cached, so a Node deleted while no watch
+// ran (before a watch's first list, in the gap before a relist) is told by no event: `onList` gets
+// each list's Nodes, for whoever must notice what is missing from it. A watch runs through the client
 // it was started with: when the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401,
 // failed probe), the next ensure() with the new client restarts it. A cluster nobody waits for is
 // unwatched after `idleMs`, so an idle controller holds no connection to any workload cluster.
@@ -19,6 +21,8 @@ export interface NodeWatchesOptions {
   readonly log?: Logger;
   /** How long a cluster nobody waits for stays watched (default 60 s: Nodes of one wave arrive together). */
   readonly idleMs?: number;
+  /** Every list of a cluster's Nodes (a watch's first, each relist), after its Nodes were handed to `onNode`. */
+  readonly onList?: (cluster: ClusterKey, nodes: readonly Readonly<Node>[]) => void;
   /** Passed to the watcher (tests shorten timeouts and backoff). */
   readonly watcher?: Omit<WatcherOptions, 'log' | 'labelSelector' | 'fieldSelector'>;
 }
@@ -101,6 +105,14 @@ export class NodeWatches {
     this.#log.info('stopped watching workload Nodes', { cluster: key, reason });
   }
 
+  #listed(cluster: ClusterKey, nodes: readonly Readonly<Node>[]): void {
+    try {
+      this.#options.onList?.(cluster, nodes);
+    } catch (error) {
+      this.#log.error('node list handler failed', { cluster: clusterKeyString(cluster), error });
+    }
+  }
+
   async #run(cluster: ClusterKey, client: Client, signal: AbortSignal): Promise<void> {
     const deliver = (node: Readonly<Node>, deleted = false) => {
       try {
@@ -112,7 +124,10 @@ export class NodeWatches {
     try {
       for await (const event of watcher(client.api(NodeResource), signal, { ...this.#options.watcher, log: this.#log })) {
         // A deleted Node matters too: it may end a conflict (two Nodes claiming one host).
-        if (event.type === 'replace') event.objects.forEach((node) => deliver(node));
+        if (event.type === 'replace') {
+          event.objects.forEach((node) => deliver(node));
+          this.#listed(cluster, event.objects);
+        }
         else if (event.type === 'apply' || event.type === 'delete') deliver(event.object, event.type === 'delete');
       }
     } catch (error) {
