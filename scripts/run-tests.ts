@@ -52,6 +52,11 @@ for (const group of queue) {
       passed += outcome[1];
       skipped += outcome[2];
       failed += outcome[3] - outcome[1];
+      // uvu swallows an error thrown by a suite's before hook: no test ran and none says why.
+      const notRun = outcome[3] - outcome[1] - outcome[2];
+      if (outcome[0] === true && notRun > 0) {
+        console.log(`  ✘ ${notRun} test(s) of ${group[0] ?? 'this suite'} did not run: a before hook failed (its error, if the hook logs it, is above)`);
+      }
       return outcome;
     };
   }

@@ -43,15 +43,30 @@ let users = 0;
 export function withSharedEnv(suite: SuiteHooks, options: EnvOptions = {}): () => TestEnv {
   let env: TestEnv | undefined;
   users++;
-  suite.before(async () => {
+  suite.before(loggedHook('starting the shared test environment', async () => {
     env = await sharedEnv(options);
-  });
+  }));
   suite.after(async () => {
     if (--users === 0) await stopSharedEnv();
   });
   return () => {
     if (!env) throw new Error('the shared test environment is not started (use it inside tests, not at import time)');
     return env;
+  };
+}
+
+/**
+ * A before hook that logs its own failure: uvu counts the suite's tests as failed but prints no
+ * error when a before hook throws (run-tests.ts only knows that they did not run).
+ */
+export function loggedHook(what: string, fn: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await fn();
+    } catch (error) {
+      console.error(`  ✘ before hook failed, ${what}: ${(error as Error)?.stack ?? String(error)}`);
+      throw error;
+    }
   };
 }
 

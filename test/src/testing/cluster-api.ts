@@ -8,7 +8,7 @@ import process from 'node:process';
 import { type ClusterApi, startClusterAPI } from '../capi/managers.ts';
 import { CAPI_VERSIONS } from '../envtest/capi-binaries.ts';
 import type { TestEnv } from '../envtest/env.ts';
-import { beforeSharedEnvStops, type SuiteHooks } from '../envtest/suite.ts';
+import { beforeSharedEnvStops, loggedHook, type SuiteHooks } from '../envtest/suite.ts';
 
 /** The release the tests run: `CAPI_VERSION`, else the newest built one. */
 export function clusterApiVersion(value: string | undefined = process.env['CAPI_VERSION']): string {
@@ -22,7 +22,13 @@ let shared: Promise<ClusterApi> | undefined;
 /** The process-wide managers on `env` (the shared environment), started on first use. */
 export function sharedClusterApi(env: TestEnv): Promise<ClusterApi> {
   if (!shared) {
-    const starting = startClusterAPI(env, { version: clusterApiVersion() });
+    const version = clusterApiVersion();
+    // Once more after a failure (a manager not ready in time on a loaded runner): every suite of the
+    // process that needs Cluster API would otherwise fail, each without a test having run.
+    const starting = startClusterAPI(env, { version }).catch((error: Error) => {
+      console.error(`  the real Cluster API ${version} did not start (${error.message}); starting it once more`);
+      return startClusterAPI(env, { version });
+    });
     shared = starting;
     // A failed start may be retried by the next suite; a started one stops with the environment.
     starting.then(
@@ -39,9 +45,9 @@ export function sharedClusterApi(env: TestEnv): Promise<ClusterApi> {
  */
 export function withSharedClusterApi(suite: SuiteHooks, env: () => TestEnv): () => ClusterApi {
   let capi: ClusterApi | undefined;
-  suite.before(async () => {
+  suite.before(loggedHook(`starting the real Cluster API ${clusterApiVersion()}`, async () => {
     capi = await sharedClusterApi(env());
-  });
+  }));
   return () => {
     if (!capi) throw new Error('the real Cluster API is not started (use it inside tests, not at import time)');
     return capi;
