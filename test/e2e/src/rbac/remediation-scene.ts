@@ -35,7 +35,12 @@ const TIMEOUT_MS = 100_000;
 /** BMO's annotation that keeps a host out of selection; set on giving up unless the template reuses nodes. */
 const UNHEALTHY = 'capi.metal3.io/unhealthy';
 
-export async function remediationScene(env: TestEnv, admin: Client, ns: string): Promise<Scene> {
+/** The base scene, which also tells what its last convergence check saw (for a wait that times out). */
+export interface RemediationScene extends Scene {
+  seen(): string;
+}
+
+export async function remediationScene(env: TestEnv, admin: Client, ns: string): Promise<RemediationScene> {
   const deps = simulatorDeps(env.admin);
   const sims = await startSimulators(deps, bmoSimulator(deps, {}));
   const node = `${ns}-${NAME}`;
@@ -83,15 +88,19 @@ export async function remediationScene(env: TestEnv, admin: Client, ns: string):
     await sims.stop();
     throw error;
   }
+  let seen = 'nothing yet';
   return {
     descriptor: Metal3RemediationResource as unknown as ResourceDescriptor<KubeObject>,
     name: NAME,
     reported: () => [],
+    seen: () => seen,
     converged: async () => {
       const r = await admin.api(Metal3RemediationResource, ns).get(NAME);
       const h = await hosts.get('host-0');
       const rebooting = Object.keys(h.metadata.annotations ?? {}).some((a) => a.startsWith(REBOOT_PREFIX));
       const nodeGone = !(await admin.api(NodeResource).list()).items.some((n) => n.metadata.name === node);
+      seen = `phase ${r.status?.phase ?? '-'} retryCount ${r.status?.retryCount ?? 0} finalizers [${r.metadata.finalizers ?? []}]; ` +
+        `host ${h.status?.provisioning?.state} poweredOn ${h.status?.poweredOn} reboot annotation ${rebooting}; Node ${nodeGone ? 'gone' : 'present'}`;
       return r.status?.phase === 'Waiting' && !rebooting && h.status?.poweredOn === true && nodeGone;
     },
     stop: () => sims.stop(),
@@ -104,16 +113,17 @@ export async function remediationScene(env: TestEnv, admin: Client, ns: string):
  * back (OwnerRemediated False, S-1), reads the template for node reuse and marks the host unhealthy.
  * Each move is followed by a label change on the remediation, as its requeue runs on the real clock.
  */
-export async function giveUpScene(base: Scene, admin: Client, ns: string, clock: SceneClock): Promise<Scene> {
+export async function giveUpScene(base: RemediationScene, admin: Client, ns: string, clock: SceneClock): Promise<Scene> {
   const remediations = admin.api(Metal3RemediationResource, ns);
   const timeOut = async (n: number) => {
     clock.advance(TIMEOUT_MS + 1_000);
     await remediations.mergePatch(NAME, { metadata: { labels: { 'rbac-suite/timed-out': String(n) } } });
   };
   const cycled = (retries: number) => async () => ((await remediations.get(NAME)).status?.retryCount ?? 0) === retries && (await base.converged()) || undefined;
-  await eventually('the first power cycle done', cycled(0), { timeoutMs: 30_000, pollMs: 200 });
+  const explain = () => [`last seen: ${base.seen()}`];
+  await eventually('the first power cycle done', cycled(0), { timeoutMs: 30_000, pollMs: 200, explain });
   await timeOut(1);
-  await eventually('the retry power cycle done', cycled(1), { timeoutMs: 30_000, pollMs: 200 });
+  await eventually('the retry power cycle done', cycled(1), { timeoutMs: 30_000, pollMs: 200, explain });
   await timeOut(2);
   return {
     ...base,
