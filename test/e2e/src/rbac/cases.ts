@@ -80,7 +80,7 @@ const AFTER_ALREADY_EXISTS =
 
 /** A list made directly, not by an informer, so not a list/watch suite case (that suite asks /readyz). */
 const DIRECT_LIST =
-  "a direct list, not an informer's: only in the out-of-service-taint mode (--out-of-service-taint, off by default), while a tainted Node drains; a refused list fails the reconcile, which the harness retries and reports like any refused request, but the write suite runs the default (classic) mode (controllers/remediation/test/out-of-service.test.ts shows the list under exactly deploy/rbac.yaml)";
+  "a direct list, not an informer's: only in the out-of-service-taint mode (--out-of-service-taint, off by default), while a tainted Node drains; a refused list fails the reconcile, which the harness retries and reports like any refused request, but the write suite runs the default (classic) mode (controllers/remediation/test/out-of-service.test.ts shows the list under exactly deploy/rbac.yaml, drain-refused.test.ts the refusal as RequestRefused)";
 
 /**
  * `controller verb plural` → why the write suite does not show it. A list or watch listed here is not
