@@ -52,13 +52,20 @@ test('R-14/RS-12 a refused VolumeAttachment list: Warning RequestRefused naming 
     const { node, uid } = await createFixture(client, ns);
     const original = await client.api(NodeResource).get(node);
     const hosts = client.api(BareMetalHostResource, ns);
-    await eventually('reboot annotation on the host', async () => rebootAnnotation(uid) in ((await hosts.get('host-0')).metadata.annotations ?? {}) || undefined);
+    await eventually(
+      'reboot annotation on the host',
+      async () => rebootAnnotation(uid) in ((await hosts.get('host-0')).metadata.annotations ?? {}) || undefined,
+    );
     await hosts.mergePatchStatus('host-0', { status: { poweredOn: false } });
     const expected = 'list volumeattachments.storage.k8s.io refused: 403 Forbidden';
-    const event = await eventually(`a Warning event ${REQUEST_REFUSED} saying "${expected}"`, async () =>
-      (await client.api(EventResource, ns).list()).items.find((e) =>
-        e.type === 'Warning' && e.reason === REQUEST_REFUSED && e.involvedObject.kind === 'Metal3Remediation' && e.message?.includes(expected)
-      ), 20_000);
+    const event = await eventually(
+      `a Warning event ${REQUEST_REFUSED} saying "${expected}"`,
+      async () =>
+        (await client.api(EventResource, ns).list()).items.find((e) =>
+          e.type === 'Warning' && e.reason === REQUEST_REFUSED && e.involvedObject.kind === 'Metal3Remediation' && e.message?.includes(expected)
+        ),
+      20_000,
+    );
     assert.is(event.involvedObject.name, 'worker-0');
     assert.ok(running.errors() > 0, 'the refused reconcile counts as failed (and is retried)');
     const [r, n] = [await client.api(Metal3RemediationResource, ns).get('worker-0'), await client.api(NodeResource).get(node)];

@@ -127,8 +127,7 @@ export class NodeWatches {
         if (event.type === 'replace') {
           event.objects.forEach((node) => deliver(node));
           this.#listed(cluster, event.objects);
-        }
-        else if (event.type === 'apply' || event.type === 'delete') deliver(event.object, event.type === 'delete');
+        } else if (event.type === 'apply' || event.type === 'delete') deliver(event.object, event.type === 'delete');
       }
     } catch (error) {
       // The watcher retries apiserver trouble itself; anything else ends this watch, and the next
