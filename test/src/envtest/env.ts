@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { type ApiServer, type AuthorizationMode, startApiServer } from './apiserver.ts';
 import { type Binaries, ensureBinaries } from './binaries.ts';
+import { type ConversionWebhook, startConversionWebhook, storageVersion, type StorageVersion, storingV1beta2 } from './conversion.ts';
 import { type CrdSource, installCrds, loadAllCrds } from './crds.ts';
 import { EnvtestError } from './errors.ts';
 import { type Etcd, startEtcd } from './etcd.ts';
@@ -27,6 +28,11 @@ export interface EnvOptions {
   readonly authorization?: AuthorizationMode;
   /** Which CRDs to install (default: ours and upstream). */
   readonly crds?: { readonly ours?: boolean; readonly upstream?: boolean; readonly directory?: string } | false;
+  /**
+   * The version our CRDs store (default METAL3_TS_STORAGE, else v1beta1). v1beta2: both versions
+   * served, converting through this repository's conversion webhook, run beside the apiserver.
+   */
+  readonly storage?: StorageVersion;
   /** Workload clusters to start right away (more can be started later). */
   readonly workloadClusters?: readonly string[];
   /** Per phase (etcd, apiserver, CRDs). Default 60 s: a loaded 2-core runner can be slow. */
@@ -56,6 +62,9 @@ export interface TestEnv {
   /** Path of the admin kubeconfig file. */
   readonly kubeconfigPath: string;
   readonly crds: readonly CrdSource[];
+  /** The version our CRDs store, and the conversion webhook when that is v1beta2. */
+  readonly storage: StorageVersion;
+  readonly conversionWebhook: ConversionWebhook | undefined;
   readonly timings: Timings;
   readonly authorities: Authorities;
   /** Credentials for any user and groups on the management apiserver (client certificate, no RBAC granted). */
@@ -113,10 +122,14 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
   const spareApiservers = new Set<ApiServer>();
   let etcd: Etcd | undefined;
   let management: ApiServer | undefined;
+  const storage = options.storage ?? storageVersion();
+  let webhook: ConversionWebhook | undefined;
+  let webhookStarting: Promise<ConversionWebhook> | undefined;
   const pids = () =>
     [
       etcd?.process.pid,
       management?.process.pid,
+      webhook?.process.pid,
       ...[...workloads.values()].flatMap((w) => [w.apiserver.process.pid, ...[...w.etcdMembers.values()].map((m) => m.process.pid)]),
       ...[...spareApiservers].map((a) => a.process.pid),
     ].filter((p) => p !== undefined);
@@ -132,6 +145,7 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
       await waiting.nodeNetwork.close();
     };
     await Promise.all([...[...workloads.values()].map((w) => w.stop()), stopSpare(), management?.stop()]);
+    await (webhook ?? (await webhookStarting?.catch(() => undefined)))?.stop();
     await etcd?.stop();
     watchdog.stop();
     if (!keep) removeDirectory(dir);
@@ -148,6 +162,12 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
     // Reading and checking the CRD files overlaps with the apiserver start.
     const crdsLoading = options.crds === false ? Promise.resolve([]) : loadAllCrds(options.crds ?? {});
     crdsLoading.catch(() => {});
+    // So does the conversion webhook's, which must answer before our CRDs are installed.
+    webhookStarting = storage === 'v1beta2' ? startConversionWebhook(dir, authorities.servingCa, timeoutMs) : undefined;
+    webhookStarting?.then((w) => {
+      webhook = w;
+      watchdog.update(pids());
+    }, () => {});
     t = performance.now();
     management = await startApiServer({
       name: 'envtest',
@@ -165,7 +185,9 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
     log(`envtest: kube-apiserver ready at ${management.server} in ${Math.round(timings.apiserverMs)} ms`);
 
     t = performance.now();
-    const crds = await crdsLoading;
+    webhook = await webhookStarting;
+    const loaded = await crdsLoading;
+    const crds = webhook ? storingV1beta2(loaded, webhook.url, authorities.servingCa.certPem) : loaded;
     if (crds.length > 0) await installCrds(management.admin.client, crds, { timeoutMs });
     timings.crdsMs = performance.now() - t;
     log(`envtest: ${crds.length} CRDs established and discoverable in ${Math.round(timings.crdsMs)} ms`);
@@ -178,6 +200,8 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
       admin: management.admin,
       kubeconfigPath: management.admin.kubeconfigPath,
       crds,
+      storage,
+      conversionWebhook: webhook,
       timings,
       authorities,
       user: management.user,
