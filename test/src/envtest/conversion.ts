@@ -37,7 +37,10 @@ export interface ConversionWebhook {
 export async function startConversionWebhook(dir: string, servingCa: Certificate, timeoutMs: number): Promise<ConversionWebhook> {
   const certDir = join(dir, 'conversion', 'certs');
   mkdirSync(certDir, { recursive: true });
-  const cert = issueCertificate({ commonName: 'metal3-ts-webhook-service', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server', days: 30 }, servingCa);
+  const cert = issueCertificate(
+    { commonName: 'metal3-ts-webhook-service', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server', days: 30 },
+    servingCa,
+  );
   writeFileSync(join(certDir, 'tls.crt'), cert.certPem);
   writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 });
   // A port taken between choosing and binding it: once more with fresh ports.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { type ApiServer, type AuthorizationMode, startApiServer } from './apiserver.ts';
 import { type Binaries, ensureBinaries } from './binaries.ts';
-import { type ConversionWebhook, startConversionWebhook, storageVersion, type StorageVersion, storingV1beta2 } from './conversion.ts';
+import { type ConversionWebhook, startConversionWebhook, type StorageVersion, storageVersion, storingV1beta2 } from './conversion.ts';
 import { type CrdSource, installCrds, loadAllCrds } from './crds.ts';
 import { EnvtestError } from './errors.ts';
 import { type Etcd, startEtcd } from './etcd.ts';

@@ -156,7 +156,7 @@ test("schema validation rejects an invalid Metal3Machine with the CRD's message"
   assert.ok(crd, 'our Metal3Machine CRD is installed');
   type Rule = { rule: string; message?: string; fieldPath?: string; reason?: string };
   type Schema = { properties?: Record<string, Schema>; 'x-kubernetes-validations'?: Rule[]; enum?: string[] };
-  const version = crd.crd.spec.versions.find((v) => v.storage) as unknown as { schema: { openAPIV3Schema: Schema } };
+  const version = crd.crd.spec.versions.find((v) => v.name === 'v1beta1') as unknown as { schema: { openAPIV3Schema: Schema } };
   const spec = version.schema.openAPIV3Schema.properties?.['spec'];
   const rule = spec?.['x-kubernetes-validations']?.find((r) => r.fieldPath === '.image.url' && r.reason === 'FieldValueRequired');
   assert.ok(rule?.message, 'the CRD has a rule requiring image.url');

@@ -18,8 +18,8 @@ test.after(async () => {
 });
 
 test('METAL3_TS_STORAGE: v1beta1 unless v1beta2; anything else is refused naming the variable', () => {
-  assert.is(storageVersion(undefined), 'v1beta1');
   assert.is(storageVersion(''), 'v1beta1');
+  assert.is(storageVersion('v1beta1'), 'v1beta1');
   assert.is(storageVersion('v1beta2'), 'v1beta2');
   assert.throws(() => storageVersion('v1'), /METAL3_TS_STORAGE must be v1beta1 or v1beta2, got "v1"/);
 });
@@ -40,7 +40,12 @@ test('a Metal3Machine written at v1beta1 reads at v1beta2 and back as written; a
   const ns = await freshNamespace(client, 'storage-v1beta2');
   const path = (version: string, name = '') => `/apis/infrastructure.cluster.x-k8s.io/${version}/namespaces/${ns}/metal3machines${name ? `/${name}` : ''}`;
   const image = { url: 'http://images/node.img', checksum: 'http://images/node.img.sha256sum', checksumType: 'sha256', format: 'raw' };
-  await client.create(path('v1beta1'), { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine', metadata: { name: 'm-1' }, spec: { image } });
+  await client.create(path('v1beta1'), {
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+    kind: 'Metal3Machine',
+    metadata: { name: 'm-1' },
+    spec: { image },
+  });
   const hub = await client.get<KubeObject & { spec: { image: Record<string, string> } }>(path('v1beta2', 'm-1'));
   assert.is(hub.spec.image['diskFormat'], 'raw');
   assert.is(hub.spec.image['format'], undefined);
