@@ -2,25 +2,18 @@
 // and v1beta2, v1beta2 the storage version, converting through the webhook at a URL (the install
 // still serves v1beta1 only: this is the switch, tried in a test apiserver of its own), and the
 // comparisons the test makes, which name every differing path so a failure says what was lost.
+import { storingV1beta2 } from '@metal3-ts/test/envtest/conversion';
 import { type CrdSource, loadOurCrds } from '@metal3-ts/test/envtest/crds';
 import type { KubeObject } from '@metal3-ts/test/envtest/http';
 import { canonical, isMap, type Json, type JsonMap } from '../src/convert/json.ts';
 import { plurals, type Schema, schemaOf } from '../src/convert/testing/schemas.ts';
 import type { Version } from './our-crds-samples.ts';
 
-/** Our CRDs with both versions served, v1beta2 stored, conversion by the webhook at `url` trusting `caPem`. */
+/** Our nine CRDs with both versions served, v1beta2 stored, conversion by the webhook at `url` trusting `caPem` (the test environment's switch). */
 export function ourCrdsWithWebhook(url: string, caPem: string): CrdSource[] {
   const sources = loadOurCrds();
   if (sources.length !== 9) throw new Error(`expected our nine CRDs, found ${sources.length}`);
-  return sources.map(({ crd, origin }) => {
-    if (!crd.spec.versions.some((v) => v.name === 'v1beta2')) throw new Error(`${origin} has no v1beta2 version`);
-    const versions = crd.spec.versions.map((v) => ({ ...v, served: true, storage: v.name === 'v1beta2' }));
-    const conversion = {
-      strategy: 'Webhook',
-      webhook: { conversionReviewVersions: ['v1', 'v1beta1'], clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') } },
-    };
-    return { crd: { ...crd, spec: { ...crd.spec, versions, conversion } }, origin: `${origin} (both served, v1beta2 stored, webhook)` };
-  });
+  return storingV1beta2(sources, url, caPem);
 }
 
 /** Whether `kind` has a status subresource at `version` in our CRD (a create then drops `status`). */
