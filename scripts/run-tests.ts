@@ -45,6 +45,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 for (const group of queue) {
+  const file = group[0]; // uvu shifts the name off the group before it runs the suites
   for (let i = 1; i < group.length; i++) {
     const run = group[i] as Runner;
     group[i] = async () => {
@@ -55,7 +56,7 @@ for (const group of queue) {
       // uvu swallows an error thrown by a suite's before hook: no test ran and none says why.
       const notRun = outcome[3] - outcome[1] - outcome[2];
       if (outcome[0] === true && notRun > 0) {
-        console.log(`  ✘ ${notRun} test(s) of ${group[0] ?? 'this suite'} did not run: a before hook failed (its error, if the hook logs it, is above)`);
+        console.log(`  ✘ ${notRun} test(s) of ${file ?? 'this suite'} did not run: a before hook failed (its error, if the hook logs it, is above)`);
       }
       return outcome;
     };
