@@ -42,10 +42,17 @@ test('one CRD file per kind, named <group>_<plural>.yaml, nothing else', () => {
   }
 });
 
-test('v1beta1 is served and stored; v1beta2 is defined but not served until the conversion webhook is (issue 18)', () => {
+test('CV-1 v1beta2 is stored, v1beta1 served as deprecated, and the two convert through the webhook Service, never "None" (issue 18)', () => {
   for (const kind of ourKinds) {
-    const versions = our(kind).spec.versions.map((v) => [v.name, v.served, v.storage]);
-    assert.equal(versions, [['v1beta1', true, true], ['v1beta2', false, false]], kind);
+    const versions = our(kind).spec.versions.map((v) => [v.name, v.served, v.storage, v.deprecated ?? false]);
+    assert.equal(versions, [['v1beta1', true, false, true], ['v1beta2', true, true, false]], kind);
+    assert.equal(our(kind).spec.conversion, {
+      strategy: 'Webhook',
+      webhook: {
+        conversionReviewVersions: ['v1', 'v1beta1'],
+        clientConfig: { service: { namespace: 'metal3-ts-system', name: 'metal3-ts-webhook-service', path: '/convert' } },
+      },
+    }, kind);
   }
 });
 

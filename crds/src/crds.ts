@@ -53,6 +53,7 @@ export interface Crd {
     group: string;
     names: { kind: string; listKind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
     scope: string;
+    conversion?: { strategy: 'None' | 'Webhook'; webhook?: Record<string, unknown> };
     versions: CrdVersion[];
   };
 }

@@ -1,7 +1,7 @@
 // Admission cases for the v1beta2 schemas (the v1beta2 research note's webhook rules W2-2…W2-10), in v1beta2 shapes
 // (AP-1…AP-30). Upstream enforces these in webhooks that, with matchPolicy Equivalent, also see v1beta1
-// requests; ours are CEL rules and CRD defaults of the v1beta2 version. v1beta2 is not served yet, so
-// test/src/crds/validation-v1beta2.test.ts runs them in an apiserver of its own with v1beta2 served.
+// requests; ours are CEL rules and CRD defaults of the v1beta2 version.
+// test/src/crds/validation-v1beta2.test.ts runs them in an apiserver of its own serving v1beta2 alone.
 import type { AdmissionCase, Json, Resource } from './webhook-cases.ts';
 
 const ns = 'metal3';

@@ -1,17 +1,20 @@
 // config/default (kustomize-built) and the clusterctl components, server-side applied to a real
-// apiserver that already serves Cluster API's CRDs: every object accepted. Each Deployment's pod
+// apiserver that already serves Cluster API's CRDs and cert-manager's Issuer and Certificate (a
+// stand-in: its CRDs alone, as clusterctl-repo.ts gives them): every object accepted. Each Deployment's pod
 // template, created as a Pod in a namespace enforcing Pod Security "restricted", is admitted; a pod
 // spec stripped of its securityContext is refused there (the enforcement is live, not assumed).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { ApiError } from '@metal3-ts/generated';
+import { type Crd, installCrds } from '@metal3-ts/test/envtest/crds';
 import { startEnv, type TestEnv } from '@metal3-ts/test/envtest/env';
 import type { KubeObject } from '@metal3-ts/test/envtest/http';
 import { checkComponents, type Manifest, renderComponents } from '../src/components.ts';
 import { substitute } from '../src/envsubst.ts';
 import { kustomizeBuild } from '../src/kustomize.ts';
 import { CONFIG, CONTROLLERS, NAMESPACE } from '../src/layout.ts';
+import { certManagerCrds } from './clusterctl-repo.ts';
 import { installOrder, pathOf } from './objects.ts';
 
 const test = suite('install manifests applied to a real apiserver with Cluster API CRDs');
@@ -20,6 +23,9 @@ let env: TestEnv;
 test.before(async () => {
   // Our CRDs are not pre-installed: config/ installs them. Cluster API's, BMO's and IPAM's are.
   env = await startEnv({ crds: { ours: false } });
+  // The conversion webhook's Issuer and Certificate need cert-manager's kinds (clusterctl installs
+  // cert-manager before any provider).
+  await installCrds(env.admin.client, certManagerCrds().map((crd) => ({ crd: crd as Crd, origin: 'cert-manager stand-in' })));
 });
 test.after(async () => {
   await env?.stop();
@@ -62,7 +68,9 @@ test('CC-5 components (clusterctl variables substituted with non-default values)
   const text = substitute(rendered.text, { METAL3_TS_LOG_LEVEL: 'debug', METAL3_TS_KUBE_API_QPS: '50' });
   const { objects } = checkComponents(text);
   await applyAll(objects, 'metal3-ts-components-test');
-  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  // The controllers' Deployments; the conversion webhook's (component webhook) has none of their flags.
+  const deployments = objects.filter((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'controller-manager');
+  assert.is(deployments.length, CONTROLLERS.length);
   for (const d of deployments) {
     const live = await env.admin.client.get<Deployment>(pathOf(d));
     const container = (live.spec.template.spec['containers'] as { image: string; args: string[] }[])[0];
@@ -77,7 +85,7 @@ test('each Deployment\'s pod template is admitted under Pod Security "restricted
   const namespace = `restricted-${Date.now().toString(36)}`;
   await restrictedNamespace(namespace);
   const deployments = objects.filter((o): o is Deployment => o.kind === 'Deployment');
-  assert.is(deployments.length, CONTROLLERS.length);
+  assert.is(deployments.length, CONTROLLERS.length + 1, 'the controllers and the conversion webhook');
   for (const d of deployments) {
     const pod = {
       apiVersion: 'v1',

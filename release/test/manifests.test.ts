@@ -121,7 +121,12 @@ test("components: with every variable unset, as with each set, the Deployments' 
       ENABLE_BMH_NAME_BASED_PREALLOCATION: 'true',
     }]
   ) {
-    for (const d of checkComponents(substitute(rendered.text, values)).objects.filter((o) => o.kind === 'Deployment')) {
+    // The controllers' Deployments (the conversion webhook's flags are its own: controllers/conversion/test/manifests.test.ts).
+    const controllers = checkComponents(substitute(rendered.text, values)).objects.filter((o) =>
+      o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'controller-manager'
+    );
+    assert.is(controllers.length, CONTROLLERS.length);
+    for (const d of controllers) {
       const args = (d['spec'] as { template: { spec: { containers: { args: string[] }[] } } }).template.spec.containers[0]?.args ?? [];
       const { config } = parseArgs(args.filter((a) => !own(a)), { env, serviceAccountDir: '/nonexistent' });
       if ('METAL3_TS_LOG_LEVEL' in values) assert.equal([config.logLevel, config.kubeApiQps, config.kubeApiBurst], ['debug', -1, 100]);

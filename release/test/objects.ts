@@ -5,6 +5,9 @@ import type { Manifest } from '../src/components.ts';
 const PATHS: Readonly<Record<string, { prefix: string; plural: string; namespaced: boolean }>> = {
   Namespace: { prefix: '/api/v1', plural: 'namespaces', namespaced: false },
   ServiceAccount: { prefix: '/api/v1', plural: 'serviceaccounts', namespaced: true },
+  Service: { prefix: '/api/v1', plural: 'services', namespaced: true },
+  Issuer: { prefix: '/apis/cert-manager.io/v1', plural: 'issuers', namespaced: true },
+  Certificate: { prefix: '/apis/cert-manager.io/v1', plural: 'certificates', namespaced: true },
   CustomResourceDefinition: { prefix: '/apis/apiextensions.k8s.io/v1', plural: 'customresourcedefinitions', namespaced: false },
   ClusterRole: { prefix: '/apis/rbac.authorization.k8s.io/v1', plural: 'clusterroles', namespaced: false },
   ClusterRoleBinding: { prefix: '/apis/rbac.authorization.k8s.io/v1', plural: 'clusterrolebindings', namespaced: false },

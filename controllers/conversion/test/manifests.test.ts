@@ -1,8 +1,8 @@
-// The conversion webhook's install manifests as kustomize builds them (config/conversion: the staged
-// install, config/default plus ../webhook, ../certmanager and the ../crd-conversion component): the
+// The conversion webhook's install manifests as kustomize builds them (config/default and
+// config/all-in-one, each with ../webhook, ../certmanager and the ../crd-conversion component): the
 // pieces name each other consistently (CRD conversion → Service → Pod port; Certificate → Secret →
 // volume → --cert-dir; inject-ca-from → Certificate), the Pod is "restricted" with no API access,
-// its arguments parse with the webhook's own flag parser, and config/default is unchanged by it.
+// its arguments parse with the webhook's own flag parser, and every CRD stores v1beta2.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -17,19 +17,18 @@ type Obj =
   & { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string>; labels?: Record<string, string> } }
   // deno-lint-ignore no-explicit-any
   & Record<string, any>;
-const test = suite('conversion webhook install manifests (config/conversion, staged)');
+const test = suite('conversion webhook install manifests (config/default, config/all-in-one)');
 let staged: Obj[] = [];
-let defaults: Obj[] = [];
+let allInOne: Obj[] = [];
 const build = async (dir: string) => parseAllDocuments(await kustomizeBuild(join(CONFIG, dir))).map((d) => d.toJS() as Obj);
-const one = (kind: string, name: string) => {
-  const found = staged.filter((o) => o.kind === kind && o.metadata.name === name);
+const one = (kind: string, name: string, objects = staged) => {
+  const found = objects.filter((o) => o.kind === kind && o.metadata.name === name);
   assert.is(found.length, 1, `${kind} ${name}`);
   return found[0]!;
 };
 
 test.before(async () => {
-  staged = await build('conversion');
-  defaults = await build('default');
+  [staged, allInOne] = await Promise.all([build('default'), build('all-in-one')]);
 });
 
 test('the webhook Pod: restricted, no token, no role bound to its ServiceAccount, its arguments parse, its certificate volume is --cert-dir', () => {
@@ -87,21 +86,17 @@ test('every CRD converts through the webhook Service at /convert, with the CA in
   }
 });
 
-test('staged: config/default has no webhook, no certificate and no CRD conversion; config/conversion adds exactly those objects', () => {
-  const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
-  const added = staged.map(key).filter((k) => !defaults.some((o) => key(o) === k)).sort();
-  assert.equal(added, [
-    'Certificate/metal3-ts-serving-cert',
-    'Deployment/metal3-ts-conversion-webhook',
-    'Issuer/metal3-ts-selfsigned-issuer',
-    'Service/metal3-ts-webhook-service',
-    'ServiceAccount/metal3-ts-conversion-webhook',
-  ]);
-  for (const crd of defaults.filter((o) => o.kind === 'CustomResourceDefinition')) {
-    assert.is(crd['spec'].conversion, undefined, crd.metadata.name);
-    assert.is(crd.metadata.annotations?.['cert-manager.io/inject-ca-from'], undefined, crd.metadata.name);
+test('CV-1 every CRD serves v1beta1 and v1beta2 and stores v1beta2; config/all-in-one installs the same webhook, certificate and CRDs', () => {
+  const crds = staged.filter((o) => o.kind === 'CustomResourceDefinition');
+  for (const crd of crds) {
+    const versions = crd['spec'].versions.map((v: { name: string; served: boolean; storage: boolean }) => [v.name, v.served, v.storage]);
+    assert.equal(versions, [['v1beta1', true, false], ['v1beta2', true, true]], crd.metadata.name);
   }
-  for (const o of staged.filter((x) => added.includes(key(x)))) assert.is(o.metadata.labels?.['cluster.x-k8s.io/provider'], 'infrastructure-metal3', key(o));
+  const key = (o: Obj) => `${o.kind}/${o.metadata.name}`;
+  const conversion = ['Certificate', 'Issuer', 'Service', 'CustomResourceDefinition'];
+  const pick = (objects: Obj[]) => objects.filter((o) => conversion.includes(o.kind) || o.metadata.name === 'metal3-ts-conversion-webhook');
+  assert.equal(pick(allInOne).sort((a, b) => key(a).localeCompare(key(b))), pick(staged).sort((a, b) => key(a).localeCompare(key(b))));
+  for (const o of pick(staged)) assert.is(o.metadata.labels?.['cluster.x-k8s.io/provider'], 'infrastructure-metal3', key(o));
 });
 
 test.run();

@@ -2,7 +2,8 @@
 // installed) must equal the types generated from the CRD files. The server publishes only what it
 // serves of what the test environment installs, so the files side is narrowed the same way: pinned
 // releases the environment does not install (Cluster API v1.13.5, whose CRDs come with its managers)
-// and versions our CRDs declare but do not serve yet (v1beta2) are left out.
+// and versions the environment installs unserved (v1beta2 under METAL3_TS_STORAGE=v1beta1) are left
+// out. A version's deprecation is not in /openapi/v3, so the files side drops it too.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Transport } from '@metal3-ts/generated';
@@ -29,7 +30,11 @@ live('modules generated from /openapi/v3 equal those generated from the CRD file
         ...input,
         crd: {
           ...input.crd,
-          versions: input.crd.versions.filter((v) => served.has(`${input.crd.names.plural}.${input.crd.group}/${v.name}`)).map((v) => ({ ...v, served: true })),
+          versions: input.crd.versions.filter((v) => served.has(`${input.crd.names.plural}.${input.crd.group}/${v.name}`)).map((v) => ({
+            ...v,
+            served: true,
+            deprecated: false,
+          })),
         },
       }))
       .filter((input) => input.crd.versions.length > 0);

@@ -1,7 +1,9 @@
-// Our CRDs storing v1beta2 (issue 18's switch, opt-in: EnvOptions.storage or METAL3_TS_STORAGE=v1beta2):
-// the conversion webhook of this repository runs as a process beside the apiserver, and our CRDs are
-// installed with both versions served, v1beta2 stored, converting through it by URL and caBundle, as
-// the install will wire it through cert-manager. The process is started from its source by path, the
+// Our CRDs store v1beta2, as crds/*.yaml say (issue 18): the conversion webhook of this repository
+// runs as a process beside the apiserver, and our CRDs are installed converting through it by URL and
+// caBundle where the install names its Service and has cert-manager inject the CA. The way back,
+// v1beta1 stored and v1beta2 not served (no webhook), is EnvOptions.storage or
+// METAL3_TS_STORAGE=v1beta1: the generation before the switch, kept to show the controllers never
+// depend on the storage version. The process is started from its source by path, the
 // way the apiserver is started from its binary: the test package cannot depend on the controller
 // package, whose own tests depend on this one. Its serving certificate comes from the environment's
 // serving CA; it is ready once /readyz answers (certificate loaded, HTTPS listening).
@@ -17,10 +19,10 @@ import { ManagedProcess, waitFor } from './processes.ts';
 
 export type StorageVersion = 'v1beta1' | 'v1beta2';
 
-/** EnvOptions.storage, else METAL3_TS_STORAGE (v1beta1 when unset). */
+/** EnvOptions.storage, else METAL3_TS_STORAGE (v1beta2, the CRDs' own, when unset). */
 export function storageVersion(value: string | undefined = process.env['METAL3_TS_STORAGE']): StorageVersion {
-  if (value === undefined || value === '' || value === 'v1beta1') return 'v1beta1';
-  if (value === 'v1beta2') return 'v1beta2';
+  if (value === undefined || value === '' || value === 'v1beta2') return 'v1beta2';
+  if (value === 'v1beta1') return 'v1beta1';
   throw new Error(`METAL3_TS_STORAGE must be v1beta1 or v1beta2, got "${value}"`);
 }
 
@@ -79,7 +81,7 @@ export async function startConversionWebhook(dir: string, servingCa: Certificate
   }
 }
 
-/** Our CRDs (group infrastructure.cluster.x-k8s.io) with both versions served, v1beta2 stored, converting through `url`. */
+/** Our CRDs with both versions served, v1beta2 stored, converting through `url` (the install's Service, by URL). */
 export function storingV1beta2(sources: readonly CrdSource[], url: string, caPem: string): CrdSource[] {
   const conversion = {
     strategy: 'Webhook',
@@ -90,5 +92,15 @@ export function storingV1beta2(sources: readonly CrdSource[], url: string, caPem
     if (!crd.spec.versions.some((v) => v.name === 'v1beta2')) throw new Error(`${origin} has no v1beta2 version`);
     const versions = crd.spec.versions.map((v) => ({ ...v, served: true, storage: v.name === 'v1beta2' }));
     return { crd: { ...crd, spec: { ...crd.spec, versions, conversion } }, origin: `${origin} (v1beta2 stored, conversion webhook)` };
+  });
+}
+
+/** Our CRDs as before the switch: v1beta1 served and stored, v1beta2 not served, nothing to convert. */
+export function storingV1beta1(sources: readonly CrdSource[]): CrdSource[] {
+  return sources.map(({ crd, origin }) => {
+    if (crd.spec.group !== GROUP) return { crd, origin };
+    const versions = crd.spec.versions.map((v) => ({ ...v, served: v.name === 'v1beta1', storage: v.name === 'v1beta1' }));
+    const { conversion: _, ...spec } = crd.spec;
+    return { crd: { ...crd, spec: { ...spec, versions } }, origin: `${origin} (v1beta1 stored, no conversion)` };
   });
 }

@@ -27,7 +27,7 @@ export interface Crd extends KubeObject {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
   metadata: { name: string };
-  spec: { group: string; names: { plural: string; kind: string }; scope: string; versions: CrdVersion[] };
+  spec: { group: string; names: { plural: string; kind: string }; scope: string; versions: CrdVersion[]; conversion?: Record<string, unknown> };
 }
 
 export interface CrdSource {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { type ApiServer, type AuthorizationMode, startApiServer } from './apiserver.ts';
 import { type Binaries, ensureBinaries } from './binaries.ts';
-import { type ConversionWebhook, startConversionWebhook, type StorageVersion, storageVersion, storingV1beta2 } from './conversion.ts';
+import { type ConversionWebhook, startConversionWebhook, type StorageVersion, storageVersion, storingV1beta1, storingV1beta2 } from './conversion.ts';
 import { type CrdSource, installCrds, loadAllCrds } from './crds.ts';
 import { EnvtestError } from './errors.ts';
 import { type Etcd, startEtcd } from './etcd.ts';
@@ -29,8 +29,9 @@ export interface EnvOptions {
   /** Which CRDs to install (default: ours and upstream). */
   readonly crds?: { readonly ours?: boolean; readonly upstream?: boolean; readonly directory?: string } | false;
   /**
-   * The version our CRDs store (default METAL3_TS_STORAGE, else v1beta1). v1beta2: both versions
-   * served, converting through this repository's conversion webhook, run beside the apiserver.
+   * The version our CRDs store (default METAL3_TS_STORAGE, else v1beta2 as crds/*.yaml say). v1beta2:
+   * both versions served, converting through this repository's conversion webhook, run beside the
+   * apiserver when our CRDs are installed. v1beta1: as before the switch, v1beta2 not served.
    */
   readonly storage?: StorageVersion;
   /** Workload clusters to start right away (more can be started later). */
@@ -163,7 +164,8 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
     const crdsLoading = options.crds === false ? Promise.resolve([]) : loadAllCrds(options.crds ?? {});
     crdsLoading.catch(() => {});
     // So does the conversion webhook's, which must answer before our CRDs are installed.
-    webhookStarting = storage === 'v1beta2' ? startConversionWebhook(dir, authorities.servingCa, timeoutMs) : undefined;
+    const oursInstalled = options.crds !== false && options.crds?.ours !== false;
+    webhookStarting = storage === 'v1beta2' && oursInstalled ? startConversionWebhook(dir, authorities.servingCa, timeoutMs) : undefined;
     webhookStarting?.then((w) => {
       webhook = w;
       watchdog.update(pids());
@@ -187,7 +189,7 @@ export async function startEnv(options: EnvOptions = {}): Promise<TestEnv> {
     t = performance.now();
     webhook = await webhookStarting;
     const loaded = await crdsLoading;
-    const crds = webhook ? storingV1beta2(loaded, webhook.url, authorities.servingCa.certPem) : loaded;
+    const crds = webhook ? storingV1beta2(loaded, webhook.url, authorities.servingCa.certPem) : storage === 'v1beta1' ? storingV1beta1(loaded) : loaded;
     if (crds.length > 0) await installCrds(management.admin.client, crds, { timeoutMs });
     timings.crdsMs = performance.now() - t;
     log(`envtest: ${crds.length} CRDs established and discoverable in ${Math.round(timings.crdsMs)} ms`);

@@ -1,10 +1,12 @@
-// The test environment with our CRDs storing v1beta2 (issue 18's switch, opt-in): the conversion
-// webhook process answers before the CRDs are installed; a Metal3Machine written at v1beta1 is read at
-// v1beta2 (image.format → diskFormat) and back as written; a v1beta2 write reads at v1beta1; the
-// CRDs say v1beta2 is stored; and the webhook process goes with the environment.
+// The test environment with our CRDs storing v1beta2 (issue 18's switch, the default since the CRDs
+// say so): the conversion webhook process answers before the CRDs are installed; a Metal3Machine
+// written at v1beta1 is read at v1beta2 (image.format → diskFormat) and back as written; a v1beta2
+// write reads at v1beta1; the CRDs say v1beta2 is stored; and the webhook process goes with the
+// environment. Without our CRDs no webhook starts; METAL3_TS_STORAGE=v1beta1 gives the generation
+// before the switch.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { storageVersion, storingV1beta2 } from './conversion.ts';
+import { storageVersion, storingV1beta1, storingV1beta2 } from './conversion.ts';
 import { type CrdSource, loadOurCrds } from './crds.ts';
 import { startEnv, type TestEnv } from './env.ts';
 import { freshNamespace } from './suite.ts';
@@ -17,8 +19,9 @@ test.after(async () => {
   await env?.stop();
 });
 
-test('METAL3_TS_STORAGE: v1beta1 unless v1beta2; anything else is refused naming the variable', () => {
-  assert.is(storageVersion(''), 'v1beta1');
+test('METAL3_TS_STORAGE: v1beta2 (as the CRDs say) unless v1beta1; anything else is refused naming the variable', () => {
+  assert.is(storageVersion(undefined), 'v1beta2');
+  assert.is(storageVersion(''), 'v1beta2');
   assert.is(storageVersion('v1beta1'), 'v1beta1');
   assert.is(storageVersion('v1beta2'), 'v1beta2');
   assert.throws(() => storageVersion('v1'), /METAL3_TS_STORAGE must be v1beta1 or v1beta2, got "v1"/);
@@ -30,6 +33,23 @@ test('storingV1beta2 changes only our CRDs: both versions served, v1beta2 stored
   assert.equal(ours!.crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1beta1', true, false], ['v1beta2', true, true]]);
   assert.is((ours!.crd.spec as unknown as { conversion: { strategy: string } }).conversion.strategy, 'Webhook');
   assert.equal(theirs, other);
+});
+
+test('storingV1beta1 gives our CRDs as before the switch: v1beta1 alone served and stored, no conversion; others untouched', () => {
+  const other = { crd: { ...loadOurCrds()[0]!.crd, spec: { ...loadOurCrds()[0]!.crd.spec, group: 'metal3.io' } }, origin: 'other' } as CrdSource;
+  const [ours, theirs] = storingV1beta1([loadOurCrds()[0]!, other]);
+  assert.equal(ours!.crd.spec.versions.map((v) => [v.name, v.served, v.storage]), [['v1beta1', true, true], ['v1beta2', false, false]]);
+  assert.is(ours!.crd.spec.conversion, undefined);
+  assert.equal(theirs, other);
+});
+
+test('without our CRDs no conversion webhook starts', async () => {
+  const bare = await startEnv({ storage: 'v1beta2', crds: false });
+  try {
+    assert.is(bare.conversionWebhook, undefined);
+  } finally {
+    await bare.stop();
+  }
 });
 
 test('a Metal3Machine written at v1beta1 reads at v1beta2 and back as written; a v1beta2 write reads at v1beta1', async () => {

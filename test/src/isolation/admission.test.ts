@@ -100,6 +100,21 @@ namespacedCases.forEach((c, i) => {
   });
 });
 
+test("issue 21: at v1beta2 too, a Metal3DataClaim naming the other tenant's template is refused with the field named", async () => {
+  const collection = `/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/${nsA}/metal3dataclaims`;
+  const claim = (name: string, namespace: string) => ({
+    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+    kind: 'Metal3DataClaim',
+    metadata: { name },
+    spec: { template: { name: 'dt', namespace } },
+  });
+  const refused = await refusal(tenantA.create(collection, claim('v1beta2-x', nsB)));
+  assert.ok(refused, 'expected a refusal');
+  assert.is(refused.code, 422, refused.message);
+  assert.match(refused.message, `spec.template.namespace: must be empty or the object namespace "${nsA}"`);
+  await tenantA.create(collection, claim('v1beta2-own', nsA));
+});
+
 test('issue 21: pool references have no namespace in the schema; one sent anyway is dropped', async () => {
   const template = loadOurCrds().get('Metal3DataTemplate')?.crd.spec.versions.find((v) => v.name === 'v1beta1')?.schema.openAPIV3Schema;
   assert.ok(template);
