@@ -14,8 +14,14 @@ export const CAPM3_PAUSE_VALUE = 'metal3.io/capm3';
  */
 export const STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
 
-/** Marks a host unhealthy (remediation writes `capm3/UnhealthyNode`); any value excludes it from selection (H-6). */
-export const UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
+/**
+ * Marks a host unhealthy: remediation writes `capm3/UnhealthyNode` under it when it gives up
+ * (RS-15 with CAPM3 v1.13's key, AP-31); any value excludes the host from selection (H-6, B2-11).
+ */
+export const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';
+
+/** The key before CAPM3 v1.13 (AP-31): nothing writes it any more, but it still excludes a host (B2-11). */
+export const DEPRECATED_UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
 
 /** Reserves a released host for the next machine of one control plane or MachineDeployment (N-3…N-6). */
 export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';

@@ -183,7 +183,7 @@ test('name order is used whatever order the hosts arrive in (reuse: last ready w
   assert.is(choose([r('h-2'), r('h-3'), r('h-1')], consumer), 'reused:h-3');
 });
 
-test('exclusionOf: the first rule that keeps a host from the consumer, in the order chooseHost applies them', () => {
+test('exclusionOf, B2-11: the first rule that keeps a host from the consumer, in the order chooseHost applies them; the deprecated unhealthy key is named', () => {
   const consumer: HostConsumer = { ref: machineRef('m-0'), hostSelector: { matchLabels: { pool: 'a' } }, nodeReuseName: 'md-0' };
   const pool = { pool: 'a' };
   const rows: [label: string, host: BareMetalHost, expected: Exclusion | undefined][] = [
@@ -197,11 +197,18 @@ test('exclusionOf: the first rule that keeps a host from the consumer, in the or
     ['errored (H-6)', testHost('h', { labels: pool, errorMessage: 'boom' }), 'in error'],
     ['paused (H-6)', testHost('h', { labels: pool, annotations: { 'baremetalhost.metal3.io/paused': 'x' } }), 'paused'],
     ['unhealthy (H-6)', testHost('h', { labels: pool, annotations: { 'capi.metal3.io/unhealthy': '' } }), 'unhealthy'],
+    ['unhealthy (H-6, B2-11: v1.13 key)', testHost('h', { labels: pool, annotations: { 'capm3.metal3.io/unhealthy': '' } }), 'unhealthy'],
     ['provisioned (H-8)', testHost('h', { labels: pool, state: 'provisioned' }), 'state'],
   ];
   for (const [label, host, expected] of rows) assert.is(exclusionOf(host, consumer), expected, label);
   assert.is(exclusionText('state', testHost('h', { state: 'provisioned' })), 'is "provisioned", not ready or available');
   assert.is(exclusionText('paused', testHost('h')), 'is paused');
+  // B2-11: the deprecated key still excludes, and the message says what to write instead.
+  assert.is(exclusionText('unhealthy', testHost('h', { annotations: { 'capm3.metal3.io/unhealthy': '' } })), 'is marked unhealthy');
+  assert.is(
+    exclusionText('unhealthy', testHost('h', { annotations: { 'capi.metal3.io/unhealthy': '' } })),
+    'is marked unhealthy by the deprecated annotation capi.metal3.io/unhealthy (use capm3.metal3.io/unhealthy)',
+  );
 });
 
 test('issue 20: hosts another worker is claiming are picked last, only when nothing else is left; the outcome never changes', () => {

@@ -5,7 +5,7 @@
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { type HostConsumer, isClaimedBy } from './consumer.ts';
 import { hostSelectorRequirements, InvalidHostSelectorError, type LabelRequirement, labelValueProblem, matchesRequirements } from './label-selector.ts';
-import { FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL } from './names.ts';
+import { DEPRECATED_UNHEALTHY_ANNOTATION, FAILURE_DOMAIN_LABEL, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATION } from './names.ts';
 import { hasError, isAvailableState, isBeingDeleted, isClaimed, isPaused, isUnhealthy, provisioningState } from './states.ts';
 
 /** Returns an integer in [0, n) for n ≥ 1. */
@@ -74,7 +74,12 @@ const EXCLUSION_TEXT: Record<Exclusion, string> = {
 
 /** Words for an exclusion, to follow `BareMetalHost <ns>/<name>` in a message. */
 export function exclusionText(exclusion: Exclusion, host: Readonly<BareMetalHost>): string {
-  return exclusion === 'state' ? `is ${JSON.stringify(provisioningState(host) || 'unregistered')}, not ready or available` : EXCLUSION_TEXT[exclusion];
+  if (exclusion === 'state') return `is ${JSON.stringify(provisioningState(host) || 'unregistered')}, not ready or available`;
+  // Upstream logs the old key as a migration warning (B2-11); here it is where the user reads why.
+  if (exclusion === 'unhealthy' && !(UNHEALTHY_ANNOTATION in (host.metadata.annotations ?? {}))) {
+    return `is marked unhealthy by the deprecated annotation ${DEPRECATED_UNHEALTHY_ANNOTATION} (use ${UNHEALTHY_ANNOTATION})`;
+  }
+  return EXCLUSION_TEXT[exclusion];
 }
 
 /**

@@ -65,7 +65,7 @@ test('X-8: deprovisioning has finished only in states without a deployment (unkn
   }
 });
 
-test('H-5/H-6: claimed, deleting, errored, paused (any value) and unhealthy hosts are not free', () => {
+test('H-5/H-6, B2-11: claimed, deleting, errored, paused (any value) and unhealthy hosts (either key) are not free', () => {
   const table: [label: string, options: Parameters<typeof testHost>[1], free: boolean][] = [
     ['plain', {}, true],
     ['claimed', { consumer: machineRef('m') }, false],
@@ -73,7 +73,9 @@ test('H-5/H-6: claimed, deleting, errored, paused (any value) and unhealthy host
     ['error', { errorMessage: 'BMC unreachable' }, false],
     ['paused by user', { annotations: { 'baremetalhost.metal3.io/paused': '' } }, false],
     ['paused by capm3', { annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }, false],
-    ['unhealthy', { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } }, false],
+    ['unhealthy (B2-11: v1.13 key)', { annotations: { 'capm3.metal3.io/unhealthy': 'capm3/UnhealthyNode' } }, false],
+    ['unhealthy (B2-11: deprecated key)', { annotations: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode' } }, false],
+    ['unhealthy (B2-11: both keys, any value)', { annotations: { 'capm3.metal3.io/unhealthy': '', 'capi.metal3.io/unhealthy': '' } }, false],
     ['detached (H-9: not a filter)', { annotations: { 'baremetalhost.metal3.io/detached': '' } }, true],
     ['powered on, online (H-9: not a filter)', { poweredOn: true, spec: { online: true } }, true],
   ];

@@ -2,7 +2,7 @@
 // Provisioning states are an open enum: BMO may add states in any release, so every predicate treats
 // an unknown state as "not the state asked about" and never throws.
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { CAPM3_PAUSE_VALUE, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATION } from './names.ts';
+import { CAPM3_PAUSE_VALUE, DEPRECATED_UNHEALTHY_ANNOTATION, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATION } from './names.ts';
 
 /** The provisioning states of baremetal-operator v0.12.6 (`status.provisioning.state`). */
 export const ProvisioningState = {
@@ -114,8 +114,10 @@ export function isPausedByUs(host: Readonly<BareMetalHost>): boolean {
   return host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] === CAPM3_PAUSE_VALUE;
 }
 
+/** Marked unhealthy under either key, CAPM3 v1.13's or the deprecated one (B2-11). */
 export function isUnhealthy(host: Readonly<BareMetalHost>): boolean {
-  return host.metadata.annotations?.[UNHEALTHY_ANNOTATION] !== undefined;
+  const annotations = host.metadata.annotations ?? {};
+  return UNHEALTHY_ANNOTATION in annotations || DEPRECATED_UNHEALTHY_ANNOTATION in annotations;
 }
 
 /** Some consumer holds the host (`spec.consumerRef` is set). */

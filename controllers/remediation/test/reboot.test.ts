@@ -14,7 +14,7 @@ import { controllerSuite } from '@metal3-ts/test/testing/controller-suite';
 import { fileURLToPath } from 'node:url';
 import { remediationController } from '../src/controller.ts';
 import { createFixture as fixture } from './support.ts';
-import { CONTROLLER_NAME, rebootAnnotation, REMEDIATION_FINALIZER, UNHEALTHY_ANNOTATION } from '../src/names.ts';
+import { CONTROLLER_NAME, rebootAnnotation, REMEDIATION_FINALIZER } from '../src/names.ts';
 
 const RBAC = fileURLToPath(new URL('../deploy/rbac.yaml', import.meta.url));
 const { test, env, admin, track, namespace } = controllerSuite<RunningController>('Metal3Remediation: the reboot strategy on a real apiserver', {
@@ -36,7 +36,7 @@ async function powerCycle(client: Client, ns: string, uid: string, what: string)
   await hosts.mergePatchStatus('host-0', { status: { poweredOn: true } });
 }
 
-test('RS-10…RS-14: power off through the reboot annotation, back up and delete the Node, power on, restore its labels on the new Node; RS-13/RS-15/S-1: after retryLimit the Machine gets OwnerRemediated False in v1beta1 AND v1beta2', async () => {
+test('RS-10…RS-14: power off through the reboot annotation, back up and delete the Node, power on, restore its labels on the new Node; RS-13/RS-15/S-1: after retryLimit the Machine gets OwnerRemediated False in v1beta1 AND v1beta2, the host capm3.metal3.io/unhealthy (AP-31)', async () => {
   const client = admin();
   const ns = await namespace('remediation');
   let offsetMs = 0;
@@ -100,7 +100,8 @@ test('RS-10…RS-14: power off through the reboot annotation, back up and delete
   });
   assert.is(done.status?.retryCount, 1);
   const host = await client.api(BareMetalHostResource, ns).get('host-0');
-  assert.is(host.metadata.annotations?.[UNHEALTHY_ANNOTATION], 'capm3/UnhealthyNode', 'no node reuse: the host is kept out of selection');
+  assert.is(host.metadata.annotations?.['capm3.metal3.io/unhealthy'], 'capm3/UnhealthyNode', 'no node reuse: the host is kept out of selection');
+  assert.is(host.metadata.annotations?.['capi.metal3.io/unhealthy'], undefined, 'the deprecated key is not written');
 });
 
 test.run();

@@ -32,8 +32,8 @@ const NAME = 'worker-0';
 const TEMPLATE = 'workers';
 const REBOOT_PREFIX = 'reboot.metal3.io/';
 const TIMEOUT_MS = 100_000;
-/** BMO's annotation that keeps a host out of selection; set on giving up unless the template reuses nodes. */
-const UNHEALTHY = 'capi.metal3.io/unhealthy';
+/** The annotation that keeps a host out of selection (CAPM3 v1.13's key); set on giving up unless the template reuses nodes (RS-15). */
+const UNHEALTHY = 'capm3.metal3.io/unhealthy';
 
 /** The base scene, which also tells what its last convergence check saw (for a wait that times out). */
 export interface RemediationScene extends Scene {
