@@ -34,21 +34,26 @@ test('X-5: image, customDeploy and the Secret references go; each Secret referen
   assert.equal([keep.spec?.userData, keep.spec?.metaData?.name, keep.spec?.networkData?.name], [undefined, 'md', 'nd']);
 });
 
-test('X-6, X-9: power after deprovisioning by cleaning mode and fast track', () => {
-  const table: [cleaning: 'metadata' | 'disabled', fastTrack: string | undefined, online: boolean][] = [
-    ['disabled', 'false', false],
-    ['disabled', 'true', false],
-    ['metadata', 'false', false],
-    ['metadata', 'true', true],
-    ['metadata', undefined, false],
-    ['metadata', '', false],
+test('X-6, X-9, B2-14: power after deprovisioning by disablePowerOff, fast track and cleaning mode (any other fast-track value powers off)', () => {
+  const table: [disablePowerOff: boolean | undefined, fastTrack: string | undefined, cleaning: 'metadata' | 'disabled', online: boolean][] = [
+    [true, 'true', 'metadata', true],
+    [true, 'false', 'disabled', true],
+    [true, undefined, 'metadata', true],
+    [false, 'true', 'metadata', true],
+    [undefined, 'true', 'metadata', true],
+    [false, 'true', 'disabled', false],
+    [false, 'false', 'metadata', false],
+    [false, 'false', 'disabled', false],
+    [undefined, undefined, 'metadata', false],
+    [undefined, '', 'metadata', false],
+    [undefined, 'maybe', 'metadata', false], // v1.12.7 left power alone here
   ];
-  for (const [automatedCleaningMode, fastTrack, online] of table) {
-    const host = testHost('h', { spec: { online: !online, automatedCleaningMode } });
-    assert.is(deprovisionedHost(host, fastTrack === undefined ? {} : { fastTrack }).spec?.online, online, `${automatedCleaningMode}/${String(fastTrack)}`);
-  }
-  for (const online of [true, false]) {
-    assert.is(deprovisionedHost(testHost('h', { spec: { online } }), { fastTrack: 'maybe' }).spec?.online, online, 'another value leaves power alone');
+  for (const [disablePowerOff, fastTrack, automatedCleaningMode, online] of table) {
+    for (const before of [true, false]) {
+      const host = testHost('h', { spec: { online: before, automatedCleaningMode, ...(disablePowerOff === undefined ? {} : { disablePowerOff }) } });
+      const label = `${String(disablePowerOff)}/${String(fastTrack)}/${automatedCleaningMode}, online ${before} before`;
+      assert.is(deprovisionedHost(host, fastTrack === undefined ? {} : { fastTrack }).spec?.online, online, label);
+    }
   }
 });
 

@@ -20,9 +20,9 @@ export interface HostDeprovisioning {
   readonly clearMetaData?: boolean;
   readonly clearNetworkData?: boolean;
   /**
-   * The CAPM3_FAST_TRACK setting (X-6, X-9): `'true'` keeps the host powered on between
-   * deployments (unless cleaning is disabled), `'false'` (also the meaning of unset or empty) powers
-   * it off, any other value leaves power alone.
+   * The CAPM3_FAST_TRACK setting (X-6 as CAPM3 v1.13 decides it, B2-14): `'true'` keeps the host
+   * powered on between deployments unless cleaning is disabled; any other value, unset included,
+   * powers it off. A host with `disablePowerOff` always stays on.
    */
   readonly fastTrack?: string;
 }
@@ -40,9 +40,10 @@ export interface HostRelease extends HostDeprovisioning {
 }
 
 /**
- * The host without its deployment and with power set for cleaning (X-5, X-6): image and
- * customDeploy removed, the chosen Secret references removed, `online` false when cleaning is
- * disabled, else per fast track.
+ * The host without its deployment and with power set for cleaning (X-5, X-6 with B2-14): image
+ * and customDeploy removed, the chosen Secret references removed, `online` true when the host may
+ * not be powered off (`disablePowerOff`: BMO refuses `online: false` there) or fast track keeps it
+ * on for cleaning, else false.
  */
 export function deprovisionedHost(host: Readonly<BareMetalHost>, options: HostDeprovisioning = {}): BareMetalHost {
   const next = copyHost(host);
@@ -53,10 +54,7 @@ export function deprovisionedHost(host: Readonly<BareMetalHost>, options: HostDe
   if (options.clearUserData ?? true) delete spec.userData;
   if (options.clearMetaData ?? true) delete spec.metaData;
   if (options.clearNetworkData ?? true) delete spec.networkData;
-  const fastTrack = options.fastTrack || 'false';
-  if (spec.automatedCleaningMode === 'disabled') spec.online = false;
-  else if (fastTrack === 'true') spec.online = true;
-  else if (fastTrack === 'false') spec.online = false;
+  spec.online = spec.disablePowerOff === true || (options.fastTrack === 'true' && spec.automatedCleaningMode !== 'disabled');
   return next;
 }
 

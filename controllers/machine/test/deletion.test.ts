@@ -55,7 +55,7 @@ const M3M_API = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const test = suite('Metal3Machine deletion (X-1…X-16)');
 const scene = machineTestScene(test, { prefix: 'machine-deletion', world: { workload: false } });
 
-test('X-6 table: fast track "true" keeps a released host with cleaning metadata powered on; automatedCleaningMode disabled powers it off, with fast track "true" or not', async () => {
+test('X-6 table, B2-14: fast track "true" keeps a released host with cleaning metadata powered on; automatedCleaningMode disabled powers it off, with fast track "true" or not; disablePowerOff keeps it on', async () => {
   const nsFT = await freshNamespace(scene.env.admin.client, 'machine-fasttrack');
   await createClusterScene(scene.client, nsFT);
   const fastTrack = await scene.startController(nsFT, { fastTrack: 'true' });
@@ -64,8 +64,12 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
     { namespace: nsFT, name: 'ft-off', cleaning: 'disabled', online: false },
     { namespace: scene.ns, name: 'x6-off', cleaning: 'disabled', online: false },
     { namespace: scene.ns, name: 'x6-meta', cleaning: 'metadata', online: false },
+    { namespace: scene.ns, name: 'x6-keep-on', cleaning: 'disabled', online: true, disablePowerOff: true },
   ] as const;
   await Promise.all(rows.map((row) => availableHosts(scene, row.name, [`${row.name}-h`], { namespace: row.namespace })));
+  for (const row of rows) {
+    if ('disablePowerOff' in row) await hostApi(scene, row.namespace).mergePatch(`${row.name}-h`, { spec: { disablePowerOff: true } });
+  }
   await Promise.all(
     rows.map((row) =>
       createMachine(scene.client, row.namespace, row.name, { spec: { image: IMAGE, automatedCleaningMode: row.cleaning, ...selector(row.name) } })
@@ -82,7 +86,8 @@ test('X-6 table: fast track "true" keeps a released host with cleaning metadata 
   for (const row of rows) {
     const host = await releasedHost(scene, `${row.name}-h`, row.namespace);
     const fast = row.namespace === nsFT ? '"true"' : 'unset';
-    assert.is(host.spec?.online, row.online, `X-6: cleaning ${row.cleaning}, fast track ${fast} ⇒ online ${row.online}`);
+    const power = 'disablePowerOff' in row ? ', disablePowerOff' : '';
+    assert.is(host.spec?.online, row.online, `X-6: cleaning ${row.cleaning}, fast track ${fast}${power} ⇒ online ${row.online}`);
     assert.is(host.status?.poweredOn, row.online, `${row.name}: BMO followed spec.online`);
     assert.is(host.spec?.image, undefined, `${row.name}: X-5`);
     assert.is(host.spec?.userData, undefined, `${row.name}: X-5`);
