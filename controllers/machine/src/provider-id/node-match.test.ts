@@ -120,16 +120,16 @@ const p8: [title: string, nodes: NodeView[], configRef: boolean, expected: Retur
   }],
   ['P-8: one node with the new ID: set new, no patch', [node('n', XYZ)], true, { kind: 'set', node: 'n', providerID: XYZ }],
   ['P-8: one node with the legacy ID: set legacy, no patch', [node('n', LEGACY)], true, { kind: 'set', node: 'n', providerID: LEGACY }],
-  ['P-8 / E-11 (fixed): two labelled nodes are a conflict, not "no error"', [node('a', XYZ), node('b')], true, {
+  ['P-8 / E-11 (fixed), B2-18: two labelled nodes are a conflict, not "no error"', [node('a', XYZ), node('b')], true, {
     kind: 'conflict',
     message: `more than one Node labelled ${label}: (a, b)`,
   }],
-  ['P-8 / E-11 (fixed): several labelled nodes are a conflict without a configRef too', [node('a'), node('b'), node('c')], false, {
+  ['P-8 / E-11 (fixed), B2-18: several labelled nodes are a conflict without a configRef too', [node('a'), node('b'), node('c')], false, {
     kind: 'conflict',
     message: `more than one Node labelled ${label}: (a, b, c)`,
   }],
   [
-    'P-8 / E-11 (fixed): one node with a foreign providerID is a conflict',
+    'P-8 / E-11 (fixed), B2-18: one node with a foreign providerID is a conflict',
     [node('n', N123)],
     true,
     { kind: 'conflict', message: `Node n labelled ${label} has providerID ${N123}, expected ${XYZ} or ${LEGACY}` },
