@@ -21,10 +21,11 @@ import type { Row } from './report.ts';
 const MiB = 1024 * 1024;
 const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
 
-function memoryOf(pid: number): { rss: number; peak: number } {
+function memoryOf(pid: number): { rss: number; peak: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  // RssAnon is the heap, malloc arenas and stacks; RssFile the binary's and libraries' touched pages.
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 
 /** RSS once it holds still: two readings a second apart that agree within 1 %. */
@@ -67,6 +68,19 @@ export function start(bundlePath: string, kubeconfig: string, namespace: string,
   ];
   const env = { ...process.env, NO_COLOR: '1', KUBECONFIG: '' };
   return new ControllerProcess('node', bundlePath, args, { command: runtimes.node, args: [...nodeFlags, bundlePath, ...args], env });
+}
+
+/** Where the heap stands, from the process's own /metrics (shared/src/metrics/process.ts). */
+async function heapFigures(p: ControllerProcess): Promise<[string, number][]> {
+  const text = (await httpGet(await p.address('metrics'), '/metrics')).body;
+  const series = (name: string) => Number(new RegExp(`^${name.replace(/[{}"]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return [
+    ['V8 heap committed', series('nodejs_heap_size_total_bytes')],
+    ['V8 heap in use', series('nodejs_heap_size_used_bytes')],
+    ['V8 new space committed', series('nodejs_heap_space_size_total_bytes{space="new_space"}')],
+    ['V8 old space committed', series('nodejs_heap_space_size_total_bytes{space="old_space"}')],
+    ['outside the heap (buffers)', series('nodejs_external_memory_bytes')],
+  ];
 }
 
 export async function ready(p: ControllerProcess): Promise<void> {
@@ -149,7 +163,8 @@ export function benchAllInOneMachines(env: TestEnv, admin: Client, machines: num
       const names = [...(await createMachines(admin, scene, 'aio', machines)).keys()];
       await scene.until(`${machines} machines ready`, () => names.every((n) => scene.readyAt.has(n) && scene.nodeIdAt.has(n)), 120_000 + machines * 1_000);
       const rss = await settledRss(p.child.pid!);
-      const { peak } = memoryOf(p.child.pid!);
+      const { peak, anon, file } = memoryOf(p.child.pid!);
+      const heap = await heapFigures(p);
       const allReady = (scene.now() - t0) / 1000;
       const cpu = cpuSeconds(p.child.pid!);
       const goal = machines >= 1000 ? 150 : 74;
@@ -168,6 +183,14 @@ export function benchAllInOneMachines(env: TestEnv, admin: Client, machines: num
           reference: { label: 'goal', value: goal },
           better: 'lower',
         },
+        { what: `all-in-one RSS with ${machines} ready machines: anonymous (heap, malloc, stacks)`, ours: anon / MiB, unit: 'MiB', better: 'lower' },
+        { what: `all-in-one RSS with ${machines} ready machines: file-backed (binary, libraries)`, ours: file / MiB, unit: 'MiB', better: 'lower' },
+        ...heap.map(([what, bytes]) => ({
+          what: `all-in-one with ${machines} ready machines: ${what} (/metrics)`,
+          ours: bytes / MiB,
+          unit: 'MiB',
+          better: 'lower' as const,
+        })),
         { what: `all-in-one: ${machines} machines ready with provider IDs on their Nodes (no client limit)`, ours: allReady, unit: 's', better: 'lower' },
         { what: 'all-in-one CPU seconds (user + system), start to all ready', ours: cpu, unit: 's', better: 'lower' },
         { what: 'all-in-one CPU seconds per machine, start to all ready', ours: cpu / machines, unit: 's', better: 'lower' },

@@ -4,12 +4,14 @@ import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { Checks } from '@metal3-ts/shared/manager/health';
 import { type BindAddress, type Route, type RunningServer, startHttpServer } from '@metal3-ts/shared/manager/http-server';
 import { METRICS_CONTENT_TYPE } from '@metal3-ts/shared/manager/manager';
+import { registerProcessMetrics } from '@metal3-ts/shared/metrics/process';
 import { exponentialBuckets, Registry } from '@metal3-ts/shared/metrics/registry';
 import type { ReviewStats } from './server.ts';
 
 /** The webhook's metrics and the hook that feeds them from every answered review. */
 export function webhookMetrics(): { registry: Registry; onReview: (s: ReviewStats) => void } {
   const registry = new Registry();
+  registerProcessMetrics(registry);
   const reviews = registry.counter('conversion_webhook_reviews_total', 'ConversionReviews answered, by result', ['result']);
   const objects = registry.counter('conversion_webhook_objects_total', 'Objects in the ConversionReviews answered');
   const seconds = registry.histogram('conversion_webhook_review_duration_seconds', 'Time to convert one review', [], exponentialBuckets(0.0001, 2, 16));

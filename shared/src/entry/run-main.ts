@@ -24,6 +24,7 @@ import { type Logger, newLogger, type Sink } from '../log/logger.ts';
 import { Manager } from '../manager/manager.ts';
 import { nodeProcess, type ProcessPort, shutdownOnSignals } from '../manager/signals.ts';
 import { Registry } from '../metrics/registry.ts';
+import { registerProcessMetrics } from '../metrics/process.ts';
 import { type ConfigSources, connectionFor, type ManagerConfig, managerFlags, parseArgs, type ParsedArgs, watchTimeoutsWithin } from './config.ts';
 import { FlagError, type FlagSpecs, type FlagValues, HelpRequested, usage } from './flags.ts';
 
@@ -131,6 +132,7 @@ function build<S extends FlagSpecs>(
   log: Logger,
 ): { deps: MainDeps<S>; close(): void } {
   const registry = new Registry();
+  registerProcessMetrics(registry);
   const clock = realClock;
   const connection = connectionFor(config, sources);
   const client = newClient(connection, {

@@ -1,5 +1,6 @@
 // A small Prometheus registry: counters, gauges and histograms with labels, rendered in the text
 // exposition format (version 0.0.4). Just what the harness needs; no client library, no dependency.
+import { compareCodeUnits } from '../meta/compare.ts';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -126,6 +127,7 @@ export function exponentialBuckets(start: number, factor: number, count: number)
 
 export class Registry {
   readonly #metrics = new Map<string, Metric>();
+  readonly #collectors: (() => void)[] = [];
 
   counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
     return this.#register(name, () => new Counter(name, help, labelNames), Counter);
@@ -137,10 +139,16 @@ export class Registry {
     return this.#register(name, () => new Histogram(name, help, labelNames, buckets), Histogram);
   }
 
+  /** Runs `collect` before every render: for values read when scraped (process memory, CPU). */
+  onScrape(collect: () => void): void {
+    this.#collectors.push(collect);
+  }
+
   /** The text exposition of every metric, as served on `/metrics`. */
   render(): string {
+    for (const collect of this.#collectors) collect();
     const out: string[] = [];
-    for (const m of [...this.#metrics.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const m of [...this.#metrics.values()].sort((a, b) => compareCodeUnits(a.name, b.name))) {
       out.push(`# HELP ${m.name} ${m.help}`, `# TYPE ${m.name} ${m.type}`, ...m.render());
     }
     return out.join('\n') + '\n';
