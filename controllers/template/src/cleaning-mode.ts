@@ -9,6 +9,7 @@ import { hasPausedAnnotation } from '@metal3-ts/shared/meta/paused';
 import type { Metal3Machine, Metal3MachineTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { clonedFromTemplate } from './cloned-from.ts';
 import { CLEANING_MODE_FIELD } from './names.ts';
+import { compareCodeUnits } from '@metal3-ts/shared/meta/compare';
 
 /** Ironic automated cleaning as the BareMetalHost API knows it (research W-14). */
 export type CleaningMode = 'metadata' | 'disabled';
@@ -73,6 +74,6 @@ export function planCleaningMode(template: Readonly<Metal3MachineTemplate>, mach
   const differ = own.filter((machine) => machine.spec?.automatedCleaningMode !== wanted.mode);
   const updates = differ
     .filter((machine) => !hasPausedAnnotation(machine))
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+    .sort((a, b) => compareCodeUnits(a.metadata.name ?? '', b.metadata.name ?? ''));
   return { kind: 'propagate', mode: wanted.mode, updates, inSync: own.length - differ.length, paused: differ.length - updates.length };
 }

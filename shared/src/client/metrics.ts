@@ -4,6 +4,7 @@
 // no-op reconcile sends zero requests").
 import type { RequestRecord } from '@metal3-ts/generated';
 import type { Counter, Histogram, Registry } from '../metrics/registry.ts';
+import { compareCodeUnits } from '../meta/compare.ts';
 
 /** client-go's buckets for rest_client_request_duration_seconds and the rate limiter wait. */
 export const REST_CLIENT_BUCKETS: readonly number[] = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
@@ -79,7 +80,7 @@ export class RequestCounter {
   snapshot(): RequestCount[] {
     return [...this.#counts.values()]
       .map((e) => ({ ...e }))
-      .sort((a, b) => a.resource.localeCompare(b.resource) || a.verb.localeCompare(b.verb) || a.code.localeCompare(b.code));
+      .sort((a, b) => compareCodeUnits(a.resource, b.resource) || compareCodeUnits(a.verb, b.verb) || compareCodeUnits(a.code, b.code));
   }
 
   /** Requests matching every given field (all requests without a filter). */

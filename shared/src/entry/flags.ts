@@ -2,6 +2,8 @@
 // bare or `--name=false`, Go durations such as `15s` or `1m30s`). Each flag is declared once with its
 // type, default and help; parsing returns a typed record and every error names the flag at fault.
 
+import { compareCodeUnits } from '../meta/compare.ts';
+
 export class FlagError extends Error {
   override name = 'FlagError';
   /** The flag at fault, with its dashes (`--kube-api-qps`); undefined for a stray argument. */
@@ -105,7 +107,7 @@ export function parseFlags<S extends FlagSpecs>(specs: S, argv: readonly string[
 /** `--name type   help (default x)` lines for every flag, sorted by name. */
 export function usage(specs: FlagSpecs): string {
   return Object.entries(specs)
-    .sort(([a], [b]) => a.localeCompare(b))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([name, spec]) => {
       const shown = spec.shownDefault ?? (spec.default === undefined || spec.default === '' ? undefined : String(spec.default));
       const head = `  --${name}${spec.boolean ? '' : ' value'}`;

@@ -3,6 +3,7 @@
 // fail, close or silence watches. Used by the cache unit tests only.
 import { ApiError, GoneError, type KubeList, type KubeObject, type ListOptions, type WatchEvent, type WatchOptions } from '@metal3-ts/generated';
 import type { ListWatchSource } from '../watcher.ts';
+import { compareCodeUnits } from '../../meta/compare.ts';
 
 type Change<T> = { readonly rv: number; readonly event: WatchEvent<T> };
 
@@ -95,7 +96,7 @@ export class FakeListWatch<T extends KubeObject> implements ListWatchSource<T> {
     await Promise.resolve();
     const failure = this.listFailures.shift();
     if (failure) throw failure;
-    const all = [...this.#objects.values()].sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    const all = [...this.#objects.values()].sort((a, b) => compareCodeUnits(keyOf(a), keyOf(b)));
     const start = options.continue ? Number(options.continue) : 0;
     const limit = options.limit ?? all.length;
     const items = all.slice(start, start + limit).map((o) => structuredClone(o));
