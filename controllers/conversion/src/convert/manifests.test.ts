@@ -38,4 +38,25 @@ test('CV-1/CV-2: every Metal3 object converts to a fully valid v1beta2 object an
   assert.equal([...new Set(annotated)].sort(), ['Metal3Cluster', 'Metal3RemediationTemplate']);
 });
 
+test('CV-1: manifests/v1beta2/cluster.yaml is manifests/cluster.yaml converted, with no conversion annotation: the same cluster, nothing lost either way', () => {
+  const read = (file: string) => parseAllDocuments(readFileSync(join(manifests, file), 'utf8')).map((doc) => doc.toJSON() as JsonMap);
+  const [v1beta1, v1beta2] = [read('cluster.yaml'), read('v1beta2/cluster.yaml')];
+  assert.is(v1beta2.length, v1beta1.length);
+  v1beta1.forEach((object, i) => {
+    const written = v1beta2[i]!;
+    if (object['apiVersion'] !== spokeVersion) return assert.equal(written, object, `document ${i + 1} is not ours: unchanged`);
+    const kind = String(object['kind']);
+    assert.is(written['apiVersion'], hubVersion, kind);
+    assert.equal(validate(schemaOf(kind, 'v1beta2', 'capm3-v1.13.2'), written as Json), [], kind);
+    const hub = convertObject(structuredClone(object) as unknown as KubeObject, hubVersion) as unknown as JsonMap;
+    const { annotations: _, ...metadata } = hub['metadata'] as JsonMap;
+    assert.is(canonical({ ...hub, metadata } as Json), canonical(written), `${kind}: the v1beta1 document converted`);
+    // Read at v1beta1, the v1beta2 document is the v1beta1 one, with no annotation; the Metal3Cluster
+    // also shows v1beta2's cloudProviderEnabled, which v1beta1 serves beside noCloudProvider (CV-5).
+    const back = convertObject(structuredClone(written) as unknown as KubeObject, spokeVersion) as unknown as JsonMap;
+    const spec = kind === 'Metal3Cluster' ? { ...(object['spec'] as JsonMap), cloudProviderEnabled: false } : object['spec'];
+    assert.is(canonical(back), canonical({ ...object, spec } as Json), `${kind} read back at v1beta1`);
+  });
+});
+
 test.run();
