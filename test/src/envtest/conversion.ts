@@ -36,7 +36,8 @@ export interface ConversionWebhook {
   stop(): Promise<void>;
 }
 
-export async function startConversionWebhook(dir: string, servingCa: Certificate, timeoutMs: number): Promise<ConversionWebhook> {
+/** Starts the webhook; `port` serves `/convert` where a stopped one did (a new Pod behind the same Service). */
+export async function startConversionWebhook(dir: string, servingCa: Certificate, timeoutMs: number, port?: number): Promise<ConversionWebhook> {
   const certDir = join(dir, 'conversion', 'certs');
   mkdirSync(certDir, { recursive: true });
   const cert = issueCertificate(
@@ -47,14 +48,14 @@ export async function startConversionWebhook(dir: string, servingCa: Certificate
   writeFileSync(join(certDir, 'tls.key'), cert.keyPem, { mode: 0o600 });
   // A port taken between choosing and binding it: once more with fresh ports.
   for (let attempt = 1;; attempt++) {
-    const [port, probes] = [await freePort(), await freePort()];
+    const [webhookPort, probes] = [port ?? await freePort(), await freePort()];
     const child = new ManagedProcess({
       name: 'conversion webhook',
       command: process.execPath,
       args: [
         MAIN,
         '--webhook-host=127.0.0.1',
-        `--webhook-port=${port}`,
+        `--webhook-port=${webhookPort}`,
         `--cert-dir=${certDir}`,
         `--health-probe-bind-address=127.0.0.1:${probes}`,
         '--metrics-bind-address=0',
@@ -64,7 +65,7 @@ export async function startConversionWebhook(dir: string, servingCa: Certificate
     });
     const stop = async () => {
       await child.stop();
-      releasePort(port);
+      if (port === undefined) releasePort(webhookPort);
       releasePort(probes);
     };
     try {
@@ -73,10 +74,10 @@ export async function startConversionWebhook(dir: string, servingCa: Certificate
         await response.body?.cancel();
         return response.ok ? true : undefined;
       }, { timeoutMs, intervalMs: 100, watch: [child] });
-      return { url: `https://127.0.0.1:${port}/convert`, process: child, stop };
+      return { url: `https://127.0.0.1:${webhookPort}/convert`, process: child, stop };
     } catch (error) {
       await stop();
-      if (!(error instanceof ProcessExitError && error.portRace) || attempt >= 3) throw error;
+      if (!(error instanceof ProcessExitError && error.portRace) || attempt >= 3 || port !== undefined) throw error;
     }
   }
 }
