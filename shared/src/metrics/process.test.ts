@@ -36,6 +36,14 @@ test('each scrape reads the process again: memory as gauges, CPU as a counter th
   assert.is(value(r.render(), 'process_cpu_seconds_total'), 2);
 });
 
+test('registered twice on one registry, the CPU counter still counts each second once (it is its own record)', () => {
+  const r = new Registry();
+  registerProcessMetrics(r, () => figures({ cpuSeconds: 3 }));
+  registerProcessMetrics(r, () => figures({ cpuSeconds: 3 }));
+  assert.is(value(r.render(), 'process_cpu_seconds_total'), 3);
+  assert.is(value(r.render(), 'process_cpu_seconds_total'), 3);
+});
+
 test('the real figures of this process are plausible', () => {
   const f = readProcessFigures();
   assert.ok(f.rss > f.heapUsed && f.heapTotal >= f.heapUsed && f.heapUsed > 0);

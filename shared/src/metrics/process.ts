@@ -51,13 +51,11 @@ export function registerProcessMetrics(registry: Registry, read: () => ProcessFi
   const spaceSize = registry.gauge('nodejs_heap_space_size_total_bytes', 'V8 heap space committed, in bytes.', ['space']);
   const spaceUsed = registry.gauge('nodejs_heap_space_size_used_bytes', 'V8 heap space in use, in bytes.', ['space']);
   start.set({}, Math.round((Date.now() - performance.now()) / 1000));
-  let cpuSeen = 0;
   registry.onScrape(() => {
     const f = read();
     rss.set({}, f.rss);
-    // A counter only grows: add what was spent since the last scrape.
-    if (f.cpuSeconds > cpuSeen) cpu.inc({}, f.cpuSeconds - cpuSeen);
-    cpuSeen = Math.max(cpuSeen, f.cpuSeconds);
+    // A counter only grows: add what was spent since it was last brought up to date.
+    if (f.cpuSeconds > cpu.get()) cpu.inc({}, f.cpuSeconds - cpu.get());
     heapTotal.set({}, f.heapTotal);
     heapUsed.set({}, f.heapUsed);
     external.set({}, f.external);

@@ -13,6 +13,7 @@ import { SharedInformer } from '@metal3-ts/shared/cache/informer';
 import { type ConversionWebhook, startConversionWebhook } from './conversion.ts';
 import { startEnv, type TestEnv } from './env.ts';
 import { freshNamespace } from './suite.ts';
+import { eventually } from '../testing/eventually.ts';
 
 const test = suite('the test environment storing v1beta2: a v1beta1 informer through a conversion webhook outage');
 let env: TestEnv | undefined;
@@ -22,16 +23,6 @@ test.after(async () => {
   await env?.stop();
   await replacement?.stop();
 });
-
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.unreachable(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('CV-1: the webhook down, v1beta1 lists and writes fail naming it and the informer keeps its cache; the webhook back, the held events arrive and nothing is lost', async () => {
   env = await startEnv({ storage: 'v1beta2', crds: { upstream: false }, authorization: 'AlwaysAllow' });
@@ -50,7 +41,7 @@ test('CV-1: the webhook down, v1beta1 lists and writes fail naming it and the in
   try {
     await informer.waitForSync();
     await machines.create(newMetal3Machine({ metadata: { name: 'before' }, spec: { image } }));
-    await until('the first machine cached', () => informer.store.get({ namespace: ns, name: 'before' }));
+    await eventually('the first machine cached', () => informer.store.get({ namespace: ns, name: 'before' }), 30_000);
 
     const webhook = env.conversionWebhook!;
     await webhook.stop();
@@ -69,10 +60,14 @@ test('CV-1: the webhook down, v1beta1 lists and writes fail naming it and the in
     assert.not.ok(informer.store.get({ namespace: ns, name: 'during' }), 'the event waits for the webhook');
 
     replacement = await startConversionWebhook(env.dir, env.authorities.servingCa, 30_000, Number(new URL(webhook.url).port));
-    const during = await until('the machine written during the outage cached, at v1beta1', () => informer.store.get({ namespace: ns, name: 'during' }));
+    const during = await eventually(
+      'the machine written during the outage cached, at v1beta1',
+      () => informer.store.get({ namespace: ns, name: 'during' }),
+      30_000,
+    );
     assert.is(during.spec?.image?.format, 'qcow2', 'converted: v1beta2 diskFormat is v1beta1 format');
     assert.is(informer.store.get({ namespace: ns, name: 'before' })?.metadata.labels?.['outage'], undefined, 'the refused write did not land');
-    await until('no problem left', () => (informer.problems().length === 0 ? true : undefined));
+    await eventually('no problem left', () => (informer.problems().length === 0 ? true : undefined), 30_000);
     const listed = (await machines.list()).items.map((m) => m.metadata.name).sort();
     assert.equal(informer.store.list().map((m) => m.metadata.name).sort(), listed);
     console.log(`    watch restarts through the outage: ${restarts.length === 0 ? 'none' : restarts.join(' | ')}`);

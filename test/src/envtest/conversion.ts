@@ -82,7 +82,7 @@ export async function startConversionWebhook(dir: string, servingCa: Certificate
   }
 }
 
-/** Our CRDs with both versions served, v1beta2 stored, converting through `url` (the install's Service, by URL). */
+/** Our CRDs as crds/*.yaml declare them (both versions served, v1beta2 stored), converting through `url` instead of the install's Service. */
 export function storingV1beta2(sources: readonly CrdSource[], url: string, caPem: string): CrdSource[] {
   const conversion = {
     strategy: 'Webhook',
@@ -91,8 +91,7 @@ export function storingV1beta2(sources: readonly CrdSource[], url: string, caPem
   return sources.map(({ crd, origin }) => {
     if (crd.spec.group !== GROUP) return { crd, origin };
     if (!crd.spec.versions.some((v) => v.name === 'v1beta2')) throw new Error(`${origin} has no v1beta2 version`);
-    const versions = crd.spec.versions.map((v) => ({ ...v, served: true, storage: v.name === 'v1beta2' }));
-    return { crd: { ...crd, spec: { ...crd.spec, versions, conversion } }, origin: `${origin} (v1beta2 stored, conversion webhook)` };
+    return { crd: { ...crd, spec: { ...crd.spec, conversion } }, origin: `${origin} (conversion webhook by URL)` };
   });
 }
 
