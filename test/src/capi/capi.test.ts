@@ -12,6 +12,7 @@ import { startEnv, type TestEnv } from '../envtest/env.ts';
 import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
 import { freshNamespace } from '../envtest/suite.ts';
+import { eventually } from '../testing/eventually.ts';
 import { type ClusterApi, startClusterAPI } from './managers.ts';
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -135,6 +136,45 @@ for (const version of CAPI_VERSIONS) {
       assert.is(v1.spec?.['infrastructureRef']?.name, 'c1');
     });
   }
+
+  test(`${version}: CT-2/CT-3/CT-11 Cluster API reads a Metal3Cluster at the version its newest contract label names (${version === 'v1.10.10' ? 'v1beta1' : 'v1beta2'})`, async () => {
+    // One object whose two views disagree on purpose: its v1beta1 Ready condition and its v1beta2 Ready
+    // condition carry different reasons, so the reason Cluster API mirrors into the Cluster's
+    // InfrastructureReady says which version it read.
+    const expected = version === 'v1.10.10' ? 'ReadInV1beta1' : 'ReadInV1beta2';
+    await env.admin.client.create(`/apis/${INFRA}/v1beta1/namespaces/${ns}/metal3clusters`, {
+      apiVersion: `${INFRA}/v1beta1`,
+      kind: 'Metal3Cluster',
+      metadata: { name: 'contract', namespace: ns },
+      spec: { controlPlaneEndpoint: { host: '192.0.2.10', port: 6443 }, noCloudProvider: true },
+    });
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await env.admin.client.mergePatch(`/apis/${INFRA}/v1beta1/namespaces/${ns}/metal3clusters/contract/status`, {
+      status: {
+        ready: false,
+        conditions: [{ type: 'Ready', status: 'False', severity: 'Info', reason: 'ReadInV1beta1', lastTransitionTime: now }],
+        v1beta2: { conditions: [{ type: 'Ready', status: 'False', reason: 'ReadInV1beta2', message: 'read at v1beta2', lastTransitionTime: now }] },
+      },
+    });
+    await env.admin.client.create(`/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/clusters`, {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { name: 'contract', namespace: ns },
+      spec: { infrastructureRef: { apiVersion: `${INFRA}/v1beta1`, kind: 'Metal3Cluster', name: 'contract' } },
+    });
+    // v1.10.10 mirrors into the v1beta1 Cluster's conditions; v1.13.5 into the v1beta2 Cluster's.
+    type Condition = { type: string; reason?: string; message?: string };
+    const clusterVersion = version === 'v1.10.10' ? 'v1beta1' : 'v1beta2';
+    const mirrored = await eventually(`the Cluster's InfrastructureReady condition on ${version}`, async () => {
+      const cluster = await env.admin.client.get<Obj & { status?: { conditions?: Condition[] } }>(
+        `/apis/cluster.x-k8s.io/${clusterVersion}/namespaces/${ns}/clusters/contract`,
+      );
+      const condition = cluster.status?.conditions?.find((c) => c.type === 'InfrastructureReady');
+      return condition?.reason ? condition : undefined;
+    }, 60_000);
+    assert.is(mirrored.reason, expected);
+    if (version !== 'v1.10.10') assert.is(mirrored.message, 'read at v1beta2');
+  });
 
   test.run();
 }

@@ -91,7 +91,7 @@ test("M-22 M-40: a fresh copy showing another machine's claim forgets the record
   assert.equal(scope.observed.association, { kind: 'Host', message: `BareMetalHost ${NS}/h1 is consumed by Metal3Machine ${NS}/m2; choosing again` });
 });
 
-test('M-19 M-24: a settled machine keeps its host without rewriting it and releases a stray; the pass ends there', async () => {
+test('M-19 M-24 B2-8 (refused): a settled machine keeps its host without rewriting it and releases a stray; the pass ends there; Metal3DataReady is said only without a data template', async () => {
   const world = phaseWorld();
   const m1 = await machineScene(world, 'm1', {
     annotations: { [HOST_ANNOTATION]: `${NS}/h1` },
@@ -120,6 +120,13 @@ test('M-19 M-24: a settled machine keeps its host without rewriting it and relea
   const host = await hostOn(world.client, 'h1');
   assert.is(host.spec?.consumerRef?.name, 'm1');
   assert.is(host.spec?.image?.url, IMAGE.url);
+
+  // With a data template the render's own condition stands: the settled pass says nothing of the data.
+  const templated = await world.scope();
+  templated.m3m.spec = { ...templated.m3m.spec, dataTemplate: { name: 'template-1' } };
+  reconcileSpec(world.ctx, templated);
+  assert.equal(await reconcileSettled(world.ctx, templated), {});
+  assert.is(templated.observed.data, undefined);
 });
 
 test.run();
