@@ -3,6 +3,7 @@
 // upstream's --metal3data-concurrency, --metal3datatemplate-concurrency and
 // --enableBMHNameBasedPreallocation; the IPAM kinds the apiserver serves are probed first (D-2/D-3).
 // main.ts runs it alone; the all-in-one process runs it beside the others.
+import { readClusterApi } from '@metal3-ts/shared/capi/read';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
 import { dataControllers } from './controller.ts';
@@ -16,6 +17,8 @@ export const dataEntry = controllerEntry({
     enableBMHNameBasedPreallocation: flag.bool(false, 'Name Metal3 IPClaims <BareMetalHost>-<pool> so IPPool preAllocations can follow the host'),
   },
   async register(deps) {
+    // Before any informer: Cluster API's kinds are read at the version the apiserver serves (S-10).
+    await readClusterApi(deps);
     const { manager, client, log, config, flags } = deps;
     const ipam = await probeIpamKinds(client, config.namespace);
     log.info('IPAM kinds served', { ...ipam });

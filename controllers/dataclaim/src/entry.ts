@@ -3,6 +3,7 @@
 // --metal3datatemplate-concurrency (CAPM3 allocates claims in its Metal3DataTemplate controller),
 // then the controller on the shared harness. main.ts runs it alone; the all-in-one process runs it
 // beside the others.
+import { readClusterApi } from '@metal3-ts/shared/capi/read';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
 import { dataClaimController } from './controller.ts';
@@ -12,7 +13,9 @@ export const dataClaimEntry = controllerEntry({
   flags: {
     'metal3datatemplate-concurrency': flag.int(0, 'Metal3DataClaims reconciled in parallel (0: use --concurrency)', { min: 0 }),
   },
-  register(deps) {
+  async register(deps) {
+    // Before any informer: Cluster API's kinds are read at the version the apiserver serves (S-10).
+    await readClusterApi(deps);
     const { manager, config, flags } = deps;
     const concurrency = flags['metal3datatemplate-concurrency'] || config.concurrency;
     manager.add(dataClaimController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }));

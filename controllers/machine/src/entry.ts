@@ -3,6 +3,7 @@
 // controller on the shared harness. main.ts runs it alone; the all-in-one process runs it beside
 // the others.
 import process from 'node:process';
+import { readClusterApi } from '@metal3-ts/shared/capi/read';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
@@ -16,7 +17,9 @@ export const machineEntry = controllerEntry({
     'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster, per resource kind', { min: 0 }),
     'fast-track': flag.optionalString('Keep released hosts powered on ("true") or not ("false"); default: $CAPM3_FAST_TRACK, else "false"'),
   },
-  register(deps) {
+  async register(deps) {
+    // Before any informer: Cluster API's kinds are read at the version the apiserver serves (S-10).
+    await readClusterApi(deps);
     const { manager, client, registry, log, clock, config, flags } = deps;
     const clusterCache = new ClusterCache(client, { log, registry, clock, qps: flags['clustercache-client-qps'], burst: flags['clustercache-client-burst'] });
     manager.add(

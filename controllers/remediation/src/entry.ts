@@ -2,6 +2,7 @@
 // --metal3remediation-concurrency, the out-of-service-taint mode (off by default, docs/compatibility.md)
 // and the workload-cluster client budget, then the controller on the
 // shared harness. main.ts runs it alone; the all-in-one process runs it beside the others.
+import { readClusterApi } from '@metal3-ts/shared/capi/read';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
@@ -21,6 +22,8 @@ export const remediationEntry = controllerEntry({
     'clustercache-client-burst': flag.int(30, 'Burst of requests to each workload cluster, per resource kind', { min: 0 }),
   },
   async register(deps) {
+    // Before any informer: Cluster API's kinds are read at the version the apiserver serves (S-10).
+    await readClusterApi(deps);
     const { manager, client, registry, log, clock, config, flags } = deps;
     const outOfService = await outOfServiceMode(flags['out-of-service-taint'], client);
     log.info('remediation mode', { outOfServiceTaint: outOfService });

@@ -133,7 +133,7 @@ export async function perform(deps: RemediationDeps, s: StepScope, step: Step, c
           (r.status?.retryCount ?? 0) + 1
         } power cycles of host ${s.host.metadata.name}: Machine handed back to Cluster API (OwnerRemediated False)`,
       );
-      await markOwnerRemediated(deps.client, s.machine);
+      await markOwnerRemediated(deps.client, s.machine, stamp(s.now));
       if (!(await reusesNodes(deps, s))) {
         await hosts.mergePatch(s.host.metadata.name!, { metadata: { annotations: { [UNHEALTHY_ANNOTATION]: UNHEALTHY_VALUE } } }).catch((error: Error) => {
           throw new Error(`error setting unhealthy annotation: ${error.message}`, { cause: error });

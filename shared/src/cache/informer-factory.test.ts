@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError, Client, type Transport } from '@metal3-ts/generated';
+import { ApiError, Client, type KubeObject, type Transport } from '@metal3-ts/generated';
+import * as v1beta1 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import * as v1beta2 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta2';
 import { ConfigMapResource, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { Registry } from '../metrics/registry.ts';
 import { InformerFactory } from './informer-factory.ts';
@@ -132,6 +134,42 @@ test('start twice is a wiring error', async () => {
   } catch (error) {
     assert.match((error as Error).message, 'twice');
   }
+});
+
+test('S-10 readAs: the informer of a kind lists and watches the served version and caches each object projected', async () => {
+  const { transport, factory } = setup();
+  factory.readAs({
+    shape: v1beta1.MachineResource,
+    served: v1beta2.MachineResource,
+    project: (m: v1beta2.Machine) =>
+      ({
+        apiVersion: m.apiVersion,
+        kind: 'Machine',
+        metadata: m.metadata,
+        spec: { clusterName: `projected ${m.spec.clusterName}` },
+      }) as unknown as v1beta1.Machine,
+  });
+  transport.source('machines').create({
+    apiVersion: 'cluster.x-k8s.io/v1beta2',
+    kind: 'Machine',
+    metadata: { name: 'm1', namespace: 'ns', resourceVersion: '1', managedFields: [{ manager: 'x' }] },
+    spec: { clusterName: 'c1' },
+  } as unknown as KubeObject);
+  const machines = factory.informerFor(v1beta1.MachineResource);
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  const cached = machines.store.get({ namespace: 'ns', name: 'm1' });
+  assert.is(cached?.spec?.clusterName, 'projected c1');
+  assert.is(cached?.metadata.managedFields, undefined, 'managedFields are dropped first, as for every informer');
+  assert.ok(transport.paths.some((p) => p.startsWith('/apis/cluster.x-k8s.io/v1beta2/machines')), transport.paths.join(' '));
+  assert.not.ok(transport.paths.some((p) => p.includes('/v1beta1/')), 'nothing asked at v1beta1');
+  assert.throws(
+    () => factory.readAs({ shape: v1beta1.MachineResource, served: v1beta2.MachineResource, project: () => cached! }),
+    /readAs\(Machine\): an informer already reads cluster\.x-k8s\.io\/v1beta1/,
+  );
+  aborter.abort();
+  await running;
 });
 
 test.run();

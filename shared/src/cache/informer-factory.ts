@@ -12,8 +12,8 @@ import { type Logger, silentLogger } from '../log/logger.ts';
 import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
-import type { CacheTransform } from './transform.ts';
-import type { Informer, InformerSelection, SelectedInformerSource } from './types.ts';
+import { type CacheTransform, stripManagedFields } from './transform.ts';
+import type { Informer, InformerSelection, ReadView, SelectedInformerSource } from './types.ts';
 import type { WatcherOptions } from './watcher.ts';
 
 /** Watch tuning shared by every informer of a factory (tests shorten timeouts and backoff). */
@@ -34,6 +34,7 @@ export class InformerFactory implements SelectedInformerSource {
   readonly #options: InformerFactoryOptions;
   readonly #log: Logger;
   readonly #informers = new Map<string, SharedInformer<KubeObject>>();
+  readonly #views = new Map<string, ReadView<KubeObject, KubeObject>>();
   readonly #runs: Promise<void>[] = [];
   #signal: AbortSignal | undefined;
 
@@ -41,6 +42,17 @@ export class InformerFactory implements SelectedInformerSource {
     this.#client = client;
     this.#options = options;
     this.#log = options.log ?? silentLogger;
+  }
+
+  /**
+   * From now on the informer of `view.shape` lists and watches `view.served` and caches each object
+   * as `view.project` makes it (a kind the apiserver serves at another version than the one the
+   * controllers read, research S-10). Called before any controller asks for that kind.
+   */
+  readAs<S extends KubeObject, T extends KubeObject>(view: ReadView<S, T>): void {
+    const key = gvkKey(view.shape.group, view.shape.version, view.shape.kind);
+    if ([...this.#informers.keys()].some((k) => k.split('?')[0] === key)) throw new Error(`readAs(${view.shape.kind}): an informer already reads ${key}`);
+    this.#views.set(key, view as unknown as ReadView<KubeObject, KubeObject>);
   }
 
   informerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> {
@@ -61,7 +73,13 @@ export class InformerFactory implements SelectedInformerSource {
     const existing = this.#informers.get(key);
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace, clock, registry } = this.#options;
-    const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(descriptor, namespace) : this.#client.all(descriptor);
+    const view = this.#views.get(gvkKey(descriptor.group, descriptor.version, descriptor.kind)) as ReadView<KubeObject, T> | undefined;
+    const source = (view?.served ?? descriptor) as ResourceDescriptor<T>;
+    const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(source, namespace) : this.#client.all(source);
+    if (view) {
+      const then = transform ?? stripManagedFields;
+      transform = (object) => then(view.project(stripManagedFields(object)));
+    }
     const resource = resourceName(descriptor.plural, descriptor.group);
     const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
     const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);

@@ -74,3 +74,13 @@ export interface InformerSelection<T extends KubeObject> {
 export interface SelectedInformerSource extends InformerSource {
   selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T>;
 }
+
+/**
+ * A kind the controllers read in one shape (`shape`, e.g. Cluster API's v1beta1 Machine) while the
+ * informer lists and watches another served version (`served`) and projects each object into it.
+ */
+export interface ReadView<S extends KubeObject, T extends KubeObject> {
+  readonly shape: ResourceDescriptor<T>;
+  readonly served: ResourceDescriptor<S>;
+  readonly project: (served: S) => T;
+}

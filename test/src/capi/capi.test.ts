@@ -13,6 +13,14 @@ import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
 import { freshNamespace } from '../envtest/suite.ts';
 import { eventually } from '../testing/eventually.ts';
+import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
+import { readClusterApi } from '@metal3-ts/shared/capi/read';
+import { newClient } from '@metal3-ts/shared/client/client';
+import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
+import { realClock } from '@metal3-ts/shared/clock/clock';
+import { silentLogger } from '@metal3-ts/shared/log/logger';
+import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { type ClusterApi, startClusterAPI } from './managers.ts';
 
 const INFRA = 'infrastructure.cluster.x-k8s.io';
@@ -174,6 +182,41 @@ for (const version of CAPI_VERSIONS) {
     }, 60_000);
     assert.is(mirrored.reason, expected);
     if (version !== 'v1.10.10') assert.is(mirrored.message, 'read at v1beta2');
+  });
+
+  test(`${version}: S-10 the controllers read Cluster API at ${version === 'v1.10.10' ? 'v1beta1' : 'v1beta2'}: the informers list that version and cache a Machine in the shape the controllers read`, async () => {
+    const want = version === 'v1.10.10' ? 'v1beta1' : 'v1beta2';
+    const client = newClient(loadKubeConfigFile(env.kubeconfigPath));
+    const informers = new InformerFactory(client, { namespace: ns });
+    const stop = new AbortController();
+    try {
+      assert.is(await readClusterApi({ client, informers, log: silentLogger, clock: realClock }, { attempts: 1 }), want);
+      await env.admin.client.create(`/apis/cluster.x-k8s.io/v1beta1/namespaces/${ns}/machines`, {
+        apiVersion: 'cluster.x-k8s.io/v1beta1',
+        kind: 'Machine',
+        metadata: { name: 'read', namespace: ns },
+        spec: {
+          clusterName: 'contract',
+          bootstrap: { dataSecretName: 'read-data' },
+          infrastructureRef: { apiVersion: `${INFRA}/v1beta1`, kind: 'Metal3Machine', name: 'read-m3m' },
+          providerID: 'metal3://ns/h1/read-m3m',
+        },
+      });
+      const machines = informers.informerFor(MachineResource);
+      const running = informers.start(stop.signal);
+      await informers.waitForSync();
+      const machine = machines.store.get({ namespace: ns, name: 'read' });
+      assert.is(machine?.apiVersion, `cluster.x-k8s.io/${want}`);
+      const ref = machine?.spec?.infrastructureRef;
+      assert.equal([apiGroupOf(ref?.apiVersion ?? ''), ref?.kind, ref?.name, ref?.namespace], [INFRA, 'Metal3Machine', 'read-m3m', ns]);
+      assert.is(machine?.spec?.bootstrap.dataSecretName, 'read-data');
+      assert.is(machine?.spec?.providerID, 'metal3://ns/h1/read-m3m');
+      stop.abort();
+      await running;
+    } finally {
+      stop.abort();
+      client.transport.close();
+    }
   });
 
   test.run();

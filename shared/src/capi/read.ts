@@ -1,0 +1,34 @@
+// Points a process's informers at the Cluster API version the apiserver serves (version.ts): at
+// v1beta2, the Cluster, Machine and MachineSet informers list and watch v1beta2 and cache each object
+// projected into the v1beta1 shape the controllers read (projection.ts); at v1beta1 nothing changes.
+// Once per informer factory: the all-in-one process registers several controllers on one factory.
+import type { Client } from '@metal3-ts/generated';
+import * as v1beta1 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import * as v1beta2 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta2';
+import type { InformerFactory } from '../cache/informer-factory.ts';
+import type { Clock } from '../clock/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import { clusterFromV1beta2, machineFromV1beta2, machineSetFromV1beta2 } from './projection.ts';
+import { type ClusterApiVersion, discoverClusterApiVersion, type DiscoveryOptions } from './version.ts';
+
+const chosen = new WeakMap<InformerFactory, Promise<ClusterApiVersion>>();
+
+/** Discovers the version (once per factory) and sets the factory's views; resolves with the version. */
+export function readClusterApi(
+  deps: { readonly client: Client; readonly informers: InformerFactory; readonly log: Logger; readonly clock: Clock },
+  options: Omit<DiscoveryOptions, 'clock'> = {},
+): Promise<ClusterApiVersion> {
+  const known = chosen.get(deps.informers);
+  if (known) return known;
+  const choosing = discoverClusterApiVersion(deps.client.transport, { clock: deps.clock, ...options }).then((version) => {
+    if (version === 'v1beta2') {
+      deps.informers.readAs({ shape: v1beta1.ClusterResource, served: v1beta2.ClusterResource, project: clusterFromV1beta2 });
+      deps.informers.readAs({ shape: v1beta1.MachineResource, served: v1beta2.MachineResource, project: machineFromV1beta2 });
+      deps.informers.readAs({ shape: v1beta1.MachineSetResource, served: v1beta2.MachineSetResource, project: machineSetFromV1beta2 });
+    }
+    deps.log.info('reading Cluster API objects', { group: 'cluster.x-k8s.io', version });
+    return version;
+  });
+  chosen.set(deps.informers, choosing);
+  return choosing;
+}
