@@ -1,8 +1,11 @@
 // One informer per kind per process: every controller that asks for BareMetalHosts shares one
 // list/watch and one cache. A controller that must hold less than the whole kind (a label-selected,
 // metadata-only view of Secrets) asks for a selected informer, one per kind + selector + transform
-// name; it is run, tuned and judged for readiness like every other, so no informer lives outside it. The manager starts the factory; informers asked for later (a controller
-// added after start) start at once. `readiness()` feeds the manager's readiness check: every informer
+// name; it is run, tuned and judged for readiness like every other, so no informer lives outside it.
+// A kind the controllers read in another version's shape than the apiserver serves (Cluster API's
+// v1beta1 shape over v1beta2, S-10) is given a view before anyone asks for it (`readAs`): its
+// informer lists the served version and projects each object. The manager starts the factory;
+// informers asked for later (a controller added after start) start at once. `readiness()` feeds the manager's readiness check: every informer
 // synced, and none unable to list or watch (a refused verb, a missing CRD, repeated failures), with
 // the verb and resource named; each failed list or watch is counted in
 // `informer_list_watch_errors_total{resource,verb,code}`.
@@ -76,10 +79,8 @@ export class InformerFactory implements SelectedInformerSource {
     const view = this.#views.get(gvkKey(descriptor.group, descriptor.version, descriptor.kind)) as ReadView<KubeObject, T> | undefined;
     const source = (view?.served ?? descriptor) as ResourceDescriptor<T>;
     const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(source, namespace) : this.#client.all(source);
-    if (view) {
-      const then = transform ?? stripManagedFields;
-      transform = (object) => then(view.project(stripManagedFields(object)));
-    }
+    // A view's objects are projected first (managedFields gone, as for every informer), then selected.
+    const ingest: CacheTransform<T> | undefined = view ? (object) => (transform ?? stripManagedFields)(view.project(stripManagedFields(object))) : transform;
     const resource = resourceName(descriptor.plural, descriptor.group);
     const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
     const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);
@@ -96,7 +97,7 @@ export class InformerFactory implements SelectedInformerSource {
       ...(namespace !== undefined && descriptor.namespaced ? { namespace } : {}),
       ...(clock ? { clock } : {}),
       ...(labelSelector !== undefined ? { labelSelector } : {}),
-      ...(transform ? { transform } : {}),
+      ...(ingest ? { transform: ingest } : {}),
       log: this.#log,
       onSize: (size) => objects?.set(sizeLabels, size),
       onRestart: (reason) => {

@@ -144,8 +144,20 @@ export async function waitForCrds(client: ApiClient, crds: readonly Crd[], optio
   // ApiClient retries the 429s, so one successful LIST per resource proves it is served. So does a
   // LIST refused only because objects already stored need a conversion webhook not serving yet (the
   // real Cluster API installs its CRDs before its managers start; a Cluster written earlier is stored
-  // at the old version).
-  await Promise.all(listPaths.map((path) => client.get(path, { query: { limit: 1 } }).catch(servedButUnconverted)));
+  // at the old version). A version just made discoverable can still answer its first LIST with 404
+  // "page not found" for a moment (seen once on a loaded machine), so each LIST is asked again until
+  // the timeout, which then names the last error.
+  await Promise.all(listPaths.map((path) =>
+    waitFor(
+      `LIST ${path}`,
+      () =>
+        client.get(path, { query: { limit: 1 } }).then(() => true, (error: unknown) => {
+          servedButUnconverted(error);
+          return true;
+        }),
+      { timeoutMs, intervalMs: 100 },
+    )
+  ));
 }
 
 /** Swallows the error of a LIST refused only because a conversion webhook is not serving yet; rethrows any other. */
