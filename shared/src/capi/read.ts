@@ -8,6 +8,7 @@ import * as v1beta2 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta2';
 import type { InformerFactory } from '../cache/informer-factory.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
+import { CLUSTER_API_GROUP } from '../meta/cluster-api-names.ts';
 import { clusterFromV1beta2, machineFromV1beta2, machineSetFromV1beta2 } from './projection.ts';
 import { type ClusterApiVersion, discoverClusterApiVersion, type DiscoveryOptions } from './version.ts';
 
@@ -26,7 +27,7 @@ export function readClusterApi(
       deps.informers.readAs({ shape: v1beta1.MachineResource, served: v1beta2.MachineResource, project: machineFromV1beta2 });
       deps.informers.readAs({ shape: v1beta1.MachineSetResource, served: v1beta2.MachineSetResource, project: machineSetFromV1beta2 });
     }
-    deps.log.info('reading Cluster API objects', { group: 'cluster.x-k8s.io', version });
+    deps.log.info('reading Cluster API objects', { group: CLUSTER_API_GROUP, version });
     return version;
   });
   chosen.set(deps.informers, choosing);

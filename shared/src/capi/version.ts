@@ -5,8 +5,7 @@
 // read.ts points the informers at the chosen version.
 import { ApiError, type Transport } from '@metal3-ts/generated';
 import type { Clock } from '../clock/clock.ts';
-
-export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
+import { CLUSTER_API_GROUP } from '../meta/cluster-api-names.ts';
 
 export type ClusterApiVersion = 'v1beta1' | 'v1beta2';
 

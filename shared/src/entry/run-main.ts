@@ -104,7 +104,13 @@ async function runToExitCode<S extends FlagSpecs>(options: MainOptions<S>, sourc
   const { manager, events } = deps;
   const shutdown = shutdownOnSignals(port, log);
   try {
-    await options.register(deps);
+    try {
+      await options.register(deps);
+    } catch (error) {
+      // Before the manager ran (e.g. Cluster API not served, S-10): say so, not that it stopped.
+      log.error('cannot register the controllers', { error });
+      return 1;
+    }
     log.info('starting manager', {
       name: options.name,
       namespace: config.namespace ?? '(all)',
