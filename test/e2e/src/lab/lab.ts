@@ -24,7 +24,7 @@ import type { RestartPolicy } from './backoff.ts';
 import { ALL_IN_ONE, type ControllerName, CONTROLLERS, type ProcessName, startController } from './controllers.ts';
 import { type LabImages, prepareImages, startImageController } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
-import { applyManifests, readManifests } from './manifests.ts';
+import { applyManifests, metal3At, readManifests } from './manifests.ts';
 import { installPolicies } from './policies.ts';
 
 export const LAB_NAMESPACE = 'metal3';
@@ -43,6 +43,12 @@ export interface LabOptions {
    * EXAMPLE_MANIFESTS); null applies nothing.
    */
   readonly manifests?: string | null;
+  /**
+   * Writes the manifests' Metal3 objects (group infrastructure.cluster.x-k8s.io) at this version
+   * (default: as written). `v1beta2` converts each by the conversion webhook's own rules before it is
+   * applied, so a scenario runs from v1beta2 manifests without a second copy of its YAML (issue 18).
+   */
+  readonly metal3Version?: 'v1beta1' | 'v1beta2';
   /** BMO simulator speed: `instant` (default) or `bmoTestMode` (BMO's test-mode delays). */
   readonly speed?: BmoSpeed;
   /** Time from a host being provisioned to its Node registering (default 0). */
@@ -189,9 +195,9 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     log(`${options.hosts ?? 8} BareMetalHosts created`);
     if (options.manifests !== null) {
       const path = options.manifests ?? EXAMPLE_MANIFESTS;
-      const manifests = readManifests(path);
+      const manifests = metal3At(readManifests(path), options.metal3Version);
       await applyManifests(client, namespace, manifests);
-      log(`applied ${manifests.length} objects from ${path}`);
+      log(`applied ${manifests.length} objects from ${path}${options.metal3Version ? ` (Metal3 objects at ${options.metal3Version})` : ''}`);
     }
     return { env, client, namespace, controllers, capi: version, addHosts, stopControllers, stop };
   } catch (error) {

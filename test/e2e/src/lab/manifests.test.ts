@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXAMPLE_MANIFESTS } from './lab.ts';
-import { ManifestError, readManifests } from './manifests.ts';
+import { convertObject } from '@metal3-ts/controller-conversion/convert/index';
+import { ManifestError, metal3At, readManifests } from './manifests.ts';
 
 test('the example cluster: the seed 003 objects, every one a kind the typed API knows', () => {
   const kinds = readManifests(EXAMPLE_MANIFESTS).map((m) => `${m.object.kind}/${m.object.metadata.name}`);
@@ -20,6 +21,21 @@ test('the example cluster: the seed 003 objects, every one a kind the typed API 
     'Metal3DataTemplate/md-0-metadata',
     'IPPool/baremetalv4-pool',
   ]);
+});
+
+test('metal3At v1beta2: every Metal3 object converted (and back to the same object), every other one untouched (issue 18)', () => {
+  const written = readManifests(new URL('../../manifests/mhc', import.meta.url).pathname);
+  const at = metal3At(written, 'v1beta2');
+  assert.equal(
+    at.map((m) => m.object.apiVersion),
+    written.map((m) => m.object.apiVersion.replace('infrastructure.cluster.x-k8s.io/v1beta1', 'infrastructure.cluster.x-k8s.io/v1beta2')),
+  );
+  at.forEach((m, i) => {
+    const before = written[i]!.object;
+    if (before.apiVersion.startsWith('infrastructure.')) assert.equal(convertObject(m.object, before.apiVersion), before, before.kind);
+    else assert.is(m.object, before, before.kind);
+  });
+  assert.equal(metal3At(written, undefined), written);
 });
 
 test('bad manifests are errors naming the file and the document', () => {

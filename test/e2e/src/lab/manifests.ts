@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { type Client, type KubeObject, registry } from '@metal3-ts/generated';
+import { convertObject } from '@metal3-ts/controller-conversion/convert/index';
 
 export interface Manifest {
   readonly source: string;
@@ -82,4 +83,12 @@ export async function deleteManifests(client: Client, namespace: string, manifes
     }
   }
   return present;
+}
+
+const METAL3_GROUP = 'infrastructure.cluster.x-k8s.io';
+
+/** The manifests with every Metal3 object at `version` (undefined: as written), converted by the webhook's rules. */
+export function metal3At(manifests: readonly Manifest[], version: 'v1beta1' | 'v1beta2' | undefined): Manifest[] {
+  if (!version) return [...manifests];
+  return manifests.map((m) => m.object.apiVersion.startsWith(`${METAL3_GROUP}/`) ? { ...m, object: convertObject(m.object, `${METAL3_GROUP}/${version}`) } : m);
 }

@@ -6,6 +6,7 @@
 // MHC deletes the remediation, and the Machine is kept. (2) The kubelet stays dead: after the first
 // cycle and one retry the controller gives up, sets OwnerRemediated False in v1beta1 and v1beta2 (S-1),
 // the MachineSet deletes the Machine and the replacement reclaims the same host (node reuse, N-6).
+// The Metal3 objects are written at v1beta2 (the lab converts them; issue 18).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
@@ -51,10 +52,12 @@ async function worker(lab: Lab, n: number) {
 }
 
 function scenario(version: string): void {
-  const test = suite(`end to end: MachineHealthCheck external remediation by Metal3Remediation, real Cluster API ${version}`);
+  const test = suite(
+    `end to end: MachineHealthCheck external remediation by Metal3Remediation, real Cluster API ${version}, Metal3 objects written at v1beta2`,
+  );
   let lab: Lab;
   test.before(async () => {
-    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MANIFESTS });
+    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MANIFESTS, metal3Version: 'v1beta2' });
   });
   test.after(async () => {
     await lab?.stop();
