@@ -1,7 +1,9 @@
 // The real Cluster API managers of each pinned release in the test environment: the three managers
 // become ready with their own webhook servers, the defaulting and validating webhooks answer through the
 // apiserver, and on v1.13.5 a Cluster written at v1beta1 is stored at v1beta2 through the conversion
-// webhook. Each release gets its own environment: the releases' CRDs differ (storage versions).
+// webhook. Each release reads our objects at the version our contract labels give it, and our
+// controllers read its objects at the version it serves (S-10). Each release gets its own
+// environment: the releases' CRDs differ (storage versions).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { suite } from 'uvu';
