@@ -5,6 +5,7 @@ import * as v1beta1 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import * as v1beta2 from '@metal3-ts/generated/cluster.x-k8s.io/v1beta2';
 import { ConfigMapResource, NodeResource, type Secret, SecretResource } from '@metal3-ts/generated/core/v1';
 import { Registry } from '../metrics/registry.ts';
+import { IndexLedger, ledgeredInformers } from '../entry/index-ledger.ts';
 import { InformerFactory } from './informer-factory.ts';
 import { configMap } from './testing/fake-list-watch.ts';
 import { FakeTransport } from './testing/fake-transport.ts';
@@ -170,6 +171,16 @@ test('S-10 readAs: the informer of a kind lists and watches the served version a
   );
   aborter.abort();
   await running;
+});
+
+test("S-10 decideOnce: one decision per key for the whole process, also through the all-in-one's per-controller views", async () => {
+  const { factory } = setup();
+  const ledger = new IndexLedger();
+  let runs = 0;
+  const decide = () => Promise.resolve(++runs);
+  const views = [ledgeredInformers(factory, 'a', ledger), ledgeredInformers(factory, 'b', ledger)];
+  assert.equal(await Promise.all([...views, factory].map((f) => f.decideOnce('k', decide))), [1, 1, 1]);
+  assert.is(await factory.decideOnce('other', decide), 2, 'another key decides anew');
 });
 
 test.run();

@@ -38,6 +38,7 @@ export class InformerFactory implements SelectedInformerSource {
   readonly #log: Logger;
   readonly #informers = new Map<string, SharedInformer<KubeObject>>();
   readonly #views = new Map<string, ReadView<KubeObject, KubeObject>>();
+  readonly #decisions = new Map<string, Promise<unknown>>();
   readonly #runs: Promise<void>[] = [];
   #signal: AbortSignal | undefined;
 
@@ -45,6 +46,17 @@ export class InformerFactory implements SelectedInformerSource {
     this.#client = client;
     this.#options = options;
     this.#log = options.log ?? silentLogger;
+  }
+
+  /**
+   * A start-up decision every controller of the process shares (which Cluster API version to read):
+   * `decide` runs once per `key`, and every caller gets its promise. Kept here, not beside the caller,
+   * because the all-in-one process hands each controller its own view of this factory.
+   */
+  decideOnce<T>(key: string, decide: () => Promise<T>): Promise<T> {
+    let decision = this.#decisions.get(key) as Promise<T> | undefined;
+    if (!decision) this.#decisions.set(key, decision = decide());
+    return decision;
   }
 
   /**
