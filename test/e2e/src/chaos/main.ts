@@ -6,10 +6,11 @@ import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { DEFAULT_CAPI } from '../lab/lab.ts';
+import { METAL3_VERSIONS, metal3VersionOf } from '../lab/manifests.ts';
 import { describeReport, runChaos } from './run.ts';
 
 const usage =
-  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N] [--capi VERSION]
+  `usage: npm run chaos -w @metal3-ts/e2e -- [--kills N] [--apiserver-restarts N] [--etcd-restarts N] [--seed N] [--pause MIN,MAX] [--outage MIN,MAX] [--rounds N] [--capi VERSION] [--metal3-version V]
   --kills N               SIGKILLs at least (default 100)
   --apiserver-restarts N  kube-apiserver restarts (default 2)
   --etcd-restarts N       etcd stops/starts (default 1)
@@ -17,7 +18,8 @@ const usage =
   --pause MIN,MAX         ms between two chaos actions (default 1000,3000)
   --outage MIN,MAX        ms an apiserver or etcd stays down (default 2000,6000)
   --rounds N              lifecycle rounds at least, the kills shared evenly over their phases (default 3; more run until the plan is complete)
-  --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})`;
+  --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})
+  --metal3-version V      write the cluster's Metal3 objects at V (${METAL3_VERSIONS.join(', ')}; default as the manifests are written)`;
 
 function fail(message: string): never {
   console.error(`chaos: ${message}\n${usage}`);
@@ -36,6 +38,7 @@ try {
       outage: { type: 'string', default: '2000,6000' },
       rounds: { type: 'string', default: '3' },
       capi: { type: 'string', default: DEFAULT_CAPI },
+      'metal3-version': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   }));
@@ -58,6 +61,10 @@ const range = (flag: string, text: string): [number, number] => {
 };
 
 if (!CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
+const metal3Flag = values['metal3-version'];
+const metal3Version = metal3Flag === undefined
+  ? undefined
+  : metal3VersionOf(metal3Flag) ?? fail(`--metal3-version must be one of ${METAL3_VERSIONS.join(', ')}, got "${metal3Flag}"`);
 
 const t0 = performance.now();
 const at = () => `${((performance.now() - t0) / 1000).toFixed(1).padStart(6)}s`;
@@ -70,6 +77,7 @@ const report = await runChaos({
   outageMs: range('outage', values.outage),
   minRounds: int('rounds', values.rounds),
   capi: values.capi,
+  metal3Version,
   log: (m) => console.log(`${at()} ${m}`),
 });
 console.log(`\nchaos run:\n${describeReport(report).map((l) => `  ${l}`).join('\n')}`);

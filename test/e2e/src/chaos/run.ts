@@ -5,7 +5,7 @@
 // cluster's own timing still varies with load). Returns the figures; never hides a violation.
 import type { RestartPolicy } from '../lab/backoff.ts';
 import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, startLab } from '../lab/lab.ts';
-import { readManifests } from '../lab/manifests.ts';
+import { metal3At, type Metal3Version, readManifests } from '../lab/manifests.ts';
 import { CONTROL_PLANE_REPLICAS } from '../scenarios/support.ts';
 import { bringUp, scale, tearDown, upgradeWithReuse } from './lifecycle.ts';
 import { type ChaosPlan, Monkey, type OutageRecord, prng } from './monkey.ts';
@@ -20,6 +20,8 @@ export interface ChaosOptions extends ChaosPlan {
   readonly phaseTimeoutMs?: number;
   /** Cluster API release (default DEFAULT_CAPI). */
   readonly capi?: string;
+  /** The version the seed cluster's Metal3 objects are written at, every round (default: as written, v1beta1). */
+  readonly metal3Version?: Metal3Version;
   readonly log?: (message: string) => void;
 }
 
@@ -57,12 +59,13 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const log = o.log ?? (() => {});
   const t0 = performance.now();
   const capi = o.capi ?? DEFAULT_CAPI;
-  const manifests = readManifests(EXAMPLE_MANIFESTS);
+  const manifests = metal3At(readManifests(EXAMPLE_MANIFESTS), o.metal3Version);
   const lab = await startLab({
     hosts: CONTROL_PLANE_REPLICAS + 3,
     controlPlaneHosts: CONTROL_PLANE_REPLICAS,
     capi,
     manifests: EXAMPLE_MANIFESTS,
+    metal3Version: o.metal3Version,
     restartPolicy: CHAOS_POLICY,
     args: { cluster: CHAOS_LEASE, machine: CHAOS_LEASE, template: CHAOS_LEASE, dataclaim: CHAOS_LEASE, data: CHAOS_LEASE },
     log,

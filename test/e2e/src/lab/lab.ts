@@ -24,7 +24,7 @@ import type { RestartPolicy } from './backoff.ts';
 import { ALL_IN_ONE, type ControllerName, CONTROLLERS, type ProcessName, startController } from './controllers.ts';
 import { type LabImages, prepareImages, startImageController } from './images.ts';
 import type { SupervisedController } from './supervisor.ts';
-import { applyManifests, metal3At, readManifests } from './manifests.ts';
+import { applyManifests, metal3At, type Metal3Version, readManifests } from './manifests.ts';
 import { installPolicies } from './policies.ts';
 
 export const LAB_NAMESPACE = 'metal3';
@@ -48,7 +48,7 @@ export interface LabOptions {
    * (default: as written). `v1beta2` converts each by the conversion webhook's own rules before it is
    * applied, so a scenario runs from v1beta2 manifests without a second copy of its YAML (issue 18).
    */
-  readonly metal3Version?: 'v1beta1' | 'v1beta2';
+  readonly metal3Version?: Metal3Version;
   /** BMO simulator speed: `instant` (default) or `bmoTestMode` (BMO's test-mode delays). */
   readonly speed?: BmoSpeed;
   /** Time from a host being provisioned to its Node registering (default 0). */

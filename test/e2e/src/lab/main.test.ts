@@ -14,6 +14,7 @@ test('bad flags exit 2 with the flag named and the usage, before anything starts
       [['--speed', 'fast'], '--speed must be instant or bmoTestMode'],
       [['--deno', 'bmo'], '--deno takes one of cluster, machine, template, dataclaim, data'],
       [['--capi', 'v1.9.0'], '--capi must be one of v1.13.5, v1.10.10, got "v1.9.0"'],
+      [['--metal3-version', 'v1alpha5'], '--metal3-version must be one of v1beta1, v1beta2, got "v1alpha5"'],
       [['--color'], "Unknown option '--color'"],
       [['--images', '--deno', 'data'], '--images and --deno exclude each other'],
       [['--manifests', '/no/such/dir'], '--manifests: no such file or directory: /no/such/dir'],

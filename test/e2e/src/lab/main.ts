@@ -10,11 +10,11 @@ import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { EnvtestError } from '@metal3-ts/test/envtest/errors';
 import { type ControllerName, CONTROLLERS } from './controllers.ts';
 import { DEFAULT_CAPI, EXAMPLE_MANIFESTS, startLab } from './lab.ts';
-import { ManifestError, readManifests } from './manifests.ts';
+import { ManifestError, METAL3_VERSIONS, metal3VersionOf, readManifests } from './manifests.ts';
 import { describe, isClusterRunning, snapshot } from './progress.ts';
 
 const usage =
-  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION] [--exit-when-running [--timeout S]]
+  `usage: npm start -- [--hosts N] [--control-plane-hosts N] [--manifests PATH] [--speed instant|bmoTestMode] [--join-delay MS] [--deno NAME]... [--images] [--all-in-one] [--capi VERSION] [--metal3-version V] [--exit-when-running [--timeout S]]
   --hosts N               BareMetalHosts to create (default 8)
   --control-plane-hosts N how many of them are labelled pool=control-plane (default 3; the rest pool=worker)
   --manifests PATH        YAML file or directory to apply (default test/e2e/manifests: the seed 003 cluster,
@@ -25,6 +25,8 @@ const usage =
   --images                run every controller from its OCI image (npm run images), as a kubelet would: needs root
   --all-in-one            run every controller as one process (controllers/all-in-one, config/all-in-one's RBAC)
   --capi VERSION          Cluster API release to run (${CAPI_VERSIONS.join(', ')}; default ${DEFAULT_CAPI})
+  --metal3-version V      write the manifests' Metal3 objects at V (${METAL3_VERSIONS.join(', ')}), converted as our
+                          conversion webhook does (default: as written)
   --exit-when-running     stop and exit 0 once the cluster is Running (exit 1 after --timeout)
   --timeout S             with --exit-when-running, seconds to wait (default 300)`;
 
@@ -46,6 +48,7 @@ try {
       images: { type: 'boolean', default: false },
       'all-in-one': { type: 'boolean', default: false },
       capi: { type: 'string', default: DEFAULT_CAPI },
+      'metal3-version': { type: 'string' },
       'exit-when-running': { type: 'boolean', default: false },
       timeout: { type: 'string', default: '300' },
       help: { type: 'boolean', default: false },
@@ -69,6 +72,10 @@ const joinDelayMs = int('join-delay', values['join-delay'], 0);
 const timeoutS = int('timeout', values.timeout, 1);
 if (values.speed !== 'instant' && values.speed !== 'bmoTestMode') fail(`--speed must be instant or bmoTestMode, got "${values.speed}"`);
 if (!CAPI_VERSIONS.includes(values.capi)) fail(`--capi must be one of ${CAPI_VERSIONS.join(', ')}, got "${values.capi}"`);
+const metal3Flag = values['metal3-version'];
+const metal3Version = metal3Flag === undefined
+  ? undefined
+  : metal3VersionOf(metal3Flag) ?? fail(`--metal3-version must be one of ${METAL3_VERSIONS.join(', ')}, got "${metal3Flag}"`);
 const runtimes: Partial<Record<ControllerName, 'deno'>> = {};
 for (const name of values.deno) {
   if (!(CONTROLLERS as readonly string[]).includes(name)) fail(`--deno takes one of ${CONTROLLERS.join(', ')}, got "${name}"`);
@@ -106,6 +113,7 @@ try {
     images: values.images,
     allInOne: values['all-in-one'],
     capi: values.capi,
+    metal3Version,
     // The seed 003 cluster (KCP 3 replicas) unless told otherwise.
     manifests: manifests ?? EXAMPLE_MANIFESTS,
     log: (m) => console.log(`${at()} ${m}`),

@@ -87,8 +87,15 @@ export async function deleteManifests(client: Client, namespace: string, manifes
 
 const METAL3_GROUP = 'infrastructure.cluster.x-k8s.io';
 
+/** The versions our CRDs serve, either of which a manifest may be written at. */
+export const METAL3_VERSIONS = ['v1beta1', 'v1beta2'] as const;
+export type Metal3Version = typeof METAL3_VERSIONS[number];
+
+/** `value` as a Metal3Version, undefined when it names none (for flags and environment variables). */
+export const metal3VersionOf = (value: string): Metal3Version | undefined => METAL3_VERSIONS.find((v) => v === value);
+
 /** The manifests with every Metal3 object at `version` (undefined: as written), converted by the webhook's rules. */
-export function metal3At(manifests: readonly Manifest[], version: 'v1beta1' | 'v1beta2' | undefined): Manifest[] {
+export function metal3At(manifests: readonly Manifest[], version: Metal3Version | undefined): Manifest[] {
   if (!version) return [...manifests];
   return manifests.map((m) => m.object.apiVersion.startsWith(`${METAL3_GROUP}/`) ? { ...m, object: convertObject(m.object, `${METAL3_GROUP}/${version}`) } : m);
 }

@@ -7,12 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import process from 'node:process';
 import { describeReport, runChaos } from '../chaos/run.ts';
-import { CAPI } from './support.ts';
+import { CAPI, METAL3, RUN } from './support.ts';
 
 const SEED = Number(process.env['CHAOS_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
 const KILLS = Number(process.env['CHAOS_KILLS'] ?? 20);
 
-test(`chaos on Cluster API ${CAPI} (H-5 one consumer per host, DT-12 unique indexes, D-16 one address per claim, N-6/H-10 node reuse, X-11/X-16 release): ${KILLS} SIGKILLs, an apiserver restart and an etcd outage over bring-up, upgrade with node reuse, scale and deletion: no violation in any sample, nothing left, every phase converges`, async () => {
+test(`chaos on ${RUN} (H-5 one consumer per host, DT-12 unique indexes, D-16 one address per claim, N-6/H-10 node reuse, X-11/X-16 release): ${KILLS} SIGKILLs, an apiserver restart and an etcd outage over bring-up, upgrade with node reuse, scale and deletion: no violation in any sample, nothing left, every phase converges`, async () => {
   console.log(`chaos: seed ${SEED} (replay with CHAOS_SEED=${SEED})`);
   const report = await runChaos({
     seed: SEED,
@@ -29,6 +29,7 @@ test(`chaos on Cluster API ${CAPI} (H-5 one consumer per host, DT-12 unique inde
     // them on top; the invariants, not the speed, are what this test judges.
     phaseTimeoutMs: 300_000,
     capi: CAPI,
+    metal3Version: METAL3,
   });
   const lines = describeReport(report);
   console.log(lines.map((l) => `chaos: ${l}`).join('\n'));

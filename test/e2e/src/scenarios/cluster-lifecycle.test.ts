@@ -3,8 +3,8 @@
 // hosts, a selector nothing matches), 4 Nodes that already carry a provider ID (seed 000), 4b host
 // labels synced onto a Node (label sync), 5 pause,
 // 6 tear-down. The scenarios run in order, each from where the last left the cluster; each prints its
-// wall time. Real Cluster API (CAPI_VERSION, default the newest release), KCP with 3 replicas and
-// real etcd members on the simulated workload cluster. The lab has 3 control-plane and 3 worker hosts;
+// wall time. Real Cluster API (CAPI_VERSION, default the newest release), Metal3 objects at METAL3_VERSION,
+// KCP with 3 replicas and real etcd members on the simulated workload cluster. The lab has 3 control-plane and 3 worker hosts;
 // the upgrade adds a spare control-plane host, so a control-plane Machine that comes back on its
 // predecessor's host got there by node reuse, not for want of another host.
 import { suite } from 'uvu';
@@ -37,14 +37,16 @@ import {
   hostsByMachine,
   hostsOf,
   labUntil,
+  METAL3,
   metal3Machines,
   nodes,
+  RUN,
   running,
   seconds,
   secretKeys,
 } from './support.ts';
 
-const test = suite(`end to end: whole-cluster lifecycles (Cluster API ${CAPI})`);
+const test = suite(`end to end: whole-cluster lifecycles (${RUN})`);
 const CP = CONTROL_PLANE_REPLICAS;
 /**
  * The version both pools move to: the next minor. Real Cluster API's MachineSet preflight checks hold
@@ -55,7 +57,7 @@ let lab: Lab;
 const timings: string[] = [];
 
 test.before(async () => {
-  lab = await startLab({ hosts: CP + 3, controlPlaneHosts: CP, capi: CAPI }).catch((error: Error) => {
+  lab = await startLab({ hosts: CP + 3, controlPlaneHosts: CP, capi: CAPI, metal3Version: METAL3 }).catch((error: Error) => {
     // uvu drops an error thrown by a before hook without a word: say it.
     console.error(`    lab did not start: ${error.stack ?? error.message}`);
     throw error;

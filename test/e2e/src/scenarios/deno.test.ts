@@ -3,13 +3,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Lab, startLab } from '../lab/lab.ts';
-import { CAPI, CONTROL_PLANE_REPLICAS, controllerProblems, hostsByMachine, nodes, running, seconds } from './support.ts';
+import { CAPI, CONTROL_PLANE_REPLICAS, controllerProblems, hostsByMachine, METAL3, nodes, RUN, running, seconds } from './support.ts';
 
-const test = suite(`end to end: bring-up with the machine controller under Deno 2 (Cluster API ${CAPI})`);
+const test = suite(`end to end: bring-up with the machine controller under Deno 2 (${RUN})`);
 let lab: Lab;
 
 test.before(async () => {
-  lab = await startLab({ hosts: CONTROL_PLANE_REPLICAS + 3, controlPlaneHosts: CONTROL_PLANE_REPLICAS, runtimes: { machine: 'deno' }, capi: CAPI });
+  lab = await startLab({
+    hosts: CONTROL_PLANE_REPLICAS + 3,
+    controlPlaneHosts: CONTROL_PLANE_REPLICAS,
+    runtimes: { machine: 'deno' },
+    capi: CAPI,
+    metal3Version: METAL3,
+  });
 });
 
 test.after(async () => {
@@ -20,7 +26,7 @@ test('7 Deno: the seed 003 cluster reaches Running with metal3machine reconciled
   const t0 = performance.now();
   assert.is(lab.controllers.get('machine')?.runtime, 'deno');
   const s = await running(lab, 180_000);
-  console.log(`e2e wall time: bring-up under Deno ${seconds(t0)} s (Cluster API ${CAPI})`);
+  console.log(`e2e wall time: bring-up under Deno ${seconds(t0)} s (${RUN})`);
   const byMachine = hostsByMachine(s);
   const workloadNodes = await nodes(lab.client, lab.namespace);
   for (const m of s.machines) {

@@ -25,9 +25,9 @@ import {
 import { IPClaimResource } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
 import { caseKey, namespacedCases } from '@metal3-ts/test/isolation/cases';
 import { type Lab, startLab } from '../lab/lab.ts';
-import { CAPI, CLUSTER, eventually, hosts, metal3Machines, running } from './support.ts';
+import { CAPI, CLUSTER, eventually, hosts, METAL3, metal3Machines, RUN, running } from './support.ts';
 
-const test = suite(`end to end: tenant isolation with admission bypassed (issue 21; Cluster API ${CAPI})`);
+const test = suite(`end to end: tenant isolation with admission bypassed (issue 21; ${RUN})`);
 let lab: Lab;
 const TENANT_B = 'tenant-b';
 const SECRET_VALUE = 'TENANT-B-SECRET-42';
@@ -38,7 +38,7 @@ const LABELS = { 'cluster.x-k8s.io/cluster-name': CLUSTER };
 let evil: Metal3Machine | undefined;
 
 test.before(async () => {
-  lab = await startLab({ admissionPolicy: false, capi: CAPI });
+  lab = await startLab({ admissionPolicy: false, capi: CAPI, metal3Version: METAL3 });
   const { client } = lab;
   await client.api(NamespaceResource).create(newNamespace({ metadata: { name: TENANT_B } }));
   for (const name of ['victim-userdata', 'victim-metadata', 'victim-networkdata']) {

@@ -9,12 +9,12 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runtimes } from '@metal3-ts/test/harness/controller-process';
 import { eventually } from '@metal3-ts/test/testing/eventually';
-import { CAPI } from './support.ts';
+import { CAPI, METAL3 } from './support.ts';
 
 const main = fileURLToPath(new URL('../lab/main.ts', import.meta.url));
 
-test(`npm start --capi ${CAPI}: the lab reaches Running, prints a kubeconfig, and Ctrl-C stops everything (exit 130, nothing left)`, async () => {
-  const child = spawn(runtimes.node, [main, '--hosts', '6', '--capi', CAPI], { stdio: ['ignore', 'pipe', 'pipe'] });
+test(`npm start --capi ${CAPI} --metal3-version ${METAL3}: the lab reaches Running, prints a kubeconfig, and Ctrl-C stops everything (exit 130, nothing left)`, async () => {
+  const child = spawn(runtimes.node, [main, '--hosts', '6', '--capi', CAPI, '--metal3-version', METAL3], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -6,7 +6,7 @@
 // label (N-6, X-10) while a spare host stayed free, since a reserved host shuts out every other one
 // (H-10); the replacement's Node is Ready again. Manifests: manifests/mhc (KCP 1 replica, 2 workers,
 // `nodeReuse: true`, an MHC over the workers, 5 s of Ready Unknown/False), its Metal3 objects written
-// at v1beta2 (the lab converts them; issue 18). The timings and the timelines of the Machines and
+// at METAL3_VERSION (support.ts; issue 18). The timings and the timelines of the Machines and
 // hosts are printed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,7 +17,7 @@ import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/
 import { unbindPolicy } from '@metal3-ts/test/isolation/policy';
 import { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
 import { type Lab, startLab } from '../lab/lab.ts';
-import { CAPI, eventually, hostsByMachine, labUntil, nodes, running, seconds } from './support.ts';
+import { CAPI, eventually, hostsByMachine, labUntil, METAL3, nodes, running, seconds } from './support.ts';
 import { startTimeline } from './timeline.ts';
 
 const MHC = fileURLToPath(new URL('../../manifests/mhc', import.meta.url));
@@ -186,12 +186,12 @@ async function failureIgnored(lab: Lab, version: string): Promise<void> {
 }
 
 function scenario(version: string): void {
-  const test = suite(`end to end: MachineHealthCheck remediation with node reuse, real Cluster API ${version}, Metal3 objects written at v1beta2`);
+  const test = suite(`end to end: MachineHealthCheck remediation with node reuse, real Cluster API ${version}, Metal3 objects at ${METAL3}`);
   let lab: Lab;
 
   test.before(async () => {
     // 1 control-plane host, 2 workers and a spare worker the replacements must not take.
-    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MHC, metal3Version: 'v1beta2' });
+    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MHC, metal3Version: METAL3 });
   });
 
   test.after(async () => {

@@ -9,16 +9,16 @@
 import { suite } from 'uvu';
 import { EXAMPLE_MANIFESTS, type Lab, startLab } from '../lab/lab.ts';
 import { type KcpReader, kcpReader, showKcp } from './kcp.ts';
-import { CAPI, eventually, running, seconds } from './support.ts';
+import { CAPI, eventually, METAL3, running, seconds } from './support.ts';
 
 function scenario(version: string): void {
-  const test = suite(`end to end: real KubeadmControlPlane ${version}, 3 replicas, etcd membership`);
+  const test = suite(`end to end: real KubeadmControlPlane ${version}, 3 replicas, etcd membership, Metal3 objects at ${METAL3}`);
   let lab: Lab;
   let kcp: KcpReader;
 
   test.before(async () => {
     // uvu drops an error thrown by a before hook without a word: say it.
-    lab = await startLab({ hosts: 6, controlPlaneHosts: 3, capi: version, manifests: EXAMPLE_MANIFESTS }).catch((error: Error) => {
+    lab = await startLab({ hosts: 6, controlPlaneHosts: 3, capi: version, manifests: EXAMPLE_MANIFESTS, metal3Version: METAL3 }).catch((error: Error) => {
       console.error(`    lab for ${version} did not start: ${error.stack ?? error.message}`);
       throw error;
     });

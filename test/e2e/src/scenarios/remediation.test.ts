@@ -6,7 +6,7 @@
 // MHC deletes the remediation, and the Machine is kept. (2) The kubelet stays dead: after the first
 // cycle and one retry the controller gives up, sets OwnerRemediated False in v1beta1 and v1beta2 (S-1),
 // the MachineSet deletes the Machine and the replacement reclaims the same host (node reuse, N-6).
-// The Metal3 objects are written at v1beta2 (the lab converts them; issue 18).
+// The Metal3 objects are written at METAL3_VERSION (support.ts; issue 18).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { type Metal3Remediation, Metal3RemediationResource } from '@metal3-ts/ge
 import { type BareMetalHost, BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { KUBELET_NOT_READY_ANNOTATION, KUBELET_STOPPED_ANNOTATION } from '@metal3-ts/test/sim/workload/index';
 import { type Lab, startLab } from '../lab/lab.ts';
-import { CAPI, eventually, hostsByMachine, labUntil, nodes, running, seconds } from './support.ts';
+import { CAPI, eventually, hostsByMachine, labUntil, METAL3, nodes, running, seconds } from './support.ts';
 import { startTimeline } from './timeline.ts';
 
 const MANIFESTS = fileURLToPath(new URL('../../manifests/remediation', import.meta.url));
@@ -53,11 +53,11 @@ async function worker(lab: Lab, n: number) {
 
 function scenario(version: string): void {
   const test = suite(
-    `end to end: MachineHealthCheck external remediation by Metal3Remediation, real Cluster API ${version}, Metal3 objects written at v1beta2`,
+    `end to end: MachineHealthCheck external remediation by Metal3Remediation, real Cluster API ${version}, Metal3 objects at ${METAL3}`,
   );
   let lab: Lab;
   test.before(async () => {
-    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MANIFESTS, metal3Version: 'v1beta2' });
+    lab = await startLab({ hosts: 4, controlPlaneHosts: 1, capi: version, manifests: MANIFESTS, metal3Version: METAL3 });
   });
   test.after(async () => {
     await lab?.stop();

@@ -9,15 +9,21 @@ import { httpGet } from '@metal3-ts/test/harness/controller-process';
 import { CONTROLLERS } from '../lab/controllers.ts';
 import { type Lab, startLab } from '../lab/lab.ts';
 import { isClusterRunning } from '../lab/progress.ts';
-import { CAPI, CLUSTER, CONTROL_PLANE_REPLICAS, eventually, hostsOf, labUntil, running, seconds } from './support.ts';
+import { CAPI, CLUSTER, CONTROL_PLANE_REPLICAS, eventually, hostsOf, labUntil, METAL3, RUN, running, seconds } from './support.ts';
 
-const test = suite(`end to end: the lab restarts its controllers (Cluster API ${CAPI})`);
+const test = suite(`end to end: the lab restarts its controllers (${RUN})`);
 let lab: Lab;
 const log: string[] = [];
 
 test.before(async () => {
   // One control-plane host per KCP replica and 4 worker hosts: md-0 (3 replicas) has one spare host to scale onto.
-  lab = await startLab({ hosts: CONTROL_PLANE_REPLICAS + 4, controlPlaneHosts: CONTROL_PLANE_REPLICAS, capi: CAPI, log: (m) => log.push(m) });
+  lab = await startLab({
+    hosts: CONTROL_PLANE_REPLICAS + 4,
+    controlPlaneHosts: CONTROL_PLANE_REPLICAS,
+    capi: CAPI,
+    metal3Version: METAL3,
+    log: (m) => log.push(m),
+  });
   await running(lab, 180_000);
 });
 

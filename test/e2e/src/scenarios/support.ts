@@ -11,6 +11,7 @@ import { workloadNodes } from '@metal3-ts/test/testing/workload';
 import { CAPI_VERSIONS } from '@metal3-ts/test/envtest/capi-binaries';
 import { DEFAULT_CAPI, type Lab } from '../lab/lab.ts';
 import { describe, isClusterRunning, type Snapshot, snapshot } from '../lab/progress.ts';
+import { METAL3_VERSIONS, type Metal3Version, metal3VersionOf } from '../lab/manifests.ts';
 
 export const CLUSTER = 'cluster';
 
@@ -26,6 +27,23 @@ export function capiFromEnv(value: string | undefined): string {
     throw new Error(`CAPI_VERSION must be one of ${CAPI_VERSIONS.join(', ')}, got "${value}"`);
   }
   return value;
+}
+
+/**
+ * The version every scenario writes its manifests' Metal3 objects at: `METAL3_VERSION`, else as the
+ * YAML is written (v1beta1, seed 003 unchanged). CI runs the scenarios with v1beta2 on the newest
+ * Cluster API and with v1beta1 on the previous one (package.json), so each runs from both (issue 18).
+ */
+export const METAL3: Metal3Version = metal3FromEnv(process.env['METAL3_VERSION']);
+
+/** What a suite's title names of the run: the Cluster API release and the Metal3 objects' version. */
+export const RUN = `Cluster API ${CAPI}, Metal3 objects at ${METAL3}`;
+
+export function metal3FromEnv(value: string | undefined): Metal3Version {
+  if (!value) return 'v1beta1';
+  const version = metal3VersionOf(value);
+  if (!version) throw new Error(`METAL3_VERSION must be one of ${METAL3_VERSIONS.join(', ')}, got "${value}"`);
+  return version;
 }
 
 /**
