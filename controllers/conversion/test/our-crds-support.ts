@@ -7,7 +7,7 @@ import { type CrdSource, loadOurCrds } from '@metal3-ts/test/envtest/crds';
 import type { KubeObject } from '@metal3-ts/test/envtest/http';
 import { canonical, isMap, type Json, type JsonMap } from '../src/convert/json.ts';
 import { plurals, type Schema, schemaOf } from '../src/convert/testing/schemas.ts';
-import type { Version } from './our-crds-samples.ts';
+import type { Version } from '../src/convert/testing/samples.ts';
 
 /** Our nine CRDs with both versions served, v1beta2 stored, conversion by the webhook at `url` trusting `caPem` (the test environment's switch). */
 export function ourCrdsWithWebhook(url: string, caPem: string): CrdSource[] {

@@ -1,7 +1,7 @@
 // Every kind through a real kube-apiserver with OUR CRDs (issue 18, "write one version, read the
 // other"): test-only copies of crds/*.yaml serving v1beta1 and v1beta2, v1beta2 stored, converting
 // through the in-process webhook running the build's converter (src/converters.ts). Seeded samples
-// of each kind (our-crds-samples.ts: valid for our CRD of the version written, CEL included, with that
+// of each kind (src/convert/testing/samples.ts: valid for our CRD of the version written, CEL included, with that
 // version's CRD defaults in place) are written at one version, spec and then status through /status,
 // read at the other (what the rules make of them, nothing pruned), written back there unchanged by a
 // client of that version, and read at the first: exactly as written (canonical JSON; all but the
@@ -24,7 +24,7 @@ import { hubDataAnnotation, hubVersion, kinds, spokeDataAnnotation, spokeVersion
 import { canonical, isMap, type Json, type JsonMap } from '../src/convert/json.ts';
 import { schemaOf } from '../src/convert/testing/schemas.ts';
 import { validate } from '../src/convert/testing/validate.ts';
-import { apiSample, convert, defaulted, readAt, type Version } from './our-crds-samples.ts';
+import { apiSample, convert, defaulted, readAt, type Version } from '../src/convert/testing/samples.ts';
 import { asWritten, explain, hasStatusSubresource, ourCrdsWithWebhook, quantile, resourcePath } from './our-crds-support.ts';
 import { type InProcessWebhook, startInProcess, type TestPki, testPki } from './support.ts';
 

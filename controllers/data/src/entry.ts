@@ -4,10 +4,16 @@
 // --enableBMHNameBasedPreallocation; the IPAM kinds the apiserver serves are probed first (D-2/D-3).
 // main.ts runs it alone; the all-in-one process runs it beside the others.
 import { readClusterApi } from '@metal3-ts/shared/capi/read';
+import { Metal3DataResource, Metal3DataTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta2';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
+import { storageMigrationController } from '@metal3-ts/shared/storage/controller';
 import { dataControllers } from './controller.ts';
 import { probeIpamKinds } from './ipam-kinds.ts';
+import { DATA_CONTROLLER_NAME } from './names.ts';
+
+/** The kinds whose objects this process rewrites when their CRD's storage version changes (S-11): Metal3Data and Metal3DataTemplate. */
+export const MIGRATED_KINDS = [Metal3DataResource, Metal3DataTemplateResource] as const;
 
 export const dataEntry = controllerEntry({
   name: 'metal3-ts-data',
@@ -33,5 +39,6 @@ export const dataEntry = controllerEntry({
       },
     });
     for (const controller of controllers) manager.add(controller);
+    manager.add(storageMigrationController(DATA_CONTROLLER_NAME, MIGRATED_KINDS, deps));
   },
 });

@@ -4,9 +4,15 @@
 // then the controller on the shared harness. main.ts runs it alone; the all-in-one process runs it
 // beside the others.
 import { readClusterApi } from '@metal3-ts/shared/capi/read';
+import { Metal3DataClaimResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta2';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
+import { storageMigrationController } from '@metal3-ts/shared/storage/controller';
 import { dataClaimController } from './controller.ts';
+import { CONTROLLER_NAME } from './names.ts';
+
+/** The kinds whose objects this process rewrites when their CRD's storage version changes (S-11): Metal3DataClaim. */
+export const MIGRATED_KINDS = [Metal3DataClaimResource] as const;
 
 export const dataClaimEntry = controllerEntry({
   name: 'metal3-ts-dataclaim',
@@ -19,5 +25,6 @@ export const dataClaimEntry = controllerEntry({
     const { manager, config, flags } = deps;
     const concurrency = flags['metal3datatemplate-concurrency'] || config.concurrency;
     manager.add(dataClaimController({ ...deps, config: { watchFilter: config.watchFilter, concurrency } }));
+    manager.add(storageMigrationController(CONTROLLER_NAME, MIGRATED_KINDS, deps));
   },
 });

@@ -4,10 +4,16 @@
 // the others.
 import process from 'node:process';
 import { readClusterApi } from '@metal3-ts/shared/capi/read';
+import { Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta2';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
+import { storageMigrationController } from '@metal3-ts/shared/storage/controller';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { metal3MachineController } from './controller.ts';
+import { CONTROLLER_NAME } from './names.ts';
+
+/** The kinds whose objects this process rewrites when their CRD's storage version changes (S-11): Metal3Machine. */
+export const MIGRATED_KINDS = [Metal3MachineResource] as const;
 
 export const machineEntry = controllerEntry({
   name: 'metal3-ts-machine',
@@ -33,5 +39,6 @@ export const machineEntry = controllerEntry({
         },
       }),
     );
+    manager.add(storageMigrationController(CONTROLLER_NAME, MIGRATED_KINDS, deps));
   },
 });

@@ -3,11 +3,17 @@
 // and the workload-cluster client budget, then the controller on the
 // shared harness. main.ts runs it alone; the all-in-one process runs it beside the others.
 import { readClusterApi } from '@metal3-ts/shared/capi/read';
+import { Metal3RemediationResource, Metal3RemediationTemplateResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta2';
 import { controllerEntry } from '@metal3-ts/shared/entry/entry';
 import { flag } from '@metal3-ts/shared/entry/flags';
+import { storageMigrationController } from '@metal3-ts/shared/storage/controller';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import { remediationController } from './controller.ts';
 import { outOfServiceMode } from './out-of-service.ts';
+import { CONTROLLER_NAME } from './names.ts';
+
+/** The kinds whose objects this process rewrites when their CRD's storage version changes (S-11): Metal3Remediation and, since no controller writes it, Metal3RemediationTemplate. */
+export const MIGRATED_KINDS = [Metal3RemediationResource, Metal3RemediationTemplateResource] as const;
 
 export const remediationEntry = controllerEntry({
   name: 'metal3-ts-remediation',
@@ -33,5 +39,6 @@ export const remediationEntry = controllerEntry({
       workloadClient: (cluster) => clusterCache.get(cluster),
       config: { concurrency: flags['metal3remediation-concurrency'] || config.concurrency, outOfService },
     }));
+    manager.add(storageMigrationController(CONTROLLER_NAME, MIGRATED_KINDS, deps));
   },
 });

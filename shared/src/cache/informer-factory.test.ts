@@ -124,6 +124,26 @@ test('a selected informer: shared per selector and transform name, asks for its 
   await running;
 });
 
+test('a selected informer by field selector (one object by name, S-11): its own informer per name, the selector sent on list and watch', async () => {
+  const { transport, factory } = setup();
+  const keep = (o: Secret): Secret => o;
+  const byName = (name: string) => ({ fieldSelector: `metadata.name=${name}`, transform: keep, transformName: 'keep' });
+  const a = factory.selectedInformerFor(SecretResource, byName('a'));
+  assert.is.not(factory.selectedInformerFor(SecretResource, byName('b')) as unknown, a as unknown, 'one informer per name');
+  assert.is(factory.selectedInformerFor(SecretResource, byName('a')), a);
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  const asked = transport.paths.filter((p) => p.startsWith('/api/v1/secrets?'));
+  for (const name of ['a', 'b']) {
+    const selector = `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`;
+    assert.ok(asked.some((p) => p.includes(selector) && !p.includes('watch=')), `list of ${name}: ${asked.join(' ')}`);
+    await until(`the watch of ${name}`, () => transport.paths.some((p) => p.includes(selector) && p.includes('watch=true')));
+  }
+  aborter.abort();
+  await running;
+});
+
 test('start twice is a wiring error', async () => {
   const { factory } = setup();
   const aborter = new AbortController();

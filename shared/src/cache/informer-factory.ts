@@ -32,6 +32,13 @@ export interface InformerFactoryOptions {
   readonly watcher?: WatcherTuning;
 }
 
+/** The selectors of a selection as one string (`label,field`), for keys and metric labels. */
+const selectorsOf = (s: Pick<InformerSelection<KubeObject>, 'labelSelector' | 'fieldSelector'>): string =>
+  [s.labelSelector, s.fieldSelector].filter((x) => x !== undefined).join(',');
+
+/** What tells one selected informer of a kind from another: its selectors and its transform's name. */
+export const selectionKey = (s: Omit<InformerSelection<KubeObject>, 'transform'>): string => `?${selectorsOf(s)}#${s.transformName}`;
+
 export class InformerFactory implements SelectedInformerSource {
   readonly #client: Client;
   readonly #options: InformerFactoryOptions;
@@ -80,11 +87,17 @@ export class InformerFactory implements SelectedInformerSource {
    * transform name (the name stands for the function: two names must not share one transform).
    */
   selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T> {
-    const key = `${gvkKey(descriptor.group, descriptor.version, descriptor.kind)}?${selection.labelSelector}#${selection.transformName}`;
-    return this.#informer(descriptor, key, selection.labelSelector, selection.transform);
+    const { labelSelector, fieldSelector } = selection;
+    const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
+    return this.#informer(descriptor, key, { selectors: selectorsOf(selection), labelSelector, fieldSelector }, selection.transform);
   }
 
-  #informer<T extends KubeObject>(descriptor: ResourceDescriptor<T>, key: string, labelSelector?: string, transform?: CacheTransform<T>): Informer<T> {
+  #informer<T extends KubeObject>(
+    descriptor: ResourceDescriptor<T>,
+    key: string,
+    selection?: { selectors: string; labelSelector?: string | undefined; fieldSelector?: string | undefined },
+    transform?: CacheTransform<T>,
+  ): Informer<T> {
     const existing = this.#informers.get(key);
     if (existing) return existing as unknown as SharedInformer<T>;
     const { namespace, clock, registry } = this.#options;
@@ -102,13 +115,14 @@ export class InformerFactory implements SelectedInformerSource {
       ['resource', 'verb', 'code'],
     );
     // A selected informer of a kind that also has a full one reports its size on its own line.
-    const sizeLabels = { resource: labelSelector === undefined ? resource : `${resource}{${labelSelector}}` };
+    const sizeLabels = { resource: selection === undefined ? resource : `${resource}{${selection.selectors}}` };
     objects?.set(sizeLabels, 0);
     const informer = new SharedInformer<T>(api, descriptor, {
       ...this.#options.watcher,
       ...(namespace !== undefined && descriptor.namespaced ? { namespace } : {}),
       ...(clock ? { clock } : {}),
-      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...(selection?.labelSelector !== undefined ? { labelSelector: selection.labelSelector } : {}),
+      ...(selection?.fieldSelector !== undefined ? { fieldSelector: selection.fieldSelector } : {}),
       ...(ingest ? { transform: ingest } : {}),
       log: this.#log,
       onSize: (size) => objects?.set(sizeLabels, size),

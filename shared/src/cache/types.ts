@@ -64,7 +64,9 @@ export interface InformerSource {
 
 /** A narrowed view of a kind: only objects matching the selector, each transformed before caching. */
 export interface InformerSelection<T extends KubeObject> {
-  readonly labelSelector: string;
+  readonly labelSelector?: string;
+  /** E.g. `metadata.name=<name>`: one object, which RBAC can grant by resourceNames. */
+  readonly fieldSelector?: string;
   readonly transform: CacheTransform<T>;
   /** Names `transform` in the informer's key (functions cannot be compared). */
   readonly transformName: string;

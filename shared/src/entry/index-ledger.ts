@@ -5,7 +5,7 @@
 // that into an error at start-up, naming both controllers.
 import { gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { IndexFn, Informer } from '../cache/types.ts';
-import type { InformerFactory } from '../cache/informer-factory.ts';
+import { type InformerFactory, selectionKey } from '../cache/informer-factory.ts';
 
 export class IndexClashError extends Error {
   override name = 'IndexClashError';
@@ -60,7 +60,7 @@ export function ledgeredInformers(factory: InformerFactory, owner: string, ledge
   return forwarding(factory, {
     informerFor: <T extends KubeObject>(d: ResourceDescriptor<T>) => wrap(d, factory.informerFor(d)),
     selectedInformerFor: <T extends KubeObject>(d: ResourceDescriptor<T>, s: Parameters<InformerFactory['selectedInformerFor']>[1]) =>
-      wrap(d, factory.selectedInformerFor(d, s as never) as Informer<T>, `?${s.labelSelector}#${s.transformName}`),
+      wrap(d, factory.selectedInformerFor(d, s as never) as Informer<T>, selectionKey(s)),
   });
 }
 

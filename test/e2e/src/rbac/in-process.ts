@@ -2,14 +2,25 @@
 // informers with the readiness check, event recorder, manager serving /readyz and /metrics), but as a
 // user bound to a ClusterRole the test can change while it runs: the RBAC suites take one verb away,
 // look at what the controller shows, and give it back.
-import type { Client } from '@metal3-ts/generated';
-import { metal3ClusterController } from '@metal3-ts/controller-cluster/controller';
+import type { Client, ResourceDescriptor } from '@metal3-ts/generated';
+import { CONTROLLER_NAME as CLUSTER, metal3ClusterController } from '@metal3-ts/controller-cluster/controller';
+import { MIGRATED_KINDS as CLUSTER_KINDS } from '@metal3-ts/controller-cluster/entry';
 import { dataControllers } from '@metal3-ts/controller-data/controller';
+import { MIGRATED_KINDS as DATA_KINDS } from '@metal3-ts/controller-data/entry';
+import { DATA_CONTROLLER_NAME as DATA } from '@metal3-ts/controller-data/names';
 import { dataClaimController } from '@metal3-ts/controller-dataclaim/controller';
+import { MIGRATED_KINDS as DATACLAIM_KINDS } from '@metal3-ts/controller-dataclaim/entry';
+import { CONTROLLER_NAME as DATACLAIM } from '@metal3-ts/controller-dataclaim/names';
 import { labelSyncController } from '@metal3-ts/controller-labelsync/controller';
 import { metal3MachineController } from '@metal3-ts/controller-machine/controller';
+import { MIGRATED_KINDS as MACHINE_KINDS } from '@metal3-ts/controller-machine/entry';
+import { CONTROLLER_NAME as MACHINE } from '@metal3-ts/controller-machine/names';
 import { remediationController } from '@metal3-ts/controller-remediation/controller';
+import { MIGRATED_KINDS as REMEDIATION_KINDS } from '@metal3-ts/controller-remediation/entry';
+import { CONTROLLER_NAME as REMEDIATION } from '@metal3-ts/controller-remediation/names';
 import { templateController } from '@metal3-ts/controller-template/controller';
+import { MIGRATED_KINDS as TEMPLATE_KINDS } from '@metal3-ts/controller-template/entry';
+import { CONTROLLER_NAME as TEMPLATE } from '@metal3-ts/controller-template/names';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
 import { WriteThroughClient } from '@metal3-ts/shared/cache/write-through';
 import { newClient } from '@metal3-ts/shared/client/client';
@@ -20,6 +31,7 @@ import { EventRecorder } from '@metal3-ts/shared/events/recorder';
 import { newLogger } from '@metal3-ts/shared/log/logger';
 import { Manager } from '@metal3-ts/shared/manager/manager';
 import { Registry } from '@metal3-ts/shared/metrics/registry';
+import { storageMigrationController } from '@metal3-ts/shared/storage/controller';
 import { ClusterCache } from '@metal3-ts/shared/workload/cluster-cache';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import type { SceneClock } from './clock.ts';
@@ -71,8 +83,28 @@ export interface InProcessController {
   stop(): Promise<void>;
 }
 
-/** Controllers of `name` built as their main.ts builds them. */
+/** Controllers of `name` built as their main.ts builds them: its own, then its storage migration (entry.ts). */
 function build(
+  name: ControllerName,
+  deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
+  workload: ClusterCache,
+  clock: SceneClock | undefined,
+): Controller[] {
+  const migration = MIGRATIONS[name];
+  return [...own(name, deps, workload, clock), ...(migration ? [storageMigrationController(migration[0], migration[1], deps)] : [])];
+}
+
+/** Each controller's storage migration: its controller name and the kinds its entry migrates (labelsync writes none). */
+export const MIGRATIONS: Partial<Record<ControllerName, readonly [string, readonly ResourceDescriptor[]]>> = {
+  cluster: [CLUSTER, CLUSTER_KINDS],
+  machine: [MACHINE, MACHINE_KINDS],
+  template: [TEMPLATE, TEMPLATE_KINDS],
+  data: [DATA, DATA_KINDS],
+  dataclaim: [DATACLAIM, DATACLAIM_KINDS],
+  remediation: [REMEDIATION, REMEDIATION_KINDS],
+};
+
+function own(
   name: ControllerName,
   deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
   workload: ClusterCache,

@@ -14,6 +14,8 @@ export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
+  /** Only these objects (our CRDs, for storage migration). */
+  readonly resourceNames?: readonly string[];
 }
 
 export interface ClusterRole {
@@ -71,7 +73,7 @@ export function rulesWithout(role: ClusterRole, removed: Pick<VerbCase, 'group' 
     const otherVerbs = rule.verbs.filter((v) => v !== removed.verb);
     if (otherGroups.length > 0) rules.push({ ...rule, apiGroups: otherGroups });
     if (otherResources.length > 0) rules.push({ ...rule, apiGroups: [removed.group], resources: otherResources });
-    if (otherVerbs.length > 0) rules.push({ apiGroups: [removed.group], resources: [removed.plural], verbs: otherVerbs });
+    if (otherVerbs.length > 0) rules.push({ ...rule, apiGroups: [removed.group], resources: [removed.plural], verbs: otherVerbs });
   }
   return rules;
 }

@@ -1,16 +1,17 @@
-// Test support for our-crds.test.ts: seeded samples of every kind that our own CRDs accept as they are
-// written, so what reads back can be compared byte for byte. A sample is the schema-generated one of
-// the property tests (src/convert/testing) with three changes, each named where it is made:
+// Test support (test/our-crds.test.ts, the e2e storage-migration test): seeded samples of every kind
+// that our own CRDs accept as they are written, so what reads back can be compared byte for byte. A
+// sample is the schema-generated one of the property tests (src/convert/testing) with three changes,
+// each named where it is made:
 // - the CEL rules of the version it is written at are met (the generator knows only the structural
 //   schema; v1beta1's fixes are the property tests' own plus W2-7's one-of rule below, v1beta2's are below);
 // - the CRD defaults of the version written are in it (`defaulted`), as the apiserver puts them in;
 // - members whose value is `null` are left out: the apiserver drops them on every write (our schemas
 //   mark no field nullable), whatever the version;
 import type { KubeObject } from '@metal3-ts/generated';
-import { convertObject, hubVersion, spokeVersion } from '../src/convert/index.ts';
-import { isMap, type Json, type JsonMap } from '../src/convert/json.ts';
-import { sample } from '../src/convert/testing/property.ts';
-import { type Schema, schemaOf } from '../src/convert/testing/schemas.ts';
+import { convertObject, hubVersion, spokeVersion } from '../index.ts';
+import { isMap, type Json, type JsonMap } from '../json.ts';
+import { sample } from './property.ts';
+import { type Schema, schemaOf } from './schemas.ts';
 
 export type Version = 'v1beta1' | 'v1beta2';
 
