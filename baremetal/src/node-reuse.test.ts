@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Machine, type MachineSet, newMachine, newMachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { OwnerReference } from '@metal3-ts/generated';
-import { controlPlaneReuseName, machineDeploymentReuseName, nodeReuseLabelValue, nodeReuseName, NodeReuseNameError } from './node-reuse.ts';
+import { controlPlaneReuseName, machineDeploymentReuseName, nodeReuseLabelValue, nodeReuseName, NodeReuseNameError, reuseOwner } from './node-reuse.ts';
 
 const test = suite('node reuse names');
 
@@ -67,6 +67,14 @@ test('N-4: md- + the MachineDeployment owning the MachineSet that owns the machi
     'MachineDeployment name is not found',
   );
   throwsReuse(() => machineDeploymentReuseName(machine([ref('x/y/z', 'MachineSet', 'ms-1')]), sets), 'Failed to parse ownerRef Group of Machine');
+});
+
+test('B2-15: the owner whose template decides is the one the reuse name comes from: the control plane, or the MachineDeployment', () => {
+  const kcp = ref('controlplane.cluster.x-k8s.io/v1beta2', 'KubeadmControlPlane', 'kcp');
+  assert.equal(reuseOwner(machine([kcp], true), []), kcp);
+  const md = ref('cluster.x-k8s.io/v1beta2', 'MachineDeployment', 'workers');
+  assert.equal(reuseOwner(machine([ref('cluster.x-k8s.io/v1beta2', 'MachineSet', 'ms-1', 'uid-1')]), [machineSet('ms-1', 'uid-1', [md])]), md);
+  throwsReuse(() => reuseOwner(machine([]), []), 'Machine owner reference is not populated');
 });
 
 test.run();

@@ -31,21 +31,26 @@ function parsedGroupOf(ref: OwnerReference, unparsable: string): string {
   return group;
 }
 
-/** N-3: `cp-` + the first owner in the control-plane API group (any kind). */
-export function controlPlaneReuseName(machine: Readonly<Machine>): string {
+/** N-3: the first owner in the control-plane API group (any kind). */
+export function controlPlaneOwner(machine: Readonly<Machine>): OwnerReference {
   const owners = machine.metadata.ownerReferences ?? [];
   if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
   for (const ref of owners) {
-    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CONTROL_PLANE_GROUP) return nodeReuseLabelValue({ controlPlane: ref.name });
+    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CONTROL_PLANE_GROUP) return ref;
   }
   throw new NodeReuseNameError('ControlPlane name is not found');
 }
 
+/** N-3: `cp-` + the control plane's name. */
+export function controlPlaneReuseName(machine: Readonly<Machine>): string {
+  return nodeReuseLabelValue({ controlPlane: controlPlaneOwner(machine).name });
+}
+
 /**
  * N-4: the MachineSet owning the machine (same name **and** UID as a Cluster API MachineSet owner
- * reference), then `md-` + that MachineSet's Cluster API MachineDeployment owner.
+ * reference), then that MachineSet's Cluster API MachineDeployment owner.
  */
-export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): string {
+export function machineDeploymentOwner(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): OwnerReference {
   if (isControlPlaneMachine(machine)) throw new NodeReuseNameError('Machine is controlplane, MachineSet can not be associated with it');
   const owners = machine.metadata.ownerReferences ?? [];
   if (owners.length === 0) throw new NodeReuseNameError('Machine owner reference is not populated');
@@ -61,9 +66,22 @@ export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSe
   if (setOwners.length === 0) throw new NodeReuseNameError('Machineset owner reference is not populated');
   for (const ref of setOwners) {
     if (ref.kind !== 'MachineDeployment') continue;
-    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CLUSTER_API_GROUP) return nodeReuseLabelValue({ machineDeployment: ref.name });
+    if (parsedGroupOf(ref, 'Failed to parse the group and version') === CLUSTER_API_GROUP) return ref;
   }
   throw new NodeReuseNameError('MachineDeployment name is not found');
+}
+
+/** N-4: `md-` + the MachineDeployment's name. */
+export function machineDeploymentReuseName(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): string {
+  return nodeReuseLabelValue({ machineDeployment: machineDeploymentOwner(machine, machineSets).name });
+}
+
+/**
+ * The owner a machine's reuse name comes from (N-3, N-4), whose current template also decides
+ * whether its released host is reserved (B2-15): its control plane, or its MachineDeployment.
+ */
+export function reuseOwner(machine: Readonly<Machine>, machineSets: readonly Readonly<MachineSet>[]): OwnerReference {
+  return isControlPlaneMachine(machine) ? controlPlaneOwner(machine) : machineDeploymentOwner(machine, machineSets);
 }
 
 /** The reuse name of any machine (N-3 for control-plane machines, N-4 otherwise). */

@@ -12,12 +12,13 @@
 // - a stale owner reference to us on a host held by someone else is removed (E-19);
 // - the user data Secret is never deleted (X-12): it belongs to the bootstrap provider or the user;
 // - waits are woken by the host's own events, not a 30 s poll.
-import { type Client, isNotFound } from '@metal3-ts/generated';
+import { type Client, isNotFound, registry } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3DataClaimResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
-import { nodeReuseForReleasingMachine } from '@metal3-ts/baremetal/node-reuse-policy';
+import { nodeReuseForReleasingMachine, type TemplateKey, templatePointedToBy } from '@metal3-ts/baremetal/node-reuse-policy';
+import { reuseOwner } from '@metal3-ts/baremetal/node-reuse';
 import { isClaimedBy } from '@metal3-ts/baremetal/consumer';
 import { hostKey } from '@metal3-ts/baremetal/host-patch';
 import { hasDeployment } from '@metal3-ts/baremetal/provision';
@@ -26,6 +27,7 @@ import { hasFinishedDeprovisioning } from '@metal3-ts/baremetal/states';
 import { removeFinalizerGuarded } from '@metal3-ts/shared/meta/ensure-finalizer';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { runStep } from '@metal3-ts/shared/controller/step-error';
+import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { MachineContext, PhaseResult } from '../context.ts';
 import type { MachineReconcilerDeps } from '../deps.ts';
 import { CLUSTER_NAME_LABEL, METAL3_MACHINE_FINALIZER } from '../names.ts';
@@ -56,19 +58,60 @@ export async function dissociateMetadata(
 }
 
 /**
- * X-10, N-6: the reuse label for the released host, when the Cluster is known and not being deleted
- * and the template the machine was cloned from still exists with `nodeReuse: true`.
+ * X-10, N-6, B2-15: the reuse label for the released host, when the Cluster is known and not being
+ * deleted and the template that decides (templateOfOwner, else the one the machine was cloned from)
+ * still exists with `nodeReuse: true`.
  */
 async function reuseLabelFor(
-  deps: Pick<MachineReconcilerDeps, 'informers'>,
+  deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>,
   m3m: Readonly<Metal3Machine>,
   machine: Readonly<Machine> | undefined,
   cluster: Readonly<Cluster> | undefined,
+  log: Logger,
 ): Promise<string | undefined> {
   if (!machine || !cluster || cluster.metadata.deletionTimestamp) return undefined;
-  const reuse = await nodeReuseForReleasingMachine(m3m, (key) => deps.informers.templates.store.get(key));
+  const pointedTo = await templateOfOwner(deps, machine, log);
+  const reuse = await nodeReuseForReleasingMachine(m3m, (key) => deps.informers.templates.store.get(key), pointedTo);
   return reuse ? reuseNameOf(deps, machine) : undefined;
 }
+
+/**
+ * B2-15 (seed 001): the template the machine's control plane or MachineDeployment points to now,
+ * read live (one GET, at the version its owner reference names; the install grants get on
+ * KubeadmControlPlanes and MachineDeployments). Undefined when there is no such owner, its kind is
+ * not one we can read (another control-plane provider) or the read fails: the caller then goes by
+ * the template the machine was cloned from, as CAPM3 v1.12.7 did.
+ */
+async function templateOfOwner(
+  deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>,
+  machine: Readonly<Machine>,
+  log: Logger,
+): Promise<TemplateKey | undefined> {
+  const namespace = machine.metadata.namespace ?? '';
+  let owner;
+  try {
+    owner = reuseOwner(machine, deps.informers.machineSets.store.list(namespace));
+  } catch {
+    return undefined;
+  }
+  const resource = registry.forObject(owner);
+  if (!resource || !READABLE_OWNERS.has(resource.plural)) return undefined;
+  try {
+    return templatePointedToBy(await deps.client.api(resource, namespace).get(owner.name), namespace);
+  } catch (error) {
+    // Gone (the owner is deleted before its machines finish) is ordinary; anything else is worth a line.
+    if (!isNotFound(error)) {
+      log.info('cannot read the owner of a released machine; node reuse goes by the template it was cloned from', {
+        owner: `${owner.kind} ${owner.name}`,
+        error,
+      });
+    }
+    return undefined;
+  }
+}
+
+/** The owners whose template the machine controller may read (its deploy/rbac.yaml: get). */
+const READABLE_OWNERS = new Set(['kubeadmcontrolplanes', 'machinedeployments']);
 
 /**
  * X-4: our cluster label comes off the BMC Secret; a JSON patch whose `test` keeps another cluster's
@@ -102,19 +145,24 @@ export async function releaseHosts(
   machine: Readonly<Machine> | undefined,
   cluster: Readonly<Cluster> | undefined,
   clearData: { readonly metaData: boolean; readonly networkData: boolean },
+  log: Logger,
 ): Promise<DeleteOutcome> {
   const consumer = consumerOf(deps, m3m, machine);
   const hosts = new Map<string, Readonly<BareMetalHost>>();
   if (annotated) hosts.set(hostKey(annotated), annotated);
   for (const host of deps.inventory.ownedBy(consumer.ref)) hosts.set(hostKey(host), host);
   const clusterName = machine?.spec?.clusterName || cluster?.metadata.name || m3m.metadata.labels?.[CLUSTER_NAME_LABEL];
-  const nodeReuseName = await reuseLabelFor(deps, m3m, machine, cluster);
+  // Only a host about to be released needs the reuse label, and working it out may read the owner
+  // (a GET): once per reconcile, and not on the passes that wait for deprovisioning.
+  let reuse: Promise<string | undefined> | undefined;
+  const releasable = (h: Readonly<BareMetalHost>) => isClaimedBy(h, consumer.ref) && hasFinishedDeprovisioning(h) && !hasDeployment(h);
   let waiting: DeleteOutcome | undefined;
   for (const host of hosts.values()) {
     // Once, just before the release step (not on every pass of the wait).
-    if (isClaimedBy(host, consumer.ref) && hasFinishedDeprovisioning(host) && !hasDeployment(host)) await unlabelCredentials(deps.client, host, clusterName);
-    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', (current) =>
-      releaseHost(
+    if (releasable(host)) await unlabelCredentials(deps.client, host, clusterName);
+    const step: ReleaseStep | undefined = await onFreshHost(deps.client, host, 'releasing it', async (current) => {
+      const nodeReuseName = releasable(current) ? await (reuse ??= reuseLabelFor(deps, m3m, machine, cluster, log)) : undefined;
+      return releaseHost(
         deps.client,
         current,
         {
@@ -127,7 +175,8 @@ export async function releaseHosts(
           fastTrack: deps.fastTrack ?? 'false',
         },
         { onWrite: (h) => deps.inventory.noteWrite(h) },
-      ));
+      );
+    });
     if (step?.step === 'deprovisioning') waiting ??= { kind: 'deprovisioning', host: hostKey(step.host), state: step.state };
   }
   return waiting ?? { kind: 'released' };
@@ -142,7 +191,7 @@ export async function reconcileDelete(ctx: MachineContext, scope: MachineScope):
   const m3m = scope.m3m;
   const clearData = { metaData: !!m3m.status?.metaData, networkData: !!m3m.status?.networkData };
   await runStep(scope.object, 'dissociate', () => dissociateMetadata(ctx.deps, m3m, dataReferences(scope)));
-  const outcome = await runStep(scope.object, 'release', () => releaseHosts(ctx.deps, m3m, scope.host, scope.machine, scope.cluster, clearData));
+  const outcome = await runStep(scope.object, 'release', () => releaseHosts(ctx.deps, m3m, scope.host, scope.machine, scope.cluster, clearData, scope.log));
   if (outcome.kind === 'deprovisioning') {
     scope.log.info(`Deprovisioning BareMetalHost ${outcome.host} (${outcome.state || 'no state'})`);
     return ctx.safetyNet;

@@ -82,6 +82,10 @@ const AFTER_ALREADY_EXISTS =
 const DIRECT_LIST =
   "a direct list, not an informer's: only in the out-of-service-taint mode (--out-of-service-taint, off by default), while a tainted Node drains; a refused list fails the reconcile, which the harness retries and reports like any refused request, but the write suite runs the default (classic) mode (controllers/remediation/test/out-of-service.test.ts shows the list under exactly deploy/rbac.yaml, drain-refused.test.ts the refusal as RequestRefused)";
 
+/** B2-15's live read of a released machine's owner: a refusal is not an error, the template it was cloned from decides instead. */
+const OWNER_TEMPLATE =
+  "read once when a machine releases its host, for the template its owner points to now (B2-15); a refused or failed read falls back to the template the machine was cloned from (CAPM3 v1.12.7's rule), so nothing is shown; controllers/machine/src/phases/delete.test.ts pins both";
+
 /** Storage migration's writes (and its one direct list) happen only after an upgrade changed a CRD's storage version. */
 const STORAGE_MIGRATION =
   "storage migration (S-11) writes only when a CRD's storage version changed (an upgrade), which the write scenes' environment never does; src/storage/migration.test.ts runs every controller's migration under exactly its deploy/rbac.yaml through such an upgrade";
@@ -130,6 +134,8 @@ export const NOT_SHOWN: Readonly<Record<string, string>> = {
   'remediation list volumeattachments': DIRECT_LIST,
   'remediation create events': EVENTS,
   'remediation patch events': EVENTS,
+  'machine get machinedeployments': OWNER_TEMPLATE,
+  'machine get kubeadmcontrolplanes': OWNER_TEMPLATE,
   'cluster list metal3clustertemplates': `a direct list, not an informer's: ${STORAGE_MIGRATION}`,
   'cluster patch metal3clustertemplates': STORAGE_MIGRATION,
   'cluster patch customresourcedefinitions/status': STORAGE_MIGRATION,
