@@ -83,10 +83,13 @@ export interface InProcessController {
   stop(): Promise<void>;
 }
 
+/** What every controller of a process is built from. */
+type ControllerDeps = { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> };
+
 /** Controllers of `name` built as their main.ts builds them: its own, then its storage migration (entry.ts). */
 function build(
   name: ControllerName,
-  deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
+  deps: ControllerDeps,
   workload: ClusterCache,
   clock: SceneClock | undefined,
 ): Controller[] {
@@ -106,7 +109,7 @@ export const MIGRATIONS: Partial<Record<ControllerName, readonly [string, readon
 
 function own(
   name: ControllerName,
-  deps: { client: Client; informers: InformerFactory; registry: Registry; events: EventRecorder; log: ReturnType<typeof newLogger> },
+  deps: ControllerDeps,
   workload: ClusterCache,
   clock: SceneClock | undefined,
 ): Controller[] {
