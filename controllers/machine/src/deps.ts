@@ -27,7 +27,7 @@ export interface MachineReconcilerDeps {
   /** First look again at a workload cluster while its Node is awaited; doubles up to requeueAfterMs (default 1 s). */
   readonly nodePollMs?: number | undefined;
   /** Where a machine waiting for its Node is recorded (keys: awaitedKeys), so that the Node's arrival wakes it. */
-  readonly awaitedNodes?: Pick<NodeWaits, 'wait' | 'forget' | 'stop'> | undefined;
+  readonly awaitedNodes?: Pick<NodeWaits, 'wait' | 'forget' | 'stop' | 'nodes'> | undefined;
   /** CAPM3_FAST_TRACK (X-6, X-9): `'true'` keeps released hosts powered on. */
   readonly fastTrack?: string | undefined;
 }

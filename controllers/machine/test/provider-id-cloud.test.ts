@@ -55,10 +55,13 @@ async function createNode(name: string, providerID: string): Promise<void> {
 /** Requests of the controller (and its ClusterCache) to workload Nodes; the management cluster has none. */
 const nodeRequests = (verb: 'list' | 'patch' | 'update') => scene.controller.counter.count({ resource: 'nodes', verb });
 
-/** Resolves once the controller listed the workload Nodes again, i.e. it looked at what is there now. */
+/**
+ * Resolves once the controller reconciled again, i.e. looked at what is there now: the Nodes as its
+ * workload Node watch has seen them, so no request need tell it.
+ */
 async function nextNodeLook(): Promise<void> {
-  const seen = nodeRequests('list');
-  await eventually('the controller to list the workload Nodes again', () => (nodeRequests('list') > seen ? true : undefined), PROVISION_MS);
+  const seen = scene.controller.reconcilesTotal();
+  await eventually('the controller to reconcile again', () => (scene.controller.reconcilesTotal() > seen ? true : undefined), PROVISION_MS);
   await sleep(300); // its status write, if any
 }
 

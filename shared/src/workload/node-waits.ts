@@ -6,7 +6,8 @@
 // Forgetting the last waiter of a cluster releases its watch (stopped after the idle time). What
 // stays with each controller is what is really its own: the keys it waits on, the keys a Node shows
 // (`nodeKeys`, by default its name) and which events matter at all (`observe`). Nothing here reads
-// the apiserver: a wait costs one list and watch per workload cluster, shared by all its waiters.
+// the apiserver: a wait costs one list and watch per workload cluster, shared by all its waiters,
+// whose Nodes a waiter may read (`nodes`) rather than list them itself.
 // A Node deleted while no watch ran (a rebuilt client's watch lists after the delete) is told by no
 // event, so each list also wakes the cluster's waiters none of whose keys it shows: a waiter for a
 // Node to go away is never left waiting on an event that cannot come.
@@ -153,6 +154,11 @@ export class NodeWaits {
   /** The client `cluster`'s Nodes are watched through, while the watch runs and nobody distrusted it since. */
   clientOf(cluster: ClusterKey): Client | undefined {
     return this.#watches.has(cluster) ? this.#clients.get(clusterKeyString(cluster)) : undefined;
+  }
+
+  /** The cluster's Nodes as its watch through `client` has seen them, once listed (NodeWatches.nodes). */
+  nodes(cluster: ClusterKey, client: Client): readonly Readonly<Node>[] | undefined {
+    return this.#watches.nodes(cluster, client);
   }
 
   /** A request through the cluster's client failed: clientOf gives it no more (the next watch() brings a new one). */

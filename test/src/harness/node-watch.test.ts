@@ -1,6 +1,6 @@
 // Workload Node watches on a real workload apiserver: a watch hands over the Nodes already there and
-// every Node added, changed or deleted afterwards, is shared per cluster, restarts through a rebuilt client,
-// stops when idle and on close.
+// every Node added, changed or deleted afterwards, keeps the Nodes it has seen for its client's callers,
+// is shared per cluster, restarts through a rebuilt client, stops when idle and on close.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Client } from '@metal3-ts/generated';
@@ -82,6 +82,25 @@ test('a rebuilt client restarts the watch through it; release stops it after the
   await admin.api(NodeResource).create(newNode({ metadata: { name: 'unwatched' } }));
   await new Promise((r) => setTimeout(r, 300));
   assert.is(seen.length, after, 'no Node handed over without a watch');
+});
+
+test('nodes: what the watch through that client has seen, once it has listed, kept up by its events; nothing for another client, nothing once stopped', async () => {
+  const through = client();
+  assert.is(watches.nodes(CLUSTER, through), undefined, 'no watch yet');
+  watches.ensure(CLUSTER, through);
+  await eventually('the watch listed', () => watches.nodes(CLUSTER, through));
+  const kept = () => watches.nodes(CLUSTER, through) ?? [];
+  const keptNames = () => kept().map((node) => node.metadata.name ?? '').sort();
+  assert.equal(keptNames(), ['before', 'unwatched']);
+  assert.is(watches.nodes(CLUSTER, client()), undefined, "another client's caller gets nothing from this watch");
+  await admin.api(NodeResource).create(newNode({ metadata: { name: 'kept' } }));
+  await eventually('a new Node kept', () => keptNames().includes('kept') || undefined);
+  await admin.api(NodeResource).mergePatch('kept', { spec: { providerID: 'metal3://ns/host/m' } });
+  await eventually('its change kept', () => kept().some((node) => node.spec?.providerID === 'metal3://ns/host/m') || undefined);
+  await admin.api(NodeResource).delete('kept');
+  await eventually('its deletion kept', () => !keptNames().includes('kept') || undefined);
+  watches.stop(CLUSTER);
+  assert.is(watches.nodes(CLUSTER, through), undefined, 'the kept Nodes go with the watch');
 });
 
 test("stop ends a cluster's watch at once; a later ensure starts it again", () => {

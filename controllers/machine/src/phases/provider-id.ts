@@ -2,8 +2,9 @@
 // on a provider ID with it: an existing match (A), the cloud provider's ID (B), the Node the kubelet
 // labelled with the host's UID (C, the normal path: its empty providerID is patched), else the
 // default ID (D) and the Node found by hostname (E). The rules are pure (../provider-id/); this
-// module reads Nodes once per pass, writes at most one Node, and records the provider ID and
-// readiness it agreed on (deriveStatus puts them on the Metal3Machine).
+// module reads Nodes once per pass (as the cluster's Node watch has seen them, once it has listed),
+// writes at most one Node, and records the provider ID and readiness it agreed on (deriveStatus puts
+// them on the Metal3Machine).
 import type { Client } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
@@ -80,7 +81,10 @@ export async function reconcileProviderID(
   // reconcile forgets it once the Node is found.
   const awaited = { providerIDs: [candidates.legacy, candidates.new, spec.providerID ?? ''], hostUid: host.metadata.uid, hostnames };
   deps.awaitedNodes?.wait(`${machineView.namespace}/${machineView.name}`, clusterKey, awaitedKeys(awaited), workload);
-  const nodes = await listNodes(workload);
+  // The Nodes the cluster's watch has seen (the wait above keeps it running, and a change it has not
+  // seen yet wakes this machine again); the first waiter in a cluster lists them itself. A list on
+  // every pass cost each machine all the cluster's Nodes, 3.5 MB of them at 1 000 Nodes (issue 20).
+  const nodes = deps.awaitedNodes?.nodes(clusterKey, workload)?.map(view) ?? (await listNodes(workload));
   const ready = (providerID: string, extra: { node?: string; patchedNode?: string } = {}): ProviderIDOutcome => {
     observed.providerID = providerID;
     observed.ready = true;
