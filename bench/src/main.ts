@@ -20,7 +20,8 @@ import { printSection } from './report.ts';
 import { benchRestart } from './restart.ts';
 
 const quick = process.argv.includes('--quick');
-// `--only cache,client,reconcile,rss,restart,storm,machines,join,inventory` runs a subset (handy while working on one part).
+// `--only cache,client,reconcile,rss,restart,storm,machines,join,inventory` runs a subset (handy while working on one part;
+// `restart` is the fleet: a burst, the steady window and the restarts, with and without leader election).
 // `--capi v1.10.10` (or CAPI_VERSION) picks the real Cluster API release of the Metal3Machine scenes.
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set((process.argv[onlyAt + 1] ?? '').split(',')) : undefined;
@@ -67,10 +68,12 @@ try {
     printSection(`Process: the all-in-one process with ${sizes.machines} machines (issue 20)`, await benchAllInOneMachines(env, client, sizes.machines));
   }
   if (wanted('restart')) {
-    const { steady, restart, writesAfterRestart } = await benchRestart(env, client, sizes.machines, steadySeconds);
+    const { fleet, steady, restart, writesAfterRestart, elected } = await benchRestart(env, client, sizes.machines, steadySeconds);
+    printSection(`Fleet: ${sizes.machines} Machines at once over as many hosts, the all-in-one process apart from the simulated world (issue 20)`, fleet);
     printSection(`Steady state: the all-in-one process with ${sizes.machines} ready machines, ${steadySeconds} s quiet (issue 20, S4)`, steady);
     printSection(`Restart: SIGKILL the all-in-one process with ${sizes.machines} ready machines, start it again (issue 20, S7)`, restart);
     console.log(writesAfterRestart.length === 0 ? 'writes after the restart: none' : `writes after the restart: ${writesAfterRestart.join('; ')}`);
+    printSection(`Restart with leader election (--leader-elect): ${sizes.machines} ready machines (issue 20, S7)`, elected);
   }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));
