@@ -76,10 +76,13 @@ async function floorRss(command: string, args: readonly string[]): Promise<numbe
 const nodeFlags = (process.env['METAL3_TS_BENCH_NODE_FLAGS'] ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 /** The images' environment (`NAME=value` each), likewise replaced by `METAL3_TS_BENCH_IMAGE_ENV`. */
 const imageEnv = Object.fromEntries(
-  (process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean).map((
-    e,
-  ) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+  (process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean).map(nameAndValue),
 );
+
+function nameAndValue(entry: string): [string, string] {
+  const at = entry.indexOf('=');
+  return [entry.slice(0, at), entry.slice(at + 1)];
+}
 
 export function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
   // deno-fmt-ignore

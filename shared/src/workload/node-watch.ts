@@ -7,9 +7,9 @@
 // whoever must notice what is missing from it. Each watch also keeps the Nodes it has seen, so a
 // waiter reads the cluster's Nodes from it (`nodes`) instead of listing them on every pass: a list
 // per pass costs O(Nodes) per machine, O(N²) over a fleet joining one cluster; the kept Nodes go
-// with the watch. A watch runs through the client
-// it was started with: when the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401,
-// failed probe), the next ensure() with the new client restarts it. A cluster nobody waits for is
+// with the watch. A watch runs through the client it was started with: when the ClusterCache
+// rebuilds a cluster's client (rotated kubeconfig, 401, failed probe), the next ensure() with the new
+// client restarts it. A cluster nobody waits for is
 // unwatched after `idleMs`, so an idle controller holds no connection to any workload cluster.
 import type { Client } from '@metal3-ts/generated';
 import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
