@@ -13,7 +13,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { ControllerProcess, eventually, httpGet, repoRoot, runtimes, sleep } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../scripts/bundle.ts';
-import { IMAGE_ENV, NODE_FLAGS } from '../../scripts/images/spec.ts';
+import { envNameAndValue, IMAGE_ENV, NODE_FLAGS } from '../../scripts/images/spec.ts';
 import { createMachines, deleteMachines, machineScene } from './machine-scene.ts';
 import { cpuSeconds } from './proc-stat.ts';
 import type { Row } from './report.ts';
@@ -76,13 +76,8 @@ async function floorRss(command: string, args: readonly string[]): Promise<numbe
 const nodeFlags = (process.env['METAL3_TS_BENCH_NODE_FLAGS'] ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 /** The images' environment (`NAME=value` each), likewise replaced by `METAL3_TS_BENCH_IMAGE_ENV`. */
 const imageEnv = Object.fromEntries(
-  (process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean).map(nameAndValue),
+  (process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean).map(envNameAndValue),
 );
-
-function nameAndValue(entry: string): [string, string] {
-  const at = entry.indexOf('=');
-  return [entry.slice(0, at), entry.slice(at + 1)];
-}
 
 export function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
   // deno-fmt-ignore

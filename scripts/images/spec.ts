@@ -26,6 +26,11 @@ export const IMAGE_ENV: readonly string[] = [
   'NODE_ENV=production',
   'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072',
 ];
+/** An IMAGE_ENV entry split at its first `=`: its name and its value. */
+export function envNameAndValue(entry: string): [string, string] {
+  const at = entry.indexOf('=');
+  return [entry.slice(0, at), entry.slice(at + 1)];
+}
 export const WORKING_DIR = '/app';
 export const IMAGE_SOURCE = 'https://github.com/metal3-ts/metal3-ts';
 

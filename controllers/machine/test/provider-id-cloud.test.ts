@@ -56,13 +56,13 @@ async function createNode(name: string, providerID: string): Promise<void> {
 const nodeRequests = (verb: 'list' | 'patch' | 'update') => scene.controller.counter.count({ resource: 'nodes', verb });
 
 /**
- * Resolves once the controller reconciled again, i.e. looked at what is there now: the Nodes as its
- * workload Node watch has seen them, so no request need tell it.
+ * Resolves once a reconcile both began and ended after the call (the one in flight then may have begun
+ * before): it looked at the Nodes as its workload Node watch has seen them now and wrote what it
+ * decided, so no request need tell it.
  */
 async function nextNodeLook(): Promise<void> {
-  const seen = scene.controller.reconcilesTotal();
-  await eventually('the controller to reconcile again', () => (scene.controller.reconcilesTotal() > seen ? true : undefined), PROVISION_MS);
-  await sleep(300); // its status write, if any
+  const seen = scene.controller.reconciles();
+  await eventually('the controller to reconcile twice more', () => (scene.controller.reconciles() > seen + 1 ? true : undefined), PROVISION_MS);
 }
 
 async function setMode(mode: ProviderIdMode): Promise<void> {

@@ -45,8 +45,6 @@ export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import
 export interface RunningController extends InProcessController {
   /** `controller_runtime_reconcile_errors_total{controller="metal3machine"}`, as /metrics shows it. */
   reconcileErrorsTotal(): number;
-  /** Reconciles so far, every result: how a test knows the controller looked again (it may read no API to do so). */
-  reconcilesTotal(): number;
 }
 
 export interface StartOptions extends MachineControllerConfig {
@@ -78,10 +76,6 @@ export async function startMachineController(env: TestEnv, namespace: string, op
   return {
     ...running,
     reconcileErrorsTotal: () => running.registry.counter('controller_runtime_reconcile_errors_total', '', ['controller']).get({ controller: CONTROLLER_NAME }),
-    reconcilesTotal: () => {
-      const total = running.registry.counter('controller_runtime_reconcile_total', '', ['controller', 'result']);
-      return ['success', 'error', 'requeue', 'requeue_after'].reduce((sum, result) => sum + total.get({ controller: CONTROLLER_NAME, result }), 0);
-    },
     // A second call waits for the first (the scene stops what a test may have stopped already).
     stop: () => (stopped ??= running.stop()),
   };

@@ -4,15 +4,16 @@
 // (through the harness watcher: reconnects, relists after 410, backoff) and hands every Node it
 // sees, added, changed or deleted, to `onNode`. A Node deleted while no watch ran (before a watch's
 // first list, in the gap before a relist) is told by no event: `onList` gets each list's Nodes, for
-// whoever must notice what is missing from it. Each watch also keeps the Nodes it has seen, so a
-// waiter reads the cluster's Nodes from it (`nodes`) instead of listing them on every pass: a list
-// per pass costs O(Nodes) per machine, O(N²) over a fleet joining one cluster; the kept Nodes go
-// with the watch. A watch runs through the client it was started with: when the ClusterCache
-// rebuilds a cluster's client (rotated kubeconfig, 401, failed probe), the next ensure() with the new
-// client restarts it. A cluster nobody waits for is
-// unwatched after `idleMs`, so an idle controller holds no connection to any workload cluster.
+// whoever must notice what is missing from it. Each watch also keeps the Nodes it has seen (an
+// ObjectStore, as an informer would), so a waiter reads the cluster's Nodes from it (`nodes`) instead
+// of listing them on every pass: a list per pass costs O(Nodes) per machine, O(N²) over a fleet
+// joining one cluster; the kept Nodes go with the watch. A watch runs through the client it was
+// started with: when the ClusterCache rebuilds a cluster's client (rotated kubeconfig, 401, failed
+// probe), the next ensure() with the new client restarts it. A cluster nobody waits for is unwatched
+// after `idleMs`, so an idle controller holds no connection to any workload cluster.
 import type { Client } from '@metal3-ts/generated';
 import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
+import { ObjectStore } from '../cache/object-store.ts';
 import { watcher, type WatcherOptions } from '../cache/watcher.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { type ClusterKey, clusterKeyString } from './errors.ts';
@@ -34,8 +35,8 @@ interface Watch {
   readonly client: Client;
   readonly stop: AbortController;
   readonly done: Promise<void>;
-  /** The Nodes by name as the watch last saw them; undefined until its first list. */
-  readonly seen: { nodes?: Map<string, Readonly<Node>> };
+  /** The Nodes as the watch last saw them; no store until its first list. */
+  readonly seen: { nodes?: ObjectStore<Node> };
   idle?: ReturnType<typeof setTimeout> | undefined;
 }
 
@@ -98,8 +99,7 @@ export class NodeWatches {
    */
   nodes(cluster: ClusterKey, client: Client): readonly Readonly<Node>[] | undefined {
     const watch = this.#watches.get(clusterKeyString(cluster));
-    const nodes = watch?.client === client ? watch.seen.nodes : undefined;
-    return nodes && [...nodes.values()];
+    return watch?.client === client ? watch.seen.nodes?.list() : undefined;
   }
 
   /** Clusters watched now. */
@@ -142,12 +142,12 @@ export class NodeWatches {
       for await (const event of watcher(client.api(NodeResource), signal, { ...this.#options.watcher, log: this.#log })) {
         // A deleted Node matters too: it may end a conflict (two Nodes claiming one host).
         if (event.type === 'replace') {
-          seen.nodes = new Map(event.objects.map((node) => [node.metadata.name ?? '', node]));
+          (seen.nodes ??= new ObjectStore()).replace(event.objects);
           event.objects.forEach((node) => deliver(node));
           this.#listed(cluster, event.objects);
         } else if (event.type === 'apply' || event.type === 'delete') {
-          if (event.type === 'apply') seen.nodes?.set(event.object.metadata.name ?? '', event.object);
-          else seen.nodes?.delete(event.object.metadata.name ?? '');
+          if (event.type === 'apply') seen.nodes?.apply(event.object);
+          else seen.nodes?.delete(event.object);
           deliver(event.object, event.type === 'delete');
         }
       }

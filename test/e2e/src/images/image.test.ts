@@ -14,7 +14,7 @@ import { LeaseResource } from '@metal3-ts/generated/coordination.k8s.io/v1';
 import { freshNamespace, withSharedEnv } from '@metal3-ts/test/envtest/suite';
 import { eventually, httpGet, repoRoot } from '@metal3-ts/test/harness/controller-process';
 import { type BuiltImage, discoverControllers } from '../../../../scripts/images/build.ts';
-import { ENTRYPOINT, IMAGE_ENV, IMAGE_USER } from '../../../../scripts/images/spec.ts';
+import { ENTRYPOINT, envNameAndValue, IMAGE_ENV, IMAGE_USER } from '../../../../scripts/images/spec.ts';
 import { type OpenedImage, openImageArchive, unpackRootfs } from '../../../../scripts/images/unpack.ts';
 import { cleanCheckout, runImageBuild } from './checkout.ts';
 import { applyAll, controllerInstall, hostNetworkArgs, leaseName, type Rule } from './install.ts';
@@ -159,7 +159,7 @@ console.error(JSON.stringify({ level: 'info', msg: 'sandbox', uid: process.getui
   assert.equal([seen['uid'], seen['gid'], seen['groups']], [65532, 65532, [65532]]);
   assert.is(seen['root'], 'EROFS');
   assert.is(seen['volume'], 'EROFS');
-  const imageEnvNames = IMAGE_ENV.map((e) => e.slice(0, e.indexOf('=')));
+  const imageEnvNames = IMAGE_ENV.map((e) => envNameAndValue(e)[0]);
   assert.equal(seen['env'], ['KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT', ...imageEnvNames].sort());
   assert.is(seen['namespace'], 'sandbox-check');
   assert.is(seen['pid'], 1, 'PID 1 of its own PID namespace');
