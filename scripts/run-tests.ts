@@ -1,5 +1,7 @@
 // Runs uvu test files (`*.test.ts`) under Node 24 or Deno 2 in one process and ends with the plain
 // closing line `N passed, N failed` that CI reads. Usage: run-tests.ts <dir|file>... [--filter re]
+// Every failure is told again just before that line, between two marker lines, so .ci/run can repeat
+// them at the end of a long log, where a reader that keeps only its tail still sees why a run failed.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -41,9 +43,14 @@ for (const [index, file] of files.entries()) {
   await import(pathToFileURL(file).href);
 }
 
+/** The marker lines around the failures told again (.ci/run looks for them). */
+const FAILURES_BEGIN = '--- run-tests: failures ---';
+const FAILURES_END = '--- run-tests: end of failures ---';
+
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures: string[] = [];
 for (const group of queue) {
   const file = group[0]; // uvu shifts the name off the group before it runs the suites
   for (let i = 1; i < group.length; i++) {
@@ -55,8 +62,11 @@ for (const group of queue) {
       failed += outcome[3] - outcome[1];
       // uvu swallows an error thrown by a suite's before hook: no test ran and none says why.
       const notRun = outcome[3] - outcome[1] - outcome[2];
-      if (outcome[0] === true && notRun > 0) {
-        console.log(`  ✘ ${notRun} test(s) of ${file ?? 'this suite'} did not run: a before hook failed (its error, if the hook logs it, is above)`);
+      if (outcome[0] !== true) failures.push(`${file ?? 'a suite'}:\n${outcome[0]}`);
+      else if (notRun > 0) {
+        const line = `  ✘ ${notRun} test(s) of ${file ?? 'this suite'} did not run: a before hook failed (its error, if the hook logs it, is above)`;
+        console.log(line);
+        failures.push(line);
       }
       return outcome;
     };
@@ -64,6 +74,7 @@ for (const group of queue) {
 }
 
 await uvu.exec(false);
+if (failures.length > 0) console.log([FAILURES_BEGIN, ...failures, FAILURES_END].join('\n'));
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (failed > 0 || files.length === 0) process.exitCode = 1;
 // Test files may leave handles (servers, watches) that their own teardown closes late; the verdict is in.
