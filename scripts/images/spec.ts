@@ -8,12 +8,16 @@ export const IMAGE_USER = '65532:65532';
 export const NODE_PATH = '/nodejs/bin/node';
 export const BUNDLE_PATH = '/app/controller.mjs';
 /**
- * V8 flags of every controller: a young generation capped at 2 MiB per semi-space. Uncapped, V8 grows
- * it to 64 MiB under a machine burst and keeps it while idle: the all-in-one process with 100 ready
- * machines held 172 MiB without the cap and 135 MiB with it, and reached ready sooner with less CPU
- * (18.8 → 15.5 s, 4.2 → 3.4 CPU s; docs/benchmarks.md, issue 20).
+ * V8 flags of every controller. A young generation capped at 2 MiB per semi-space: uncapped, V8 grows
+ * it to 64 MiB under a machine burst and keeps it while idle (the all-in-one process with 100 ready
+ * machines held 172 MiB without the cap, 135 MiB with it, and was ready sooner with less CPU). And
+ * V8's optimize-for-size mode, which favours a small heap over speed where V8 offers the choice: 100
+ * ready machines 121 → 96 MiB with no CPU cost measured; 1 000 after their burst 204 → 113 MiB, for
+ * 0.04 → 0.06 CPU seconds per machine (docs/benchmarks.md, issue 20). Not `--lite-mode`: 16–18 MiB
+ * less again, but it interprets everything (no JIT, hence no WebAssembly, which `fetch` needs) and
+ * cost a quarter more CPU at 100 machines; a Deployment's `command` can choose it.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--optimize-for-size'];
 export const ENTRYPOINT: readonly string[] = [NODE_PATH, ...NODE_FLAGS, BUNDLE_PATH];
 /**
  * Nothing the controller reads: no npm, no shell, so no PATH lookups happen. glibc's malloc gets fixed

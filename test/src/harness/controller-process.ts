@@ -1,11 +1,13 @@
-// A bundled controller running as a child process under Node or Deno: its JSON log lines, the
-// addresses it serves (read from its own "serving" log lines), HTTP probes, and a guarantee that it
-// never outlives the test process.
+// A bundled controller running as a child process under Node (with the images' V8 flags and
+// environment, so tests run what ships) or Deno: its JSON log lines, the addresses it serves (read
+// from its own "serving" log lines), HTTP probes, and a guarantee that it never outlives the test
+// process.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import { envNameAndValue, IMAGE_ENV, NODE_FLAGS } from '../../../scripts/images/spec.ts';
 import { type Eventually, eventuallyWith, sleep } from '../testing/eventually.ts';
 
 /** The repository root (this file is test/src/harness/controller-process.ts). */
@@ -42,10 +44,12 @@ export class ControllerProcess {
    */
   constructor(runtime: Runtime, bundle: string, args: readonly string[], launch?: Launch) {
     this.runtime = runtime;
-    const argv = runtime === 'deno' ? ['run', '--quiet', '-A', bundle, ...args] : [bundle, ...args];
+    // Under Node, as the images run it: their V8 flags and environment (scripts/images/spec.ts).
+    const argv = runtime === 'deno' ? ['run', '--quiet', '-A', bundle, ...args] : [...NODE_FLAGS, bundle, ...args];
+    const env = { ...process.env, ...(runtime === 'node' ? Object.fromEntries(IMAGE_ENV.map(envNameAndValue)) : {}), NO_COLOR: '1', KUBECONFIG: '' };
     this.child = launch
       ? spawn(launch.command, launch.args, { stdio: ['ignore', 'ignore', 'pipe'], env: launch.env })
-      : spawn(runtimes[runtime], argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NO_COLOR: '1', KUBECONFIG: '' } });
+      : spawn(runtimes[runtime], argv, { stdio: ['ignore', 'ignore', 'pipe'], env });
     children.add(this.child);
     this.child.stderr!.setEncoding('utf8');
     this.child.stderr!.on('data', (chunk: string) => {
