@@ -13,7 +13,7 @@ import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { freshNamespace } from '@metal3-ts/test/envtest/suite';
 import { ControllerProcess, eventually, httpGet, repoRoot, runtimes, sleep } from '@metal3-ts/test/harness/controller-process';
 import { bundle } from '../../scripts/bundle.ts';
-import { envNameAndValue, IMAGE_ENV, NODE_FLAGS } from '../../scripts/images/spec.ts';
+import { IMAGE_ENV, imageEnvironment, NODE_FLAGS } from '../../scripts/images/spec.ts';
 import { createMachines, deleteMachines, machineScene } from './machine-scene.ts';
 import { cpuSeconds } from './proc-stat.ts';
 import type { Row } from './report.ts';
@@ -75,9 +75,7 @@ async function floorRss(command: string, args: readonly string[]): Promise<numbe
  */
 const nodeFlags = (process.env['METAL3_TS_BENCH_NODE_FLAGS'] ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 /** The images' environment (`NAME=value` each), likewise replaced by `METAL3_TS_BENCH_IMAGE_ENV`. */
-const imageEnv = Object.fromEntries(
-  (process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean).map(envNameAndValue),
-);
+const imageEnv = imageEnvironment((process.env['METAL3_TS_BENCH_IMAGE_ENV'] ?? IMAGE_ENV.join(' ')).split(' ').filter(Boolean));
 
 export function start(bundlePath: string, kubeconfig: string, namespace: string, extra: readonly string[] = []): ControllerProcess {
   // deno-fmt-ignore

@@ -13,7 +13,7 @@ export const BUNDLE_PATH = '/app/controller.mjs';
  * machines held 172 MiB without the cap, 135 MiB with it, and was ready sooner with less CPU). And
  * V8's optimize-for-size mode, which favours a small heap over speed where V8 offers the choice: 100
  * ready machines 121 → 96 MiB with no CPU cost measured; 1 000 after their burst 204 → 113 MiB, for
- * 0.04 → 0.06 CPU seconds per machine (docs/benchmarks.md, issue 20). Not `--lite-mode`: 16–18 MiB
+ * 0.04 → 0.06 CPU seconds per machine (docs/benchmarks.md, issue 20). Not `--lite-mode`: 14–16 MiB
  * less again, but it interprets everything (no JIT, hence no WebAssembly, which `fetch` needs) and
  * cost a quarter more CPU at 100 machines; a Deployment's `command` can choose it.
  */
@@ -34,6 +34,11 @@ export const IMAGE_ENV: readonly string[] = [
 export function envNameAndValue(entry: string): [string, string] {
   const at = entry.indexOf('=');
   return [entry.slice(0, at), entry.slice(at + 1)];
+}
+
+/** `NAME=value` entries (the images' own by default) as a process environment. */
+export function imageEnvironment(entries: readonly string[] = IMAGE_ENV): Record<string, string> {
+  return Object.fromEntries(entries.map(envNameAndValue));
 }
 export const WORKING_DIR = '/app';
 export const IMAGE_SOURCE = 'https://github.com/metal3-ts/metal3-ts';

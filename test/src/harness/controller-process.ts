@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { envNameAndValue, IMAGE_ENV, NODE_FLAGS } from '../../../scripts/images/spec.ts';
+import { imageEnvironment, NODE_FLAGS } from '../../../scripts/images/spec.ts';
 import { type Eventually, eventuallyWith, sleep } from '../testing/eventually.ts';
 
 /** The repository root (this file is test/src/harness/controller-process.ts). */
@@ -46,7 +46,7 @@ export class ControllerProcess {
     this.runtime = runtime;
     // Under Node, as the images run it: their V8 flags and environment (scripts/images/spec.ts).
     const argv = runtime === 'deno' ? ['run', '--quiet', '-A', bundle, ...args] : [...NODE_FLAGS, bundle, ...args];
-    const env = { ...process.env, ...(runtime === 'node' ? Object.fromEntries(IMAGE_ENV.map(envNameAndValue)) : {}), NO_COLOR: '1', KUBECONFIG: '' };
+    const env = { ...process.env, ...(runtime === 'node' ? imageEnvironment() : {}), NO_COLOR: '1', KUBECONFIG: '' };
     this.child = launch
       ? spawn(launch.command, launch.args, { stdio: ['ignore', 'ignore', 'pipe'], env: launch.env })
       : spawn(runtimes[runtime], argv, { stdio: ['ignore', 'ignore', 'pipe'], env });
