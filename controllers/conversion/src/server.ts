@@ -30,6 +30,8 @@ export interface WebhookServerOptions {
   readonly converter: Converter;
   readonly maxRequestBytes: number;
   readonly requestTimeoutMs: number;
+  /** How long an idle kept-alive connection stays open (default KEEP_ALIVE_MS). */
+  readonly keepAliveMs?: number;
   readonly log: Logger;
   readonly probes?: { readonly healthz: Checks; readonly readyz: Checks };
   /** Called after every review answered (metrics, benchmarks). */
@@ -47,6 +49,16 @@ export interface WebhookServer {
 
 const TEXT = 'text/plain; charset=utf-8';
 
+/**
+ * The apiserver's webhook client closes a connection idle for 90 s (Go's transport default). The
+ * server keeps an idle connection longer, so the apiserver is always the side that gives it up: a
+ * server closing first races the apiserver's next review on that connection, and the apiserver does
+ * not retry a POST, so the user's write fails with "write: broken pipe" (seen with a 30 s timeout in a
+ * 100-machine benchmark).
+ */
+export const APISERVER_IDLE_MS = 90_000;
+export const KEEP_ALIVE_MS = 120_000;
+
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   let active = 0;
   const server: Server = createServer({
@@ -61,7 +73,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   });
   server.requestTimeout = options.requestTimeoutMs;
   server.headersTimeout = Math.min(options.requestTimeoutMs, 60_000);
-  server.keepAliveTimeout = 30_000;
+  server.keepAliveTimeout = options.keepAliveMs ?? KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port: options.bind.port, ...(options.bind.host !== undefined ? { host: options.bind.host } : {}) }, () => {

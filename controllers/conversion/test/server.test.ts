@@ -6,10 +6,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
+import { connect } from 'node:tls';
 import { newLogger } from '@metal3-ts/shared/log/logger';
 import { CertificateWatcher, readServingPair } from '../src/certificates.ts';
 import { eventually } from '@metal3-ts/test/testing/eventually';
-import { startWebhookServer, type WebhookServer } from '../src/server.ts';
+import { APISERVER_IDLE_MS, KEEP_ALIVE_MS, startWebhookServer, type WebhookServer } from '../src/server.ts';
 import { metal3ClusterConverter, REFUSED_HOST, V1BETA1, V1BETA2 } from './metal3cluster-converter.ts';
 import { type TestPki, testPki } from './support.ts';
 
@@ -178,6 +179,32 @@ test('a request not received in full within --request-timeout is dropped; the se
     assert.ok('error' in outcome ? true : outcome.status === 408, JSON.stringify(outcome));
   } finally {
     await slow.close(1000);
+  }
+});
+
+test('an idle kept-alive connection is closed only after the keep-alive time, by default longer than the apiserver keeps its own', async () => {
+  assert.ok(KEEP_ALIVE_MS > APISERVER_IDLE_MS, 'the apiserver gives an idle connection up first');
+  const keepAliveMs = 300;
+  const short = await startWebhookServer({
+    bind: { host: '127.0.0.1', port: 0 },
+    certificate: readServingPair(pki.files),
+    converter: metal3ClusterConverter,
+    maxRequestBytes: 4096,
+    requestTimeoutMs: 5000,
+    keepAliveMs,
+    log: newLogger({ sink: () => {} }),
+  });
+  try {
+    // A raw TLS connection: an Agent would hide when the server closed it.
+    const socket = connect({ host: '127.0.0.1', port: short.port, ca: pki.ca.certPem, servername: 'localhost' });
+    const answered = new Promise<number>((resolve) => socket.once('data', () => resolve(performance.now())));
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    socket.write('GET /nothing HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    const idleFor = (await closed) - (await answered);
+    // Node adds up to a second of its own (keepAliveTimeoutBuffer); far below the 5 s of its default.
+    assert.ok(idleFor >= keepAliveMs - 50 && idleFor < 5000, `closed ${idleFor.toFixed(0)} ms after the answer, keep-alive ${keepAliveMs} ms`);
+  } finally {
+    await short.close(1000);
   }
 });
 
