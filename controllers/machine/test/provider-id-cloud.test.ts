@@ -20,7 +20,6 @@ import {
   machineWithNode as withNode,
   metal3MachineWhen,
   PROVISION_MS,
-  sleep,
   SLOT_LABEL,
   v1,
   v2,
@@ -65,9 +64,12 @@ async function nextNodeLook(): Promise<void> {
   await eventually('the controller to reconcile twice more', () => (scene.controller.reconciles() > seen + 1 ? true : undefined), PROVISION_MS);
 }
 
+/** Returns once the simulated kubelet, which reads the mode from its Cluster informer when a host provisions, has seen it. */
 async function setMode(mode: ProviderIdMode): Promise<void> {
   await scene.client.api(ClusterResource, scene.ns).mergePatch(CLUSTER, { metadata: { annotations: { [PROVIDER_ID_MODE_ANNOTATION]: mode } } });
-  await sleep(500); // the simulated kubelet reads it from its informer when the host provisions
+  const clusters = scene.world.informers.informerFor(ClusterResource).store;
+  const seen = () => clusters.get({ namespace: scene.ns, name: CLUSTER })?.metadata.annotations?.[PROVIDER_ID_MODE_ANNOTATION] === mode;
+  await eventually(`the simulators to see provider-id mode ${mode}`, () => (seen() ? true : undefined));
 }
 
 async function machineFor(slot: Slot, name: string): Promise<void> {

@@ -138,11 +138,14 @@ test('E-37 / M-19: once the Machine has a nodeRef, a reconcile no longer looks a
   // m-legacy is ready and its Machine has a nodeRef (previous test); let that settle.
   await settled(scene.controller, 0, 1_000);
   const lists = nodeRequests('list');
+  const looks = scene.controller.workloadLooks();
+  assert.ok(looks > 0, 'precondition: m-legacy looked at the workload cluster on its way to ready');
   const reconciles = scene.controller.reconciles();
   const writes = scene.controller.writes();
   await scene.client.api(Metal3MachineResource, scene.ns).mergePatch('m-legacy', { metadata: { labels: { touched: 'yes' } } });
   await settled(scene.controller, reconciles, 1_000);
   assert.ok(scene.controller.reconciles() > reconciles, 'the label change was reconciled');
+  assert.is(scene.controller.workloadLooks(), looks, 'no look at the workload cluster');
   assert.is(nodeRequests('list'), lists, 'no workload Node list');
   assert.is(scene.controller.writes(), writes, 'nothing written either');
   const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('m-legacy');

@@ -45,6 +45,11 @@ export const RBAC_MANIFEST = fileURLToPath(new URL('../deploy/rbac.yaml', import
 export interface RunningController extends InProcessController {
   /** `controller_runtime_reconcile_errors_total{controller="metal3machine"}`, as /metrics shows it. */
   reconcileErrorsTotal(): number;
+  /**
+   * Reconciles that looked at a workload cluster's Nodes: the provider-ID phase is the one caller of
+   * the workload client. A request count cannot tell, since Nodes are read from the Node watch.
+   */
+  workloadLooks(): number;
 }
 
 export interface StartOptions extends MachineControllerConfig {
@@ -54,6 +59,7 @@ export interface StartOptions extends MachineControllerConfig {
 /** Starts the controller through the shared runner as a fresh user bound to deploy/rbac.yaml, caching only `namespace`. */
 export async function startMachineController(env: TestEnv, namespace: string, options: StartOptions = {}): Promise<RunningController> {
   const { random, ...config } = options;
+  let workloadLooks = 0;
   const running = await startInProcess(env, namespace, {
     rbac: RBAC_MANIFEST,
     user: 'machine-controller',
@@ -64,7 +70,10 @@ export async function startMachineController(env: TestEnv, namespace: string, op
       // A long safety-net requeue: the tests show that watches, not polling, move things along.
       const controller = metal3MachineController({
         ...deps,
-        workloadClient: (cluster) => clusterCache.get(cluster),
+        workloadClient: (cluster) => {
+          workloadLooks++;
+          return clusterCache.get(cluster);
+        },
         ...(random ? { random } : {}),
         config: { concurrency: 4, requeueAfterMs: 120_000, nodePollMs: 200, ...config },
       });
@@ -76,6 +85,7 @@ export async function startMachineController(env: TestEnv, namespace: string, op
   return {
     ...running,
     reconcileErrorsTotal: () => running.registry.counter('controller_runtime_reconcile_errors_total', '', ['controller']).get({ controller: CONTROLLER_NAME }),
+    workloadLooks: () => workloadLooks,
     // A second call waits for the first (the scene stops what a test may have stopped already).
     stop: () => (stopped ??= running.stop()),
   };

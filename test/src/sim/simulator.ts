@@ -20,9 +20,10 @@ export interface SimulatorDeps {
   readonly clock: Clock;
 }
 
-export function simulatorDeps(connection: Connection, options: { log?: Logger; clock?: Clock } = {}): SimulatorDeps {
+/** `namespace`: the simulators see that namespace only (a benchmark scene beside others' objects); default all. */
+export function simulatorDeps(connection: Connection, options: { log?: Logger; clock?: Clock; namespace?: string } = {}): SimulatorDeps {
   const reader = new Client(Transport.fromConnection(connection));
-  const informers = new InformerFactory(reader, {});
+  const informers = new InformerFactory(reader, options.namespace !== undefined ? { namespace: options.namespace } : {});
   return {
     client: new WriteThroughClient(reader.transport, informers),
     informers,
@@ -33,6 +34,8 @@ export function simulatorDeps(connection: Connection, options: { log?: Logger; c
 }
 
 export interface RunningSimulators {
+  /** What the simulators have seen: a test that must know a simulator will act on a write waits on it here, not on a sleep. */
+  readonly informers: InformerFactory;
   /** Stops every controller (in-flight reconciles finish) and every informer. */
   stop(): Promise<void>;
 }
@@ -44,6 +47,7 @@ export async function startSimulators(deps: SimulatorDeps, runnables: readonly R
   const failed = Promise.all(runs).catch((error: unknown) => deps.log.error('a simulator stopped', { error: String(error) }));
   await deps.informers.waitForSync();
   return {
+    informers: deps.informers,
     async stop() {
       ac.abort();
       await failed;
