@@ -99,7 +99,9 @@ export async function machineScene(env: TestEnv, admin: Client, prefix: string, 
   env.warmWorkloadCluster();
   await benchClusterApi(env);
   const namespace = await freshNamespace(env.admin.client, prefix);
-  const deps = simulatorDeps(env.admin);
+  // The scene's simulators see its namespace only: the run's 2 000 hosts elsewhere (populate.ts, no
+  // BMC Secrets) kept a cluster-wide simulated BMO busy for minutes at each scene's start.
+  const deps = simulatorDeps(env.admin, { namespace });
   const world: RunningSimulators = await startSimulators(deps, [
     ...bmoSimulator(deps, { maxConcurrentReconciles: 8 }),
     ...workloadSimulator(deps, { env, namespace, retryAfterMs: 100, ...(options.joinDelayMs ? { joinDelayMs: options.joinDelayMs } : {}) }),
