@@ -10,7 +10,7 @@ import { connect } from 'node:tls';
 import { newLogger } from '@metal3-ts/shared/log/logger';
 import { CertificateWatcher, readServingPair } from '../src/certificates.ts';
 import { eventually } from '@metal3-ts/test/testing/eventually';
-import { APISERVER_IDLE_MS, KEEP_ALIVE_MS, startWebhookServer, type WebhookServer } from '../src/server.ts';
+import { APISERVER_IDLE_MS, KEEP_ALIVE_MS, startWebhookServer, type WebhookServer, type WebhookServerOptions } from '../src/server.ts';
 import { metal3ClusterConverter, REFUSED_HOST, V1BETA1, V1BETA2 } from './metal3cluster-converter.ts';
 import { type TestPki, testPki } from './support.ts';
 
@@ -138,6 +138,18 @@ test('certificate watcher: waits for a missing pair (problem names the file), ke
   }
 });
 
+/** A server of its own for a test that closes it or needs other limits; quiet. */
+const anotherServer = (options: Partial<Pick<WebhookServerOptions, 'requestTimeoutMs' | 'keepAliveMs'>> = {}) =>
+  startWebhookServer({
+    bind: { host: '127.0.0.1', port: 0 },
+    certificate: readServingPair(pki.files),
+    converter: metal3ClusterConverter,
+    maxRequestBytes: 4096,
+    requestTimeoutMs: 5000,
+    ...options,
+    log: newLogger({ sink: () => {} }),
+  });
+
 /** A POST whose body is sent in two halves: the second only when `second()` is called. */
 function halfSent(port: number, body: string) {
   let finish!: () => void;
@@ -165,14 +177,7 @@ function halfSent(port: number, body: string) {
 }
 
 test('a request not received in full within --request-timeout is dropped; the server keeps serving', async () => {
-  const slow = await startWebhookServer({
-    bind: { host: '127.0.0.1', port: 0 },
-    certificate: readServingPair(pki.files),
-    converter: metal3ClusterConverter,
-    maxRequestBytes: 4096,
-    requestTimeoutMs: 500,
-    log: newLogger({ sink: () => {} }),
-  });
+  const slow = await anotherServer({ requestTimeoutMs: 500 });
   try {
     const stalled = halfSent(slow.port, review([]));
     const outcome = await stalled.answered; // never sends the rest: the server must end it
@@ -185,15 +190,7 @@ test('a request not received in full within --request-timeout is dropped; the se
 test('an idle kept-alive connection is closed only after the keep-alive time, by default longer than the apiserver keeps its own', async () => {
   assert.ok(KEEP_ALIVE_MS > APISERVER_IDLE_MS, 'the apiserver gives an idle connection up first');
   const keepAliveMs = 300;
-  const short = await startWebhookServer({
-    bind: { host: '127.0.0.1', port: 0 },
-    certificate: readServingPair(pki.files),
-    converter: metal3ClusterConverter,
-    maxRequestBytes: 4096,
-    requestTimeoutMs: 5000,
-    keepAliveMs,
-    log: newLogger({ sink: () => {} }),
-  });
+  const short = await anotherServer({ keepAliveMs });
   try {
     // A raw TLS connection: an Agent would hide when the server closed it.
     const socket = connect({ host: '127.0.0.1', port: short.port, ca: pki.ca.certPem, servername: 'localhost' });
@@ -209,14 +206,7 @@ test('an idle kept-alive connection is closed only after the keep-alive time, by
 });
 
 test('SIGTERM-style close: a review in flight is answered, then the server closes', async () => {
-  const other = await startWebhookServer({
-    bind: { host: '127.0.0.1', port: 0 },
-    certificate: readServingPair(pki.files),
-    converter: metal3ClusterConverter,
-    maxRequestBytes: 4096,
-    requestTimeoutMs: 5000,
-    log: newLogger({ sink: () => {} }),
-  });
+  const other = await anotherServer();
   const inFlight = halfSent(other.port, review([{ apiVersion: V1BETA1, kind: 'Metal3Cluster', metadata: { name: 'f', namespace: 'n' }, spec: {} }]));
   await eventually('the review is in flight', () => (other.inFlight() === 1 ? true : undefined));
   const closed = other.close(10_000);
