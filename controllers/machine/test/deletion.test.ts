@@ -145,7 +145,8 @@ test('X-12 (changed): with only a bootstrap configRef (no dataSecretName), the u
     },
   });
   const hostName = await provisionedHost(scene, 'x12-0');
-  const m3m = await scene.client.api(Metal3MachineResource, scene.ns).get('x12-0');
+  // The host is written before the pass's one status patch, and BMO may provision it first.
+  const m3m = await metal3MachineWhen(scene.client, scene.ns, 'x12-0', 'x12-0 with status.userData', (m) => !!m.status?.userData, EVENT_MS);
   assert.equal(m3m.status?.userData, { name: 'kc-x12', namespace: scene.ns }, 'E-8');
   assert.is(
     (await scene.client.api(MachineResource, scene.ns).get('x12-0')).spec?.bootstrap.dataSecretName,
