@@ -18,9 +18,10 @@ import { populateHosts } from './populate.ts';
 import { benchAllInOneMachines, benchProcessRss } from './process-rss.ts';
 import { printSection } from './report.ts';
 import { benchRestart } from './restart.ts';
+import { benchSeparateFleet } from './separate-rss.ts';
 
 const quick = process.argv.includes('--quick');
-// `--only cache,client,reconcile,rss,restart,storm,machines,join,inventory` runs a subset (handy while working on one part;
+// `--only cache,client,reconcile,rss,restart,separate,storm,machines,join,inventory` runs a subset (handy while working on one part;
 // `restart` is the fleet: a burst, the steady window and the restarts, with and without leader election).
 // `--capi v1.10.10` (or CAPI_VERSION) picks the real Cluster API release of the Metal3Machine scenes.
 const onlyAt = process.argv.indexOf('--only');
@@ -74,6 +75,9 @@ try {
     printSection(`Restart: SIGKILL the all-in-one process with ${sizes.machines} ready machines, start it again (issue 20, S7)`, restart);
     console.log(writesAfterRestart.length === 0 ? 'writes after the restart: none' : `writes after the restart: ${writesAfterRestart.join('; ')}`);
     printSection(`Restart with leader election (--leader-elect): ${sizes.machines} ready machines (issue 20, S7)`, elected);
+  }
+  if (wanted('separate')) {
+    printSection(`Process: the five controllers apart, ${sizes.machines} Machines at once (issue 20)`, await benchSeparateFleet(env, client, sizes.machines));
   }
   if (wanted('machines')) {
     printSection(`Metal3Machine burst: ${sizes.machines} machines on as many hosts (S1, S6; A12, C5)`, await benchMachineBurst(env, client, sizes.machines));

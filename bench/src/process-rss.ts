@@ -19,7 +19,7 @@ import { cpuSeconds } from './proc-stat.ts';
 import type { Row } from './report.ts';
 
 export const MiB = 1024 * 1024;
-const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
+export const CONTROLLERS = ['cluster', 'template', 'machine', 'data', 'dataclaim'] as const;
 
 /** Issue 20's memory goal for the all-in-one process, MiB: CAPM3's 74 MB at 100 machines, 150 at 1 000. */
 export const rssGoal = (machines: number): number => (machines >= 1000 ? 150 : 74);
@@ -44,7 +44,7 @@ function socketsOf(pid: number): number {
 }
 
 /** RSS once it holds still: two readings a second apart that agree within 1 %. */
-async function settledRss(pid: number): Promise<number> {
+export async function settledRss(pid: number): Promise<number> {
   let last = memoryOf(pid).rss;
   for (let i = 0; i < 20; i++) {
     await sleep(1000);
