@@ -2,8 +2,10 @@
 // which events count. Everything it decides lives in reconcile.ts and the pure modules it calls;
 // tests build this controller in-process with their own client and informers.
 import type { Client } from '@metal3-ts/generated';
-import { ClusterResource, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import { Metal3ClusterResource, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { ClusterResource, type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { Metal3ClusterResource, type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import { metadataProjection } from '@metal3-ts/shared/cache/transform';
+import type { SelectedInformerSource } from '@metal3-ts/shared/cache/types';
 import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import {
@@ -31,6 +33,7 @@ export interface ClusterControllerConfig {
 
 /** What the controller needs; `MainDeps` from runMain fits. */
 export interface ClusterControllerDeps extends ControllerDeps {
+  readonly informers: SelectedInformerSource;
   readonly client: Client;
   /** Wall clock for `status.lastUpdated`. */
   readonly now?: () => Date;
@@ -42,9 +45,11 @@ export function metal3ClusterController(deps: ClusterControllerDeps): Controller
   const metal3Clusters = informers.informerFor(Metal3ClusterResource);
   metal3Clusters.addIndex(METAL3_CLUSTER_BY_CLUSTER_INDEX, metal3ClusterByCluster);
   const clusters = informers.informerFor(ClusterResource);
-  const machines = informers.informerFor(MachineResource);
+  // Machines and Metal3Machines are only counted and seen deleted (C-11): their metadata is enough,
+  // a fraction of the objects at a thousand machines.
+  const machines = informers.projectedInformerFor(MachineResource, metadataProjection<Machine>());
   machines.addIndex(MEMBER_BY_CLUSTER_INDEX, memberByCluster);
-  const metal3Machines = informers.informerFor(Metal3MachineResource);
+  const metal3Machines = informers.projectedInformerFor(Metal3MachineResource, metadataProjection<Metal3Machine>());
   metal3Machines.addIndex(MEMBER_BY_CLUSTER_INDEX, memberByCluster);
 
   const reconcile = metal3ClusterReconciler({
@@ -59,8 +64,8 @@ export function metal3ClusterController(deps: ClusterControllerDeps): Controller
     .withEventFilter(metal3ClusterEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3ClusterChanged)
     .watches(ClusterResource, clusterToMetal3Cluster(metal3Clusters.store), { predicates: [clusterPauseTransitions] })
-    .watches(MachineResource, toDeleting, { predicates: [onlyDeletes] })
-    .watches(Metal3MachineResource, toDeleting, { predicates: [onlyDeletes] })
+    .watches(machines, toDeleting, { predicates: [onlyDeletes] })
+    .watches(metal3Machines, toDeleting, { predicates: [onlyDeletes] })
     .withOptions({ maxConcurrentReconciles: config.concurrency ?? 10 })
     .build(reconcile);
 }

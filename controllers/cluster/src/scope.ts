@@ -1,5 +1,6 @@
 // The scope of one Metal3Cluster reconcile, read once from the informers (never a live GET: the
-// informers serve our own writes, and every object is cluster-wide cached anyway for the watches):
+// informers serve our own writes, and every object is cached anyway for the watches, the machines
+// as their metadata):
 // the object, its owner Cluster, the guard's decision, and the machines of its Cluster when it is
 // being deleted. The phases then share the scope: they may replace the working copy `m3c` with what
 // a write of theirs returned (metadata and spec only, never its status) and record what they found
@@ -7,6 +8,7 @@
 import type { Api } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { MetadataOf } from '@metal3-ts/shared/cache/transform';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { Logger } from '@metal3-ts/shared/log/logger';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
@@ -19,8 +21,8 @@ import type { Observations } from './observations.ts';
 export interface ClusterInformers {
   readonly metal3Clusters: Informer<Metal3Cluster>;
   readonly clusters: Informer<Cluster>;
-  readonly machines: Informer<Machine>;
-  readonly metal3Machines: Informer<Metal3Machine>;
+  readonly machines: Informer<MetadataOf<Machine>>;
+  readonly metal3Machines: Informer<MetadataOf<Metal3Machine>>;
 }
 
 export interface ClusterScope {

@@ -124,6 +124,36 @@ test('a selected informer: shared per selector and transform name, asks for its 
   await running;
 });
 
+test('a projected informer: every object, cached as the projection makes it, shared per projection name, its size on its own metric line', async () => {
+  const { transport, factory, registry } = setup();
+  type Named = Pick<Secret, 'apiVersion' | 'kind' | 'metadata'>;
+  const names = { name: 'names', project: (o: Secret): Named => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }) };
+  const projected = factory.projectedInformerFor(SecretResource, names);
+  assert.is(factory.projectedInformerFor(SecretResource, { ...names }), projected, 'same projection name: one informer');
+  assert.is.not(factory.informerFor(SecretResource) as unknown, projected as unknown, 'the full informer of the kind is another');
+  const managedFields = [{ manager: 'm', operation: 'Update' }];
+  transport.source('secrets').create(
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', resourceVersion: '1', managedFields }, data: { k: 'dg==' } } as never,
+  );
+  const aborter = new AbortController();
+  const running = factory.start(aborter.signal);
+  await factory.waitForSync();
+  const cached = projected.store.get({ namespace: 'ns', name: 's' });
+  assert.equal(Object.keys(cached ?? {}), ['apiVersion', 'kind', 'metadata'], 'the data is not cached');
+  assert.is(cached?.metadata.managedFields, undefined, 'managedFields dropped first');
+  assert.ok(transport.paths.some((p) => p.startsWith('/api/v1/secrets?') && !p.includes('Selector')), 'no selector: every object');
+  assert.match(registry.render(), 'informer_cached_objects{resource="secrets{#names}"} 1');
+  aborter.abort();
+  await running;
+});
+
+test('the all-in-one view: a projection is served by the full informer of the kind (one copy per kind in one process)', () => {
+  const { factory } = setup();
+  const view = ledgeredInformers(factory, 'cluster', new IndexLedger());
+  const projected = view.projectedInformerFor(SecretResource, { name: 'names', project: (o: Secret) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }) });
+  assert.is(projected.store, factory.informerFor(SecretResource).store as unknown);
+});
+
 test('a selected informer by field selector (one object by name, S-11): its own informer per name, the selector sent on list and watch', async () => {
   const { transport, factory } = setup();
   const keep = (o: Secret): Secret => o;

@@ -16,7 +16,7 @@ import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
 import { type CacheTransform, stripManagedFields } from './transform.ts';
-import type { Informer, InformerSelection, ReadView, SelectedInformerSource } from './types.ts';
+import type { Informer, InformerSelection, Projection, ReadView, SelectedInformerSource } from './types.ts';
 import type { WatcherOptions } from './watcher.ts';
 
 /** Watch tuning shared by every informer of a factory (tests shorten timeouts and backoff). */
@@ -89,7 +89,19 @@ export class InformerFactory implements SelectedInformerSource {
   selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T> {
     const { labelSelector, fieldSelector } = selection;
     const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
-    return this.#informer(descriptor, key, { selectors: selectorsOf(selection), labelSelector, fieldSelector }, selection.transform);
+    // The metric names a selection by its selectors, or by its transform when it selects nothing (a projection).
+    const selectors = selectorsOf(selection) || `#${selection.transformName}`;
+    return this.#informer(descriptor, key, { selectors, labelSelector, fieldSelector }, selection.transform);
+  }
+
+  /**
+   * The informer of every object of `descriptor`'s kind, cached as `projection` makes it (after
+   * managedFields are dropped). Shared by every caller naming the same projection.
+   */
+  projectedInformerFor<T extends P, P extends KubeObject>(descriptor: ResourceDescriptor<T>, projection: Projection<T, P>): Informer<P> {
+    // The store holds P objects under T's descriptor: callers only ever see them as P.
+    const transform = ((object: T) => projection.project(stripManagedFields(object))) as unknown as CacheTransform<T>;
+    return this.selectedInformerFor(descriptor, { transform, transformName: projection.name }) as unknown as Informer<P>;
   }
 
   #informer<T extends KubeObject>(

@@ -72,9 +72,21 @@ export interface InformerSelection<T extends KubeObject> {
   readonly transformName: string;
 }
 
-/** An InformerSource that also hands out selected informers (InformerFactory). */
+/**
+ * What a projected informer keeps of each object of a kind: the fields its readers need. `P` only
+ * leaves fields out of `T` (`T extends P`), so the kind's full informer can always stand in for a
+ * projection (the all-in-one process does). `name` stands for `project` in the informer's key.
+ */
+export interface Projection<T extends P, P extends KubeObject> {
+  readonly name: string;
+  readonly project: (object: T) => P;
+}
+
+/** An InformerSource that also hands out selected and projected informers (InformerFactory). */
 export interface SelectedInformerSource extends InformerSource {
   selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T>;
+  /** Every object of the kind, each cached as `projection` makes it (less memory than the full informer). */
+  projectedInformerFor<T extends P, P extends KubeObject>(descriptor: ResourceDescriptor<T>, projection: Projection<T, P>): Informer<P>;
 }
 
 /**

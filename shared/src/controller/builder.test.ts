@@ -12,7 +12,7 @@ import { type BareMetalHost, BareMetalHostResource, newBareMetalHost } from '@me
 import { newLogger } from '../log/logger.ts';
 import { Registry } from '../metrics/registry.ts';
 import { type ReconcileContext, type Request, requestKey, type Result } from '../reconcile/reconcile.ts';
-import { FakeInformerSource } from '../testing/fake-informer.ts';
+import { FakeInformer, FakeInformerSource } from '../testing/fake-informer.ts';
 import { ControllerBuildError, controllerFor } from './builder.ts';
 import type { Controller } from './controller.ts';
 import { generationChanged, resourceNotPausedAndHasFilterLabel } from './predicates.ts';
@@ -111,6 +111,16 @@ test('watches: a BareMetalHost event reconciles its consumer through the map fun
   assert.equal(await h.take(), ['ns/m1']);
   h.hosts.update(host('h0', 'm2'));
   assert.equal((await h.take()).sort(), ['ns/m1', 'ns/m2'], 'old and new consumer');
+  await h.shutdown();
+});
+
+test("watches an informer the controller chose (a projection): its events map, and the kind's own informer is not asked for", async () => {
+  const chosen = new FakeInformer(BareMetalHostResource);
+  const h = harness((b) => b.watches(chosen, hostToMachine));
+  chosen.create(host('h0', 'm1'));
+  assert.equal(await h.take(), ['ns/m1']);
+  h.hosts.create(host('h1', 'm2'));
+  assert.equal(await h.take(), [], "the kind's own informer is not watched");
   await h.shutdown();
 });
 

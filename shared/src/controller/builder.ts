@@ -7,7 +7,7 @@
 //     .withEventFilter(resourceNotPausedAndHasFilterLabel(watchFilter))
 //     .build(reconcileMetal3Machine);
 import type { KubeObject, ResourceDescriptor } from '@metal3-ts/generated';
-import type { InformerSource } from '../cache/types.ts';
+import type { Informer, InformerSource } from '../cache/types.ts';
 import type { Clock } from '../clock/clock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { EventRecorder } from '../events/recorder.ts';
@@ -80,11 +80,16 @@ export class ControllerBuilder<T extends KubeObject> {
     return this;
   }
 
-  /** Reconciles whatever `map` answers for objects of `descriptor`'s kind when they change. */
-  watches<O extends KubeObject>(descriptor: ResourceDescriptor<O>, map: MapFn<O>, options: { predicates?: Predicate<O>[] } = {}): this {
-    if (typeof map !== 'function') this.#problems.push(`watches(${descriptor.kind}): the map function is missing`);
+  /**
+   * Reconciles whatever `map` answers for objects of a kind when they change: the kind's informer
+   * (`descriptor`), or one the controller already chose (a projected informer, which caches less).
+   */
+  watches<O extends KubeObject>(watched: ResourceDescriptor<O> | Informer<O>, map: MapFn<O>, options: { predicates?: Predicate<O>[] } = {}): this {
+    const chosen = 'store' in watched ? watched : undefined;
+    const kind = chosen ? chosen.descriptor.kind : (watched as ResourceDescriptor<O>).kind;
+    if (typeof map !== 'function') this.#problems.push(`watches(${kind}): the map function is missing`);
     this.#watches.push((informers, filters) =>
-      informerSource(informers.informerFor(descriptor), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])])
+      informerSource(chosen ?? informers.informerFor(watched as ResourceDescriptor<O>), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])])
     );
     return this;
   }

@@ -45,7 +45,9 @@ export class IndexLedger {
 
 /**
  * `factory` as `owner` sees it: the same informers (one per kind, shared), whose `addIndex` goes
- * through `ledger` first. Everything else is the factory's own.
+ * through `ledger` first. A projection is served by the kind's full informer: the kinds controllers
+ * project (Machines, Metal3Machines, hosts) are those the machine controller caches in full, so in
+ * one process a second, projected copy would only add memory. Everything else is the factory's own.
  */
 export function ledgeredInformers(factory: InformerFactory, owner: string, ledger: IndexLedger): InformerFactory {
   const wrap = <T extends KubeObject>(descriptor: ResourceDescriptor<T>, informer: Informer<T>, suffix = ''): Informer<T> => {
@@ -61,6 +63,7 @@ export function ledgeredInformers(factory: InformerFactory, owner: string, ledge
     informerFor: <T extends KubeObject>(d: ResourceDescriptor<T>) => wrap(d, factory.informerFor(d)),
     selectedInformerFor: <T extends KubeObject>(d: ResourceDescriptor<T>, s: Parameters<InformerFactory['selectedInformerFor']>[1]) =>
       wrap(d, factory.selectedInformerFor(d, s as never) as Informer<T>, selectionKey(s)),
+    projectedInformerFor: <T extends KubeObject>(d: ResourceDescriptor<T>) => wrap(d, factory.informerFor(d)),
   });
 }
 
