@@ -15,7 +15,7 @@ import { IPAddressResource, IPClaimResource, IPPoolResource } from '@metal3-ts/g
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { byLabel, byOwnerUid, labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { WatcherTuning } from '@metal3-ts/shared/cache/informer-factory';
-import type { InformerSource, SelectedInformerSource } from '@metal3-ts/shared/cache/types';
+import type { SelectedInformerSource } from '@metal3-ts/shared/cache/types';
 import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { clusterUnpaused } from '@metal3-ts/shared/controller/predicates';
@@ -49,6 +49,7 @@ import {
 } from './mappers.ts';
 import { DATA_CONTROLLER_NAME, DATA_NAME_LABEL, DATA_TEMPLATE_CONTROLLER_NAME } from './names.ts';
 import { changedBesidesStatus, createOrDelete, eventFilter } from './predicates.ts';
+import { hostProjection, machineProjection, metal3MachineProjection } from './projections.ts';
 import { renderedSecretInformer, renderedSecretWatch } from './rendered-secret-watch.ts';
 import { SecretConflictWatch } from './secret-conflict-watch.ts';
 import { metal3DataReconciler } from './reconcile.ts';
@@ -89,7 +90,7 @@ export interface DataControllersDeps extends ControllerDeps {
 }
 
 /** The informers of the Metal3Data controller, with the indexes its reconcile and mappers read. */
-export function dataInformers(source: InformerSource, ipam: ServedIpamKinds = { metal3: true, capi: true }): DataInformers {
+export function dataInformers(source: SelectedInformerSource, ipam: ServedIpamKinds = { metal3: true, capi: true }): DataInformers {
   const datas = source.informerFor(Metal3DataResource);
   datas.addIndex(DATA_BY_TEMPLATE_INDEX, dataByTemplate);
   datas.addIndex(DATA_BY_CLAIM_INDEX, dataByClaim);
@@ -97,7 +98,7 @@ export function dataInformers(source: InformerSource, ipam: ServedIpamKinds = { 
   datas.addIndex(DATA_BY_SECRET_INDEX, dataBySecret);
   const claims = source.informerFor(Metal3DataClaimResource);
   claims.addIndex(CLAIM_BY_METAL3MACHINE_INDEX, claimByMetal3Machine);
-  const metal3Machines = source.informerFor(Metal3MachineResource);
+  const metal3Machines = source.projectedInformerFor(Metal3MachineResource, metal3MachineProjection);
   metal3Machines.addIndex(METAL3MACHINE_BY_HOST_INDEX, metal3MachineByHost);
   metal3Machines.addIndex(METAL3MACHINE_BY_MACHINE_INDEX, metal3MachineByMachine);
   const ipClaims = ipam.metal3 ? source.informerFor(IPClaimResource) : undefined;
@@ -110,9 +111,9 @@ export function dataInformers(source: InformerSource, ipam: ServedIpamKinds = { 
     templates: source.informerFor(Metal3DataTemplateResource),
     claims,
     metal3Machines,
-    machines: source.informerFor(MachineResource),
+    machines: source.projectedInformerFor(MachineResource, machineProjection),
     clusters: source.informerFor(ClusterResource),
-    hosts: source.informerFor(BareMetalHostResource),
+    hosts: source.projectedInformerFor(BareMetalHostResource, hostProjection),
     ipClaims,
     ipAddresses: ipam.metal3 ? source.informerFor(IPAddressResource) : undefined,
     ipPools: ipam.metal3 ? source.informerFor(IPPoolResource) : undefined,
@@ -148,9 +149,9 @@ export function metal3DataController(deps: DataControllersDeps): Controller {
     // Issue 21 point 4: the allocation side's ledger writes (template status) wake nobody.
     .watches(Metal3DataTemplateResource, templateToDatas(stores), { predicates: [changedBesidesStatus] })
     .watches(Metal3DataClaimResource, claimToDatas(stores))
-    .watches(Metal3MachineResource, metal3MachineToDatas(stores))
-    .watches(MachineResource, machineToDatas(stores))
-    .watches(BareMetalHostResource, hostToDatas(stores))
+    .watches(informers.metal3Machines, metal3MachineToDatas(stores))
+    .watches(informers.machines, machineToDatas(stores))
+    .watches(informers.hosts, hostToDatas(stores))
     .watches(ClusterResource, clusterToDatas(stores), { predicates: [clusterUnpaused] })
     .watchesRawSource(renderedSecretWatch(renderedSecretInformer(deps.informers), informers.datas.store))
     .watchesRawSource(conflicts);

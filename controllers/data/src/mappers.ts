@@ -5,17 +5,17 @@
 // rendered Metal3Data never changes (DR-21); its rendered Secrets are watched apart
 // (rendered-secret-watch.ts), so one that disappears is rendered again.
 import type { KubeObject } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import type { IPAddress, IPClaim } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import type { MapFn } from '@metal3-ts/shared/controller/handlers';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { hostKey, templateKey } from './decisions/association.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, INFRASTRUCTURE_GROUP } from './names.ts';
+import type { RelatedHost, RelatedMachine, RelatedMetal3Machine } from './render/index.ts';
 
 /** Metal3Data by `<namespace>/<template name>` (template namespace defaulted to its own). */
 export const DATA_BY_TEMPLATE_INDEX = 'metal3data:by-template';
@@ -46,11 +46,12 @@ export const dataBySecret: IndexFn<Metal3Data> = (data) => [
 ];
 export const claimByMetal3Machine: IndexFn<Metal3DataClaim> = (claim) =>
   key(claim.metadata.namespace, getOwnerByKind(claim, INFRASTRUCTURE_GROUP, 'Metal3Machine')?.name);
-export const metal3MachineByHost: IndexFn<Metal3Machine> = (m3m) => {
+export const metal3MachineByHost: IndexFn<RelatedMetal3Machine> = (m3m) => {
   const host = hostKey(m3m);
   return host ? key(host.namespace, host.name) : [];
 };
-export const metal3MachineByMachine: IndexFn<Metal3Machine> = (m3m) => key(m3m.metadata.namespace, getOwnerByKind(m3m, CLUSTER_API_GROUP, 'Machine')?.name);
+export const metal3MachineByMachine: IndexFn<RelatedMetal3Machine> = (m3m) =>
+  key(m3m.metadata.namespace, getOwnerByKind(m3m, CLUSTER_API_GROUP, 'Machine')?.name);
 
 /** Still to be rendered: not ready and not being deleted. */
 export const awaitsRendering = (data: Readonly<Metal3Data>): boolean => data.status?.ready !== true && !data.metadata.deletionTimestamp;
@@ -60,7 +61,7 @@ const requestFor = (obj: Readonly<KubeObject>): Request => ({ namespace: obj.met
 export interface MapperStores {
   readonly datas: Store<Metal3Data>;
   readonly claims: Store<Metal3DataClaim>;
-  readonly metal3Machines: Store<Metal3Machine>;
+  readonly metal3Machines: Store<RelatedMetal3Machine>;
   readonly ipClaims?: Store<IPClaim> | undefined;
   readonly ipAddressClaims?: Store<capi.IPAddressClaim> | undefined;
 }
@@ -71,7 +72,7 @@ function datasOfClaims(stores: MapperStores, claims: readonly Readonly<Metal3Dat
   );
 }
 
-function datasOfMetal3Machines(stores: MapperStores, machines: readonly Readonly<Metal3Machine>[]): Request[] {
+function datasOfMetal3Machines(stores: MapperStores, machines: readonly Readonly<RelatedMetal3Machine>[]): Request[] {
   return machines.flatMap((m3m) =>
     datasOfClaims(stores, stores.claims.byIndex(CLAIM_BY_METAL3MACHINE_INDEX, `${m3m.metadata.namespace ?? ''}/${m3m.metadata.name ?? ''}`))
   );
@@ -100,12 +101,12 @@ export function claimToDatas(stores: MapperStores): MapFn<Metal3DataClaim> {
 }
 
 /** A Metal3Machine (host annotation, owner Machine, dataTemplate, labels) wakes its claims' Metal3Data. */
-export function metal3MachineToDatas(stores: MapperStores): MapFn<Metal3Machine> {
+export function metal3MachineToDatas(stores: MapperStores): MapFn<RelatedMetal3Machine> {
   return (m3m) => datasOfMetal3Machines(stores, [m3m]);
 }
 
 /** A Machine wakes the Metal3Data of the Metal3Machines it owns. */
-export function machineToDatas(stores: MapperStores): MapFn<Machine> {
+export function machineToDatas(stores: MapperStores): MapFn<RelatedMachine> {
   return (machine) =>
     datasOfMetal3Machines(
       stores,
@@ -114,7 +115,7 @@ export function machineToDatas(stores: MapperStores): MapFn<Machine> {
 }
 
 /** A BareMetalHost (it appeared, its NICs were inspected, its labels changed) wakes its machine's Metal3Data. */
-export function hostToDatas(stores: MapperStores): MapFn<BareMetalHost> {
+export function hostToDatas(stores: MapperStores): MapFn<RelatedHost> {
   return (host) =>
     datasOfMetal3Machines(stores, stores.metal3Machines.byIndex(METAL3MACHINE_BY_HOST_INDEX, `${host.metadata.namespace ?? ''}/${host.metadata.name ?? ''}`));
 }

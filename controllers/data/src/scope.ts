@@ -6,17 +6,15 @@
 // the object and its Cluster once and takes the guard's decision; the phases then record what they
 // find in `observed` (the only mutable part) and deriveStatus turns that into the one patch.
 import type { Api, Client } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import {
   type Metal3Data,
   type Metal3DataClaim,
   Metal3DataResource,
   type Metal3DataTemplate,
-  type Metal3Machine,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type * as capi from '@metal3-ts/generated/ipam.cluster.x-k8s.io/v1beta1';
 import type { IPAddress, IPClaim, IPPool } from '@metal3-ts/generated/ipam.metal3.io/v1alpha1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { labelIndexName, OWNER_UID_INDEX } from '@metal3-ts/shared/cache/indexers';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { AssociationLookups, MachineLookups } from './decisions/association.ts';
@@ -25,16 +23,18 @@ import type { ReleaseCandidates } from './phases/release.ts';
 import { type Request, requestKey } from '@metal3-ts/shared/reconcile/reconcile';
 import { clusterNameOf, type DataGuard, guard } from './guards.ts';
 import type { Observations } from './observations.ts';
+import type { RelatedHost, RelatedMachine, RelatedMetal3Machine } from './render/index.ts';
 import { DATA_NAME_LABEL } from './names.ts';
 
 export interface DataInformers {
   readonly datas: Informer<Metal3Data>;
   readonly templates: Informer<Metal3DataTemplate>;
   readonly claims: Informer<Metal3DataClaim>;
-  readonly metal3Machines: Informer<Metal3Machine>;
-  readonly machines: Informer<Machine>;
+  /** Projected (projections.ts): what rendering and the association read. */
+  readonly metal3Machines: Informer<RelatedMetal3Machine>;
+  readonly machines: Informer<RelatedMachine>;
   readonly clusters: Informer<Cluster>;
-  readonly hosts: Informer<BareMetalHost>;
+  readonly hosts: Informer<RelatedHost>;
   /** Undefined when the apiserver does not serve `ipam.metal3.io` (D-3). */
   readonly ipClaims?: Informer<IPClaim> | undefined;
   readonly ipAddresses?: Informer<IPAddress> | undefined;

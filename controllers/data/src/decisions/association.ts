@@ -2,38 +2,37 @@
 // claim, the claim's Metal3Machine, that machine's owner Machine and its BareMetalHost. Pure: the
 // objects come from lookups (the informers' stores), so every rule is a table test.
 import type { ObjectReference } from '@metal3-ts/generated';
-import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { Metal3Data, Metal3DataClaim, Metal3DataTemplate } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { ObjectKey } from '@metal3-ts/shared/cache/types';
 import { hostAnnotationKey, hostAnnotationProblem } from '@metal3-ts/baremetal/host-annotation';
 import { getOwnerByKind } from '@metal3-ts/shared/meta/owner-references';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from '../names.ts';
 import { type Finding, found, invalid, wait } from '../findings.ts';
+import type { RelatedHost, RelatedMachine, RelatedMetal3Machine } from '../render/index.ts';
 
 export type Lookup<T> = (key: ObjectKey) => Readonly<T> | undefined;
 
 export interface AssociationLookups {
   readonly template: Lookup<Metal3DataTemplate>;
   readonly claim: Lookup<Metal3DataClaim>;
-  readonly metal3Machine: Lookup<Metal3Machine>;
+  readonly metal3Machine: Lookup<RelatedMetal3Machine>;
 }
 
 export interface MachineLookups {
-  readonly machine: Lookup<Machine>;
-  readonly host: Lookup<BareMetalHost>;
+  readonly machine: Lookup<RelatedMachine>;
+  readonly host: Lookup<RelatedHost>;
 }
 
 export interface Association {
   readonly template: Readonly<Metal3DataTemplate>;
   readonly claim: Readonly<Metal3DataClaim>;
-  readonly metal3Machine: Readonly<Metal3Machine>;
+  readonly metal3Machine: Readonly<RelatedMetal3Machine>;
 }
 
 export interface MachineAndHost {
-  readonly machine: Readonly<Machine>;
-  readonly host: Readonly<BareMetalHost>;
+  readonly machine: Readonly<RelatedMachine>;
+  readonly host: Readonly<RelatedHost>;
 }
 
 const ns = (data: Readonly<Metal3Data>): string => data.metadata.namespace ?? '';
@@ -83,7 +82,7 @@ export function findAssociation(data: Readonly<Metal3Data>, lookups: Association
 }
 
 /** The Metal3Machine's `spec.dataTemplate` names this template (namespace empty or the template's). */
-function pointsBack(metal3Machine: Readonly<Metal3Machine>, template: Readonly<Metal3DataTemplate>): boolean {
+function pointsBack(metal3Machine: Readonly<RelatedMetal3Machine>, template: Readonly<Metal3DataTemplate>): boolean {
   const ref = metal3Machine.spec?.dataTemplate;
   if (!ref || ref.name !== template.metadata.name) return false;
   return !ref.namespace || ref.namespace === template.metadata.namespace;
@@ -95,7 +94,7 @@ function pointsBack(metal3Machine: Readonly<Metal3Machine>, template: Readonly<M
  * which ignores the namespace part): always in the Metal3Machine's namespace, and undefined when the
  * annotation names another namespace (findMachineAndHost says so), is malformed or absent.
  */
-export function hostKey(metal3Machine: Readonly<Metal3Machine>): ObjectKey | undefined {
+export function hostKey(metal3Machine: Readonly<RelatedMetal3Machine>): ObjectKey | undefined {
   return hostAnnotationKey(metal3Machine.metadata.annotations?.[HOST_ANNOTATION], metal3Machine.metadata.namespace ?? '');
 }
 
@@ -103,7 +102,7 @@ export function hostKey(metal3Machine: Readonly<Metal3Machine>): ObjectKey | und
  * D-9 steps 8–9: the Metal3Machine's owner Machine (M-9) and its BareMetalHost (M-40). A host
  * annotation naming another namespace, or malformed, is invalid (terminal, as for the machine).
  */
-export function findMachineAndHost(metal3Machine: Readonly<Metal3Machine>, lookups: MachineLookups): Finding<MachineAndHost> {
+export function findMachineAndHost(metal3Machine: Readonly<RelatedMetal3Machine>, lookups: MachineLookups): Finding<MachineAndHost> {
   const owner = getOwnerByKind(metal3Machine, CLUSTER_API_GROUP, 'Machine');
   const machine = owner ? lookups.machine({ namespace: metal3Machine.metadata.namespace ?? '', name: owner.name }) : undefined;
   if (!machine) return wait('Waiting for Machine Controller to set OwnerRef on Metal3Machine');

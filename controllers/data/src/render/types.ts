@@ -2,8 +2,8 @@
 // The controller fetches everything first; rendering itself does no I/O.
 
 import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
-import type { Metal3Data, Metal3DataTemplate, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { Metal3Data, Metal3DataTemplate, Metal3Machine, Metal3MachineSpec } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatusHardware } from '@metal3-ts/generated/metal3.io/v1alpha1';
 
 /** API group of Metal3 IPAM pools; the default for a pool reference without a group (DR-20). */
 export const METAL3_IPAM_GROUP = 'ipam.metal3.io';
@@ -41,11 +41,24 @@ export interface PoolAllocation {
  */
 export type PoolLookup = (poolRef: PoolRef) => PoolAllocation | undefined;
 
+/**
+ * What rendering and the association read of the Metal3Machine, Machine and host: their metadata
+ * (names, labels, annotations, owners), the template the Metal3Machine names, the host's boot MAC and
+ * NICs. The data controller caches exactly this of each (projections.ts), the full objects are wider.
+ */
+type Identity<T extends { apiVersion: string; kind: string; metadata: unknown }> = Pick<T, 'apiVersion' | 'kind' | 'metadata'>;
+export type RelatedMetal3Machine = Identity<Metal3Machine> & { spec?: Pick<Metal3MachineSpec, 'dataTemplate'> };
+export type RelatedMachine = Identity<Machine>;
+export type RelatedHost = Identity<BareMetalHost> & {
+  spec?: Pick<BareMetalHostSpec, 'bootMACAddress'>;
+  status?: { hardware?: Pick<BareMetalHostStatusHardware, 'nics'> };
+};
+
 /** The objects whose names, labels, annotations and NICs the template may read. */
 export interface RelatedObjects {
-  metal3Machine: Metal3Machine;
-  machine: Machine;
-  host: BareMetalHost;
+  metal3Machine: RelatedMetal3Machine;
+  machine: RelatedMachine;
+  host: RelatedHost;
 }
 
 /** Everything rendering needs, already fetched by the controller. */
