@@ -124,7 +124,7 @@ test('a selected informer: shared per selector and transform name, asks for its 
   await running;
 });
 
-test('a projected informer: every object, cached as the projection makes it, shared per projection name, its size on its own metric line', async () => {
+test('a projected informer: every object, cached as the projection makes it (own writes too), shared per projection name, its size on its own metric line', async () => {
   const { transport, factory, registry } = setup();
   type Named = Pick<Secret, 'apiVersion' | 'kind' | 'metadata'>;
   const names = { name: 'names', project: (o: Secret): Named => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }) };
@@ -143,6 +143,13 @@ test('a projected informer: every object, cached as the projection makes it, sha
   assert.is(cached?.metadata.managedFields, undefined, 'managedFields dropped first');
   assert.ok(transport.paths.some((p) => p.startsWith('/api/v1/secrets?') && !p.includes('Selector')), 'no selector: every object');
   assert.match(registry.render(), 'informer_cached_objects{resource="secrets{#names}"} 1');
+  // Read your writes: this process's write reaches the projection as the projection caches it.
+  const written = { apiVersion: 'v1', kind: 'Secret', metadata: { ...cached?.metadata, resourceVersion: '999', labels: { v: '2' } }, data: { k: 'dg==' } };
+  factory.existing(SecretResource)?.noteWrite(written as Secret);
+  const noted = projected.store.get({ namespace: 'ns', name: 's' });
+  assert.equal(noted?.metadata.labels, { v: '2' });
+  assert.equal(Object.keys(noted ?? {}), ['apiVersion', 'kind', 'metadata'], 'projected as the watch would');
+  assert.is(written.data.k, 'dg==', "the caller's object is left alone");
   aborter.abort();
   await running;
 });
@@ -150,7 +157,10 @@ test('a projected informer: every object, cached as the projection makes it, sha
 test('the all-in-one view: a projection is served by the full informer of the kind (one copy per kind in one process)', () => {
   const { factory } = setup();
   const view = ledgeredInformers(factory, 'cluster', new IndexLedger());
-  const projected = view.projectedInformerFor(SecretResource, { name: 'names', project: (o: Secret) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }) });
+  const projected = view.projectedInformerFor(SecretResource, {
+    name: 'names',
+    project: (o: Secret) => ({ apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }),
+  });
   assert.is(projected.store, factory.informerFor(SecretResource).store as unknown);
 });
 

@@ -17,6 +17,7 @@ import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
 import { type CacheTransform, stripManagedFields } from './transform.ts';
 import type { Informer, InformerSelection, Projection, ReadView, SelectedInformerSource } from './types.ts';
+import type { WriteNotes } from './write-through.ts';
 import type { WatcherOptions } from './watcher.ts';
 
 /** Watch tuning shared by every informer of a factory (tests shorten timeouts and backoff). */
@@ -45,6 +46,8 @@ export class InformerFactory implements SelectedInformerSource {
   readonly #log: Logger;
   readonly #informers = new Map<string, SharedInformer<KubeObject>>();
   readonly #views = new Map<string, ReadView<KubeObject, KubeObject>>();
+  /** The transform of each projected informer, by its key: a noted write is cached as the watch would cache it. */
+  readonly #projections = new Map<string, CacheTransform<KubeObject>>();
   readonly #decisions = new Map<string, Promise<unknown>>();
   readonly #runs: Promise<void>[] = [];
   #signal: AbortSignal | undefined;
@@ -101,7 +104,10 @@ export class InformerFactory implements SelectedInformerSource {
   projectedInformerFor<T extends P, P extends KubeObject>(descriptor: ResourceDescriptor<T>, projection: Projection<T, P>): Informer<P> {
     // The store holds P objects under T's descriptor: callers only ever see them as P.
     const transform = ((object: T) => projection.project(stripManagedFields(object))) as unknown as CacheTransform<T>;
-    return this.selectedInformerFor(descriptor, { transform, transformName: projection.name }) as unknown as Informer<P>;
+    const selection = { transform, transformName: projection.name };
+    const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
+    if (!this.#projections.has(key)) this.#projections.set(key, transform as unknown as CacheTransform<KubeObject>);
+    return this.selectedInformerFor(descriptor, selection) as unknown as Informer<P>;
   }
 
   #informer<T extends KubeObject>(
@@ -157,9 +163,24 @@ export class InformerFactory implements SelectedInformerSource {
     return this.#options.watcher ?? {};
   }
 
-  /** The informer of a kind if some controller asked for it; never creates one. */
-  existing<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> | undefined {
-    return this.#informers.get(gvkKey(descriptor.group, descriptor.version, descriptor.kind)) as unknown as Informer<T> | undefined;
+  /**
+   * Where this process's own writes of a kind go (read your writes, write-through.ts): its full
+   * informer and each of its projections, a write noted in each as that informer caches objects.
+   * Undefined when no controller asked for either; never creates an informer. Label- or
+   * field-selected informers are left out: a written object need not match their selector.
+   */
+  existing<T extends KubeObject>(descriptor: ResourceDescriptor<T>): WriteNotes<T> | undefined {
+    const kind = gvkKey(descriptor.group, descriptor.version, descriptor.kind);
+    const targets: WriteNotes<KubeObject>[] = [];
+    const full = this.#informers.get(kind);
+    if (full) targets.push(full);
+    for (const [key, project] of this.#projections) {
+      const projected = key.startsWith(`${kind}?`) ? this.#informers.get(key) : undefined;
+      // A copy: the caller keeps the written object as the apiserver answered it.
+      if (projected) targets.push({ noteWrite: (o) => projected.noteWrite(project(structuredClone(o))), noteDelete: (k) => projected.noteDelete(k) });
+    }
+    if (targets.length <= 1) return targets[0] as WriteNotes<T> | undefined;
+    return { noteWrite: (o) => targets.forEach((t) => t.noteWrite(o)), noteDelete: (k) => targets.forEach((t) => t.noteDelete(k)) };
   }
 
   /** Runs every informer, present and future, until `signal` aborts; resolves once all have stopped. */

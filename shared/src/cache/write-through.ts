@@ -6,9 +6,12 @@ import { Api, Client, type KubeObject, type ResourceDescriptor, type Status, typ
 import type { DeleteOptions } from '@metal3-ts/generated';
 import type { Informer, ObjectKey } from './types.ts';
 
-/** Where written objects go: the informer of their kind, when one exists. */
+/** What a written object is handed to: the informer (or informers) of its kind. */
+export type WriteNotes<T extends KubeObject> = Pick<Informer<T>, 'noteWrite' | 'noteDelete'>;
+
+/** Where written objects go: the informers of their kind, when the process has any. */
 export interface WrittenObjectSink {
-  existing<T extends KubeObject>(descriptor: ResourceDescriptor<T>): Informer<T> | undefined;
+  existing<T extends KubeObject>(descriptor: ResourceDescriptor<T>): WriteNotes<T> | undefined;
 }
 
 export class WriteThroughClient extends Client {
