@@ -68,6 +68,8 @@ export interface HttpRequest {
   readonly path: string;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** The media type asked for; `application/json` unless set (a metadata-only list or watch sets it). */
+  readonly accept?: string;
   readonly signal?: AbortSignal;
   /** Verb and resource for observers and metrics (`get`, `metal3machines`). */
   readonly verb: string;
@@ -213,7 +215,7 @@ export class Transport {
     const url = new URL(request.path, this.server);
     const headers: Record<string, string | number> = {
       ...(base.headers as Record<string, string>),
-      Accept: 'application/json',
+      Accept: request.accept ?? 'application/json',
     };
     if (payload) {
       headers['Content-Type'] = request.contentType ?? 'application/json';

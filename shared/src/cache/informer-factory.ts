@@ -9,12 +9,13 @@
 // synced, and none unable to list or watch (a refused verb, a missing CRD, repeated failures), with
 // the verb and resource named; each failed list or watch is counted in
 // `informer_list_watch_errors_total{resource,verb,code}`.
-import { type Client, gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
+import { type Api, type Client, gvkKey, type KubeObject, type ResourceDescriptor } from '@metal3-ts/generated';
 import type { Clock } from '../clock/clock.ts';
 import { type Logger, silentLogger } from '../log/logger.ts';
 import { resourceName } from '../meta/resource-name.ts';
 import type { Registry } from '../metrics/registry.ts';
 import { SharedInformer } from './informer.ts';
+import { metadataSource } from './metadata-source.ts';
 import { type CacheTransform, stripManagedFields } from './transform.ts';
 import type { Informer, InformerSelection, Projection, ReadView, SelectedInformerSource } from './types.ts';
 import type { WriteNotes } from './write-through.ts';
@@ -90,16 +91,21 @@ export class InformerFactory implements SelectedInformerSource {
    * transform name (the name stands for the function: two names must not share one transform).
    */
   selectedInformerFor<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>): Informer<T> {
+    return this.#selected(descriptor, selection, false);
+  }
+
+  #selected<T extends KubeObject>(descriptor: ResourceDescriptor<T>, selection: InformerSelection<T>, metadataOnly: boolean): Informer<T> {
     const { labelSelector, fieldSelector } = selection;
     const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
     // The metric names a selection by its selectors, or by its transform when it selects nothing (a projection).
     const selectors = selectorsOf(selection) || `#${selection.transformName}`;
-    return this.#informer(descriptor, key, { selectors, labelSelector, fieldSelector }, selection.transform);
+    return this.#informer(descriptor, key, { selectors, labelSelector, fieldSelector, metadataOnly }, selection.transform);
   }
 
   /**
    * The informer of every object of `descriptor`'s kind, cached as `projection` makes it (after
-   * managedFields are dropped). Shared by every caller naming the same projection.
+   * managedFields are dropped). Shared by every caller naming the same projection. A projection that
+   * reads metadata only lists and watches metadata only (metadata-source.ts).
    */
   projectedInformerFor<T extends P, P extends KubeObject>(descriptor: ResourceDescriptor<T>, projection: Projection<T, P>): Informer<P> {
     // The store holds P objects under T's descriptor: callers only ever see them as P.
@@ -107,13 +113,13 @@ export class InformerFactory implements SelectedInformerSource {
     const selection = { transform, transformName: projection.name };
     const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
     if (!this.#projections.has(key)) this.#projections.set(key, transform as unknown as CacheTransform<KubeObject>);
-    return this.selectedInformerFor(descriptor, selection) as unknown as Informer<P>;
+    return this.#selected(descriptor, selection, projection.metadataOnly === true) as unknown as Informer<P>;
   }
 
   #informer<T extends KubeObject>(
     descriptor: ResourceDescriptor<T>,
     key: string,
-    selection?: { selectors: string; labelSelector?: string | undefined; fieldSelector?: string | undefined },
+    selection?: { selectors: string; labelSelector?: string | undefined; fieldSelector?: string | undefined; metadataOnly: boolean },
     transform?: CacheTransform<T>,
   ): Informer<T> {
     const existing = this.#informers.get(key);
@@ -122,8 +128,12 @@ export class InformerFactory implements SelectedInformerSource {
     const view = this.#views.get(gvkKey(descriptor.group, descriptor.version, descriptor.kind)) as ReadView<KubeObject, T> | undefined;
     const source = (view?.served ?? descriptor) as ResourceDescriptor<T>;
     const api = namespace !== undefined && descriptor.namespaced ? this.#client.api(source, namespace) : this.#client.all(source);
-    // A view's objects are projected first (managedFields gone, as for every informer), then selected.
-    const ingest: CacheTransform<T> | undefined = view ? (object) => (transform ?? stripManagedFields)(view.project(stripManagedFields(object))) : transform;
+    const metadataOnly = selection?.metadataOnly === true;
+    // A view's objects are projected first (managedFields gone, as for every informer), then selected;
+    // metadata alone needs no view.
+    const ingest: CacheTransform<T> | undefined = view && !metadataOnly
+      ? (object) => (transform ?? stripManagedFields)(view.project(stripManagedFields(object)))
+      : transform;
     const resource = resourceName(descriptor.plural, descriptor.group);
     const objects = registry?.gauge('informer_cached_objects', 'Objects held in the shared informer cache', ['resource']);
     const restarts = registry?.counter('informer_watch_restarts_total', 'Times an informer went back to the apiserver, by reason', ['resource', 'reason']);
@@ -135,7 +145,7 @@ export class InformerFactory implements SelectedInformerSource {
     // A selected informer of a kind that also has a full one reports its size on its own line.
     const sizeLabels = { resource: selection === undefined ? resource : `${resource}{${selection.selectors}}` };
     objects?.set(sizeLabels, 0);
-    const informer = new SharedInformer<T>(api, descriptor, {
+    const informer = new SharedInformer<T>(metadataOnly ? metadataSource(api as Api<KubeObject>, source) : api, descriptor, {
       ...this.#options.watcher,
       ...(namespace !== undefined && descriptor.namespaced ? { namespace } : {}),
       ...(clock ? { clock } : {}),

@@ -27,4 +27,5 @@ export function metadataProjection<T extends KubeObject>(): Projection<T, Metada
 const METADATA: Projection<KubeObject, KubeObject> = {
   name: 'metadata',
   project: ({ apiVersion, kind, metadata }) => ({ apiVersion, kind, metadata }),
+  metadataOnly: true,
 };

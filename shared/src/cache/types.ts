@@ -80,6 +80,8 @@ export interface InformerSelection<T extends KubeObject> {
 export interface Projection<T extends P, P extends KubeObject> {
   readonly name: string;
   readonly project: (object: T) => P;
+  /** `project` reads nothing but apiVersion, kind and metadata: the informer lists and watches metadata alone. */
+  readonly metadataOnly?: boolean;
 }
 
 /** An InformerSource that also hands out selected and projected informers (InformerFactory). */

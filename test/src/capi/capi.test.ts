@@ -15,8 +15,9 @@ import { ApiError } from '../envtest/errors.ts';
 import type { KubeObject } from '../envtest/http.ts';
 import { freshNamespace } from '../envtest/suite.ts';
 import { eventually } from '../testing/eventually.ts';
-import { MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import { type Machine, MachineResource } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { InformerFactory } from '@metal3-ts/shared/cache/informer-factory';
+import { metadataProjection } from '@metal3-ts/shared/cache/transform';
 import { readClusterApi } from '@metal3-ts/shared/capi/read';
 import { newClient } from '@metal3-ts/shared/client/client';
 import { loadKubeConfigFile } from '@metal3-ts/shared/client/kubeconfig';
@@ -186,7 +187,7 @@ for (const version of CAPI_VERSIONS) {
     if (version !== 'v1.10.10') assert.is(mirrored.message, 'read at v1beta2');
   });
 
-  test(`${version}: S-10 the controllers read Cluster API at ${version === 'v1.10.10' ? 'v1beta1' : 'v1beta2'}: the informers list that version and cache a Machine in the shape the controllers read`, async () => {
+  test(`${version}: S-10 the controllers read Cluster API at ${version === 'v1.10.10' ? 'v1beta1' : 'v1beta2'}: the informers list that version and cache a Machine in the shape the controllers read, or its metadata alone`, async () => {
     const want = version === 'v1.10.10' ? 'v1beta1' : 'v1beta2';
     const client = newClient(loadKubeConfigFile(env.kubeconfigPath));
     const informers = new InformerFactory(client, { namespace: ns });
@@ -205,8 +206,15 @@ for (const version of CAPI_VERSIONS) {
         },
       });
       const machines = informers.informerFor(MachineResource);
+      const metadata = informers.projectedInformerFor(MachineResource, metadataProjection<Machine>());
       const running = informers.start(stop.signal);
       await informers.waitForSync();
+      // The metadata-only informer lists and watches PartialObjectMetadata at the served version.
+      assert.equal(metadata.store.get({ namespace: ns, name: 'read' }), {
+        apiVersion: `cluster.x-k8s.io/${want}`,
+        kind: 'Machine',
+        metadata: machines.store.get({ namespace: ns, name: 'read' })?.metadata,
+      });
       const machine = machines.store.get({ namespace: ns, name: 'read' });
       assert.is(machine?.apiVersion, `cluster.x-k8s.io/${want}`);
       const ref = machine?.spec?.infrastructureRef;

@@ -138,6 +138,30 @@ typed('watch sees ADDED, MODIFIED and DELETED in order', async () => {
   assert.equal(events, ['ADDED w', 'MODIFIED w', 'DELETED w']);
 });
 
+typed('metadata-only list and watch: PartialObjectMetadata with labels and annotations, no spec or status on the wire', async () => {
+  const ns = await namespace();
+  const hosts = client.api(BareMetalHostResource, ns);
+  assert.equal((await hosts.listMetadata()).items, [], 'none yet: an empty list (the apiserver sends null)');
+  await hosts.create(newBareMetalHost({ metadata: { name: 'h-0', labels: { rack: '1' } }, spec: { online: true, bootMACAddress: '52:54:00:00:00:01' } }));
+  const listed = await hosts.listMetadata();
+  assert.is(listed.kind, 'PartialObjectMetadataList');
+  assert.equal(listed.items.map((h) => [h.kind, h.metadata.name, h.metadata.labels]), [['PartialObjectMetadata', 'h-0', { rack: '1' }]]);
+  assert.equal(Object.keys(listed.items[0] ?? {}).sort(), ['apiVersion', 'kind', 'metadata']);
+  const abort = new AbortController();
+  const events: string[] = [];
+  const watching = (async () => {
+    for await (const event of hosts.watchMetadata({ resourceVersion: listed.metadata.resourceVersion!, allowWatchBookmarks: true, signal: abort.signal })) {
+      if (event.type === 'BOOKMARK') continue;
+      events.push(`${event.type} ${event.object.kind} ${JSON.stringify(event.object.metadata.annotations)} ${'spec' in event.object}`);
+      if (event.type === 'DELETED') abort.abort();
+    }
+  })();
+  await hosts.mergePatch('h-0', { metadata: { annotations: { note: 'a' } } });
+  await hosts.delete('h-0');
+  await watching;
+  assert.equal(events, ['MODIFIED PartialObjectMetadata {"note":"a"} false', 'DELETED PartialObjectMetadata {"note":"a"} false']);
+});
+
 typed('a user without a Role is Forbidden; client-node KubeConfig works as credentials', async () => {
   const ns = await namespace();
   const stranger = new Client(Transport.fromConnection(env().user('stranger', ['outsiders'])));
