@@ -1,7 +1,9 @@
 // One informer per kind per process: every controller that asks for BareMetalHosts shares one
 // list/watch and one cache. A controller that must hold less than the whole kind (a label-selected,
 // metadata-only view of Secrets) asks for a selected informer, one per kind + selector + transform
-// name; it is run, tuned and judged for readiness like every other, so no informer lives outside it.
+// name, or for a projected one (every object, only the fields it reads; listed and watched as
+// metadata alone when that is all it reads); each is run, tuned and judged for readiness like every
+// other, so no informer lives outside it.
 // A kind the controllers read in another version's shape than the apiserver serves (Cluster API's
 // v1beta1 shape over v1beta2, S-10) is given a view before anyone asks for it (`readAs`): its
 // informer lists the served version and projects each object. The manager starts the factory;
