@@ -150,6 +150,13 @@ test('a projected informer: every object, cached as the projection makes it (own
   assert.equal(noted?.metadata.labels, { v: '2' });
   assert.equal(Object.keys(noted ?? {}), ['apiVersion', 'kind', 'metadata'], 'projected as the watch would');
   assert.is(written.data.k, 'dg==', "the caller's object is left alone");
+  // A write noted on the projected informer itself (a host inventory's onWrite) is projected too.
+  const direct = { ...written, metadata: { ...written.metadata, resourceVersion: '1000', labels: { v: '3' } } };
+  projected.noteWrite(direct as Secret);
+  const again = projected.store.get({ namespace: 'ns', name: 's' });
+  assert.equal(again?.metadata.labels, { v: '3' });
+  assert.equal(Object.keys(again ?? {}), ['apiVersion', 'kind', 'metadata'], 'projected by the informer itself');
+  assert.is(direct.data.k, 'dg==', "the caller's object is left alone");
   aborter.abort();
   await running;
 });

@@ -49,8 +49,8 @@ export class InformerFactory implements SelectedInformerSource {
   readonly #log: Logger;
   readonly #informers = new Map<string, SharedInformer<KubeObject>>();
   readonly #views = new Map<string, ReadView<KubeObject, KubeObject>>();
-  /** The transform of each projected informer, by its key: a noted write is cached as the watch would cache it. */
-  readonly #projections = new Map<string, CacheTransform<KubeObject>>();
+  /** The keys of the projected informers: each is noted the writes of its kind (existing()). */
+  readonly #projections = new Set<string>();
   readonly #decisions = new Map<string, Promise<unknown>>();
   readonly #runs: Promise<void>[] = [];
   #signal: AbortSignal | undefined;
@@ -114,7 +114,7 @@ export class InformerFactory implements SelectedInformerSource {
     const transform = ((object: T) => projection.project(stripManagedFields(object))) as unknown as CacheTransform<T>;
     const selection = { transform, transformName: projection.name };
     const key = gvkKey(descriptor.group, descriptor.version, descriptor.kind) + selectionKey(selection);
-    if (!this.#projections.has(key)) this.#projections.set(key, transform as unknown as CacheTransform<KubeObject>);
+    this.#projections.add(key);
     return this.#selected(descriptor, selection, projection.metadataOnly === true) as unknown as Informer<P>;
   }
 
@@ -154,6 +154,7 @@ export class InformerFactory implements SelectedInformerSource {
       ...(selection?.labelSelector !== undefined ? { labelSelector: selection.labelSelector } : {}),
       ...(selection?.fieldSelector !== undefined ? { fieldSelector: selection.fieldSelector } : {}),
       ...(ingest ? { transform: ingest } : {}),
+      ...(transform ? { noted: transform } : {}),
       log: this.#log,
       onSize: (size) => objects?.set(sizeLabels, size),
       onRestart: (reason) => {
@@ -186,10 +187,10 @@ export class InformerFactory implements SelectedInformerSource {
     const targets: WriteNotes<KubeObject>[] = [];
     const full = this.#informers.get(kind);
     if (full) targets.push(full);
-    for (const [key, project] of this.#projections) {
+    for (const key of this.#projections) {
+      // A projected informer projects what it is noted itself (SharedInformerOptions.noted).
       const projected = key.startsWith(`${kind}?`) ? this.#informers.get(key) : undefined;
-      // A copy: the caller keeps the written object as the apiserver answered it.
-      if (projected) targets.push({ noteWrite: (o) => projected.noteWrite(project(structuredClone(o))), noteDelete: (k) => projected.noteDelete(k) });
+      if (projected) targets.push(projected);
     }
     if (targets.length <= 1) return targets[0] as WriteNotes<T> | undefined;
     return { noteWrite: (o) => targets.forEach((t) => t.noteWrite(o)), noteDelete: (k) => targets.forEach((t) => t.noteDelete(k)) };

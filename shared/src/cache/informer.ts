@@ -36,6 +36,12 @@ export interface SharedInformerOptions<T extends KubeObject = KubeObject> extend
   readonly onListWatchError?: (verb: ListWatchVerb, code: number) => void;
   /** Applied to every object before it is cached (default: drop managedFields). */
   readonly transform?: CacheTransform<T>;
+  /**
+   * Applied to a copy of each of this process's own writes before it is noted (default: none): a
+   * projection's, so a noted write is cached as the watch will cache it. Not `transform`, which may
+   * also hold a read view: a write is already in the shape the controllers read.
+   */
+  readonly noted?: CacheTransform<T>;
 }
 
 type Handler<T extends KubeObject> = (event: CacheEvent<T>) => void;
@@ -122,7 +128,9 @@ export class SharedInformer<T extends KubeObject> implements Informer<T> {
 
   noteWrite(object: T): void {
     if (!this.#inScope(object.metadata.namespace)) return;
-    this.#view.noteWrite(object, this.#streamRv);
+    const noted = this.#options.noted;
+    // A copy: the writer keeps the object as the apiserver answered it.
+    this.#view.noteWrite(noted ? noted(structuredClone(object)) : object, this.#streamRv);
   }
 
   noteDelete(key: ObjectKey): void {

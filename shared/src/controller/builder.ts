@@ -42,6 +42,13 @@ export class ControllerBuildError extends Error {
 // in a name, as controller-runtime's name validation does.
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
+/** The informer a watch names itself, or undefined when it names a kind (the kind's informer then). */
+function chosenInformer<O extends KubeObject>(watched: ResourceDescriptor<O> | Informer<O>): Informer<O> | undefined {
+  return 'store' in watched ? watched : undefined;
+}
+
+const kindOf = (watched: ResourceDescriptor<KubeObject> | Informer<KubeObject>): string => ('store' in watched ? watched.descriptor.kind : watched.kind);
+
 /** Makes the source of one watch once the event filters are known (at build time). */
 type PendingSource = (informers: InformerSource, filters: readonly Predicate<KubeObject>[]) => EventSource;
 
@@ -85,9 +92,8 @@ export class ControllerBuilder<T extends KubeObject> {
    * (`descriptor`), or one the controller already chose (a projected informer, which caches less).
    */
   watches<O extends KubeObject>(watched: ResourceDescriptor<O> | Informer<O>, map: MapFn<O>, options: { predicates?: Predicate<O>[] } = {}): this {
-    const chosen = 'store' in watched ? watched : undefined;
-    const kind = chosen ? chosen.descriptor.kind : (watched as ResourceDescriptor<O>).kind;
-    if (typeof map !== 'function') this.#problems.push(`watches(${kind}): the map function is missing`);
+    const chosen = chosenInformer(watched);
+    if (typeof map !== 'function') this.#problems.push(`watches(${kindOf(watched)}): the map function is missing`);
     this.#watches.push((informers, filters) =>
       informerSource(chosen ?? informers.informerFor(watched as ResourceDescriptor<O>), enqueueFromMap(map), [...filters, ...(options.predicates ?? [])])
     );
@@ -95,13 +101,20 @@ export class ControllerBuilder<T extends KubeObject> {
   }
 
   /**
-   * Reconciles what `handler` answers for each event of `descriptor`'s kind: for mappings that
-   * depend on the event itself (an update's old and new object together), where `watches` maps
-   * each object alone.
+   * Reconciles what `handler` answers for each event of a kind (its informer, or one the controller
+   * chose, as for `watches`): for mappings that depend on the event itself (an update's old and new
+   * object together), where `watches` maps each object alone.
    */
-  watchesEvents<O extends KubeObject>(descriptor: ResourceDescriptor<O>, handler: EventHandler<O>, options: { predicates?: Predicate<O>[] } = {}): this {
-    if (typeof handler !== 'function') this.#problems.push(`watchesEvents(${descriptor.kind}): the event handler is missing`);
-    this.#watches.push((informers, filters) => informerSource(informers.informerFor(descriptor), handler, [...filters, ...(options.predicates ?? [])]));
+  watchesEvents<O extends KubeObject>(
+    watched: ResourceDescriptor<O> | Informer<O>,
+    handler: EventHandler<O>,
+    options: { predicates?: Predicate<O>[] } = {},
+  ): this {
+    const chosen = chosenInformer(watched);
+    if (typeof handler !== 'function') this.#problems.push(`watchesEvents(${kindOf(watched)}): the event handler is missing`);
+    this.#watches.push((informers, filters) =>
+      informerSource(chosen ?? informers.informerFor(watched as ResourceDescriptor<O>), handler, [...filters, ...(options.predicates ?? [])])
+    );
     return this;
   }
 
