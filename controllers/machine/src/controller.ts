@@ -11,6 +11,7 @@ import {
   Metal3MachineTemplateResource,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { BareMetalHostResource } from '@metal3-ts/generated/metal3.io/v1alpha1';
+import type { SelectedInformerSource } from '@metal3-ts/shared/cache/types';
 import { type ControllerDeps, controllerFor } from '@metal3-ts/shared/controller/builder';
 import type { Controller } from '@metal3-ts/shared/controller/controller';
 import { NodeWaits } from '@metal3-ts/shared/workload/node-waits';
@@ -31,6 +32,7 @@ import {
 } from './mappers.ts';
 import { CONTROLLER_NAME } from './names.ts';
 import { clusterPauseTransitions, hostChanged, machineChanged, metal3MachineChanged, metal3MachineEventFilter } from './predicates.ts';
+import { hostProjection, machineProjection } from './projections.ts';
 import { metal3MachineReconciler } from './reconcile.ts';
 
 export { CONTROLLER_NAME };
@@ -51,6 +53,8 @@ export interface MachineControllerConfig {
 /** What the controller needs; `MainDeps` from runMain plus a workload client fits. */
 export interface MachineControllerDeps extends ControllerDeps {
   readonly client: Client;
+  /** Machines and hosts are cached as projections.ts makes them. */
+  readonly informers: SelectedInformerSource;
   /** Clients for workload clusters (a ClusterCache's `get`). */
   readonly workloadClient: WorkloadClient;
   readonly now?: () => Date;
@@ -62,9 +66,9 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
   const { informers, config } = deps;
   const metal3Machines = informers.informerFor(Metal3MachineResource);
   metal3Machines.addIndex(METAL3MACHINE_AWAITING_HOST_INDEX, metal3MachineAwaitingHost);
-  const machines = informers.informerFor(MachineResource);
+  const machines = informers.projectedInformerFor(MachineResource, machineProjection);
   machines.addIndex(MACHINE_BY_CLUSTER_INDEX, machineByCluster);
-  const hosts = informers.informerFor(BareMetalHostResource);
+  const hosts = informers.projectedInformerFor(BareMetalHostResource, hostProjection);
   const nodes = new NodeWaits({ log: deps.log, nodeKeys });
   const reconcile = metal3MachineReconciler({
     client: deps.client,
@@ -92,12 +96,12 @@ export function metal3MachineController(deps: MachineControllerDeps): Controller
   return controllerFor(CONTROLLER_NAME, Metal3MachineResource, deps)
     .withEventFilter(metal3MachineEventFilter(config.watchFilter ?? ''))
     .withPredicates(metal3MachineChanged)
-    .watches(MachineResource, machineToMetal3Machine, { predicates: [machineChanged] })
+    .watches(machines, machineToMetal3Machine, { predicates: [machineChanged] })
     .watches(ClusterResource, clusterToMetal3Machines(machines.store), { predicates: [clusterPauseTransitions] })
     .watches(Metal3ClusterResource, metal3ClusterToMetal3Machines(machines.store))
     .watches(Metal3DataClaimResource, ownerMetal3Machines)
     .watches(Metal3DataResource, ownerMetal3Machines)
-    .watchesEvents(BareMetalHostResource, hostToMetal3Machines(metal3Machines.store), { predicates: [hostChanged] })
+    .watchesEvents(hosts, hostToMetal3Machines(metal3Machines.store), { predicates: [hostChanged] })
     .watchesRawSource(nodes.source)
     .withOptions({ maxConcurrentReconciles: config.concurrency ?? 10 })
     .build(reconcile);

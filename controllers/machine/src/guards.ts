@@ -9,13 +9,14 @@
 // - a missing owner Machine or Cluster is a wait with a condition, woken by the object's creation,
 //   not an error retried with backoff (M-9) or empty failure fields (M-11, E-6);
 // - a Metal3Machine with failureReason/failureMessage set is not reconciled any further (seed 002).
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import { isTrue } from '@metal3-ts/shared/conditions/get';
 import { hasFinalizer } from '@metal3-ts/shared/meta/finalizers';
 import { isPaused } from '@metal3-ts/shared/meta/paused';
 import { METAL3_MACHINE_FINALIZER } from './names.ts';
 import type { MachineReads } from './scope.ts';
+import type { CachedMachine } from './projections.ts';
 
 export type Guard =
   /** Being deleted without our finalizer: nothing of ours to clean up. */
@@ -36,7 +37,12 @@ export type Guard =
   | { readonly kind: 'WaitForInfrastructure' }
   /** M-13. */
   | { readonly kind: 'WaitForMetal3Cluster' }
-  | { readonly kind: 'Reconcile'; readonly machine: Readonly<Machine>; readonly cluster: Readonly<Cluster>; readonly metal3Cluster: Readonly<Metal3Cluster> };
+  | {
+    readonly kind: 'Reconcile';
+    readonly machine: Readonly<CachedMachine>;
+    readonly cluster: Readonly<Cluster>;
+    readonly metal3Cluster: Readonly<Metal3Cluster>;
+  };
 
 /** Cluster API v1beta1: `status.infrastructureReady`, or the InfrastructureReady condition (§0.7). */
 export function isInfrastructureReady(cluster: Readonly<Cluster>): boolean {
@@ -66,7 +72,7 @@ export function guard(scope: Pick<MachineReads, 'cached' | 'machineRef' | 'machi
  * M-20: bootstrap data is ready when the Machine's bootstrap config reports ready (a configRef is
  * set) or when a data Secret is named directly.
  */
-export function isBootstrapReady(machine: Readonly<Machine>): boolean {
+export function isBootstrapReady(machine: Readonly<CachedMachine>): boolean {
   const bootstrap = machine.spec?.bootstrap;
   if (bootstrap?.configRef) return machine.status?.bootstrapReady === true || isTrue(machine, 'BootstrapReady');
   return bootstrap?.dataSecretName != null;

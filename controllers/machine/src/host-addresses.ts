@@ -4,8 +4,8 @@
 // characters) would fail every status patch of the machine, and a NIC "address" that is no IP would be
 // handed on to Cluster API as one. What is dropped is returned in words, for the log and an event.
 import type { Metal3MachineStatusAddresses } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { isDnsName, isIP, MAX_DNS_NAME_LENGTH } from '@metal3-ts/shared/meta/dns';
+import type { CachedHost } from './projections.ts';
 
 /** At most this many addresses (CAPM3 v1beta2's `maxItems` on `status.addresses`). */
 export const MAX_ADDRESSES = 32;
@@ -26,7 +26,7 @@ function quote(value: string): string {
  * InternalDNS when it is a valid DNS name; at most MAX_ADDRESSES in all (room is kept for the
  * hostname's two). No hardware details, no addresses.
  */
-export function hostAddresses(host: Readonly<BareMetalHost>): HostAddresses {
+export function hostAddresses(host: Readonly<CachedHost>): HostAddresses {
   const hardware = host.status?.hardware;
   if (!hardware) return { addresses: [], dropped: [] };
   const dropped: string[] = [];

@@ -2,8 +2,8 @@
 // Secret to deploy (M-23) and which metadata and network data Secrets (M-35 steps 1-2). The machine
 // addresses read from the host's hardware details (M-31) are host-addresses.ts's. References into
 // another namespace never get here: references.ts refuses them first, for every field at once.
-import type { Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
+import type { CachedMachine } from './projections.ts';
 
 export interface SecretRef {
   readonly name?: string | undefined;
@@ -14,7 +14,7 @@ export interface SecretRef {
  * M-23: the user data Secret. The Machine's bootstrap data wins over `spec.userData` (E-8): its
  * `dataSecretName`, else the name of its bootstrap config (the Secret is named like the config).
  */
-export function userDataFor(m3m: Readonly<Metal3Machine>, machine: Readonly<Machine>): SecretRef | undefined {
+export function userDataFor(m3m: Readonly<Metal3Machine>, machine: Readonly<CachedMachine>): SecretRef | undefined {
   const namespace = m3m.metadata.namespace ?? '';
   const bootstrap = machine.spec?.bootstrap;
   const machineNamespace = machine.metadata.namespace ?? namespace;

@@ -5,7 +5,6 @@
 import type { KubeObject, ObjectReference } from '@metal3-ts/generated';
 import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { IndexFn, Store } from '@metal3-ts/shared/cache/types';
 import { distinctRequests, type EventHandler, type MapFn } from '@metal3-ts/shared/controller/handlers';
 import { hasPausedAnnotation as isPausedByAnnotation } from '@metal3-ts/shared/meta/paused';
@@ -13,6 +12,7 @@ import { apiGroupOf } from '@metal3-ts/shared/meta/owner-references';
 import { isSelectable } from '@metal3-ts/baremetal/inventory';
 import type { Request } from '@metal3-ts/shared/reconcile/reconcile';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION, INFRASTRUCTURE_GROUP } from './names.ts';
+import type { CachedHost, CachedMachine } from './projections.ts';
 
 /** Machines by `<namespace>/<cluster-name label>` (M-3, M-4). */
 export const MACHINE_BY_CLUSTER_INDEX = 'metal3machine:machine-by-cluster';
@@ -43,7 +43,7 @@ function namesMetal3Machine(ref: Readonly<Pick<ObjectReference, 'apiVersion' | '
 }
 
 /** M-2: a Machine maps to the Metal3Machine its infrastructureRef names, in the Machine's namespace. */
-export const machineToMetal3Machine: MapFn<Machine> = (machine) => {
+export const machineToMetal3Machine: MapFn<CachedMachine> = (machine) => {
   const ref = machine.spec?.infrastructureRef;
   if (!ref?.name || !namesMetal3Machine(ref)) return [];
   return [{ namespace: machine.metadata.namespace ?? '', name: ref.name }];
@@ -96,12 +96,12 @@ export const ownerMetal3Machines: MapFn<KubeObject> = (obj) =>
  * waiting for a host. Only the new object counts for that: a claimed host (selectable only before)
  * wakes no waiting machine, which with N machines arriving together would cost N reconciles per claim.
  */
-export function hostToMetal3Machines(awaiting: Store<Metal3Machine>): EventHandler<BareMetalHost> {
-  const consumerOf = (host: Readonly<BareMetalHost>): Request[] => {
+export function hostToMetal3Machines(awaiting: Store<Metal3Machine>): EventHandler<CachedHost> {
+  const consumerOf = (host: Readonly<CachedHost>): Request[] => {
     const ref = host.spec?.consumerRef;
     return ref?.name && ref.namespace && namesMetal3Machine(ref) ? [{ namespace: ref.namespace, name: ref.name }] : [];
   };
-  const waiting = (host: Readonly<BareMetalHost>): Request[] =>
+  const waiting = (host: Readonly<CachedHost>): Request[] =>
     awaiting.byIndex(METAL3MACHINE_AWAITING_HOST_INDEX, host.metadata.namespace ?? '').map((m3m) => ({
       namespace: m3m.metadata.namespace ?? '',
       name: m3m.metadata.name ?? '',

@@ -9,12 +9,12 @@
 // The per-source filters drop updates that carry nothing a reconcile acts on: our own status writes
 // on the Metal3Machine, and the status bookkeeping BMO and Cluster API write many times a minute.
 import type { KubeObject } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type { Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import { and, clusterUnpaused, hasWatchFilterLabel, or, pausingUpdate, type Predicate, resourceNotPaused } from '@metal3-ts/shared/controller/predicates';
 import { foreignReferences, REFERENCE_FIELDS } from '@metal3-ts/shared/meta/references';
 import { deepEqual } from '@metal3-ts/shared/patch/diff';
+import type { CachedHost, CachedMachine } from './projections.ts';
 
 /**
  * Every source (§0.6, E-20: judged on the source object of mapped watches): the watch-filter label
@@ -77,7 +77,7 @@ export const metal3MachineChanged: Predicate<Metal3Machine> = changedIn((m3m) =>
  * `status.poweredOn` is kept: deletion waits for an externally provisioned host to power off (X-8).
  * Dropped: `lastUpdated`, `operationHistory`, credentials and error counters BMO rewrites often.
  */
-export const hostChanged: Predicate<BareMetalHost> = changedIn((host) => ({
+export const hostChanged: Predicate<CachedHost> = changedIn((host) => ({
   labels: host.metadata.labels,
   annotations: host.metadata.annotations,
   deletionTimestamp: host.metadata.deletionTimestamp,
@@ -91,14 +91,15 @@ export const hostChanged: Predicate<BareMetalHost> = changedIn((host) => ({
 }));
 
 /** The v1beta1 condition `type`'s status, as CAPM3 reads Machine conditions (§0.7). */
-const conditionStatus = (machine: Readonly<Machine>, type: string): string | undefined => machine.status?.conditions?.find((c) => c.type === type)?.status;
+const conditionStatus = (machine: Readonly<CachedMachine>, type: string): string | undefined =>
+  machine.status?.conditions?.find((c) => c.type === type)?.status;
 
 /**
  * M-2: what of a Machine the reconcile reads: bootstrap data and config (M-20, M-23), failure
  * domain (M-10), provider ID, infrastructureRef, labels (cluster name M-11, control plane N-3),
  * owners (node reuse N-4), deletion, the Node reference and bootstrap readiness (M-20).
  */
-export const machineChanged: Predicate<Machine> = changedIn((machine) => ({
+export const machineChanged: Predicate<CachedMachine> = changedIn((machine) => ({
   bootstrap: machine.spec?.bootstrap,
   failureDomain: machine.spec?.failureDomain,
   providerID: machine.spec?.providerID,

@@ -6,7 +6,7 @@
 // or written this pass, and record what they found in `observed`, the data references included,
 // which deriveStatus turns into the status. Nothing else of the scope is theirs to write.
 import type { Api, OwnerReference } from '@metal3-ts/generated';
-import type { Cluster, Machine, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster, MachineSet } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import type {
   Metal3Cluster,
   Metal3Data,
@@ -14,7 +14,6 @@ import type {
   Metal3Machine,
   Metal3MachineTemplate,
 } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
-import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
 import type { Informer } from '@metal3-ts/shared/cache/types';
 import type { HostConsumer } from '@metal3-ts/baremetal/consumer';
 import type { Logger } from '@metal3-ts/shared/log/logger';
@@ -25,13 +24,14 @@ import type { Guard } from './guards.ts';
 import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from './names.ts';
 import { type DataReferences, referencesOf } from './data-references.ts';
 import type { Observations } from './observations.ts';
+import type { CachedHost, CachedMachine } from './projections.ts';
 
 export interface MachineInformers {
   readonly metal3Machines: Informer<Metal3Machine>;
-  readonly machines: Informer<Machine>;
+  readonly machines: Informer<CachedMachine>;
   readonly clusters: Informer<Cluster>;
   readonly metal3Clusters: Informer<Metal3Cluster>;
-  readonly hosts: Informer<BareMetalHost>;
+  readonly hosts: Informer<CachedHost>;
   readonly claims: Informer<Metal3DataClaim>;
   readonly datas: Informer<Metal3Data>;
   readonly templates: Informer<Metal3MachineTemplate>;
@@ -50,14 +50,14 @@ export interface MachineReads {
   readonly namespace: string;
   /** M-9: the first ownerReference to a Cluster API Machine, and that Machine when it exists. */
   readonly machineRef: OwnerReference | undefined;
-  readonly machine: Readonly<Machine> | undefined;
+  readonly machine: Readonly<CachedMachine> | undefined;
   /** M-11: the Cluster named by the Machine's cluster-name label (the Metal3Machine's when there is no Machine). */
   readonly clusterName: string | undefined;
   readonly cluster: Readonly<Cluster> | undefined;
   /** M-13: the Metal3Cluster named by the Cluster's infrastructureRef. */
   readonly metal3Cluster: Readonly<Metal3Cluster> | undefined;
   /** M-40: the associated host (looked up in the Metal3Machine's namespace only, never in another). */
-  readonly host: Readonly<BareMetalHost> | undefined;
+  readonly host: Readonly<CachedHost> | undefined;
   readonly api: Api<Metal3Machine>;
   readonly log: Logger;
 }
@@ -119,7 +119,7 @@ export interface MachineScope extends Omit<MachineReads, 'host'> {
    */
   base: Metal3Machine;
   /** The host as read, then as associated or written by this pass. */
-  host: Readonly<BareMetalHost> | undefined;
+  host: Readonly<CachedHost> | undefined;
   /** Set by the spec phase, for every phase that claims, keeps or releases a host. */
   claimant?: Claimant | undefined;
   readonly observed: Observations;

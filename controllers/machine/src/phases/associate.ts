@@ -14,7 +14,7 @@
 // host passes the selector and every filter selection applies; otherwise it is forgotten with a
 // Warning event and the machine chooses anew (reviewRecord).
 import { type Client, isNotFound } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { type Metal3Machine, Metal3MachineResource } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -34,6 +34,7 @@ import { InvalidConfigurationError } from '../errors.ts';
 import { BMC_SECRET_LABELLED_ANNOTATION, CLUSTER_NAME_LABEL, HOST_ANNOTATION } from '../names.ts';
 import type { Claimant } from '../scope.ts';
 import { forgetHost, recordHost } from './host-record.ts';
+import type { CachedMachine } from '../projections.ts';
 
 export type AssociateOutcome =
   | {
@@ -56,7 +57,7 @@ export type AssociateOutcome =
   | { readonly kind: 'lost'; readonly message: string };
 
 /** N-3/N-4: the machine's reuse name, or undefined when it has none (then no reserved host matches, N-5). */
-export function reuseNameOf(deps: Pick<MachineReconcilerDeps, 'informers'>, machine: Readonly<Machine>): string | undefined {
+export function reuseNameOf(deps: Pick<MachineReconcilerDeps, 'informers'>, machine: Readonly<CachedMachine>): string | undefined {
   try {
     return nodeReuseName(machine, deps.informers.machineSets.store.list(machine.metadata.namespace));
   } catch {
@@ -65,7 +66,11 @@ export function reuseNameOf(deps: Pick<MachineReconcilerDeps, 'informers'>, mach
 }
 
 /** The consumer the host selection works for. */
-export function consumerOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: Readonly<Metal3Machine>, machine: Readonly<Machine> | undefined): HostConsumer {
+export function consumerOf(
+  deps: Pick<MachineReconcilerDeps, 'informers'>,
+  m3m: Readonly<Metal3Machine>,
+  machine: Readonly<CachedMachine> | undefined,
+): HostConsumer {
   return metal3MachineConsumer(m3m, machine ? reuseNameOf(deps, machine) : undefined);
 }
 
@@ -73,7 +78,7 @@ export function consumerOf(deps: Pick<MachineReconcilerDeps, 'informers'>, m3m: 
 export function claimantOf(
   deps: Pick<MachineReconcilerDeps, 'informers'>,
   m3m: Readonly<Metal3Machine>,
-  machine: Readonly<Machine>,
+  machine: Readonly<CachedMachine>,
   cluster: Readonly<Cluster>,
 ): Claimant {
   return { consumer: consumerOf(deps, m3m, machine), clusterName: machine.spec?.clusterName || cluster.metadata.name || '' };

@@ -13,7 +13,7 @@
 // - the user data Secret is never deleted: it belongs to the bootstrap provider or the user;
 // - waits are woken by the host's own events, not a 30 s poll.
 import { type Client, isNotFound, registry } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { SecretResource } from '@metal3-ts/generated/core/v1';
 import { Metal3DataClaimResource, type Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -35,6 +35,7 @@ import { dataReferences, type MachineScope } from '../scope.ts';
 import type { DataReferences } from '../data-references.ts';
 import { consumerOf, reuseNameOf } from './associate.ts';
 import { onFreshHost } from '@metal3-ts/baremetal/fresh-host';
+import type { CachedMachine } from '../projections.ts';
 
 /** the claim loses our finalizer and is deleted (the template controller frees its Metal3Data). */
 export async function dissociateMetadata(
@@ -65,7 +66,7 @@ export async function dissociateMetadata(
 async function reuseLabelFor(
   deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>,
   m3m: Readonly<Metal3Machine>,
-  machine: Readonly<Machine> | undefined,
+  machine: Readonly<CachedMachine> | undefined,
   cluster: Readonly<Cluster> | undefined,
   log: Logger,
 ): Promise<string | undefined> {
@@ -84,7 +85,7 @@ async function reuseLabelFor(
  */
 async function templateOfOwner(
   deps: Pick<MachineReconcilerDeps, 'client' | 'informers'>,
-  machine: Readonly<Machine>,
+  machine: Readonly<CachedMachine>,
   log: Logger,
 ): Promise<TemplateKey | undefined> {
   const namespace = machine.metadata.namespace ?? '';
@@ -142,7 +143,7 @@ export async function releaseHosts(
   deps: MachineReconcilerDeps,
   m3m: Readonly<Metal3Machine>,
   annotated: Readonly<BareMetalHost> | undefined,
-  machine: Readonly<Machine> | undefined,
+  machine: Readonly<CachedMachine> | undefined,
   cluster: Readonly<Cluster> | undefined,
   clearData: { readonly metaData: boolean; readonly networkData: boolean },
   log: Logger,

@@ -6,7 +6,7 @@
 // writes at most one Node, and records the provider ID and readiness it agreed on (deriveStatus puts
 // them on the Metal3Machine).
 import type { Client } from '@metal3-ts/generated';
-import type { Cluster, Machine } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
+import type { Cluster } from '@metal3-ts/generated/cluster.x-k8s.io/v1beta1';
 import { type Node, NodeResource } from '@metal3-ts/generated/core/v1';
 import type { Metal3Cluster, Metal3Machine } from '@metal3-ts/generated/infrastructure.cluster.x-k8s.io/v1beta1';
 import type { BareMetalHost } from '@metal3-ts/generated/metal3.io/v1alpha1';
@@ -27,6 +27,7 @@ import {
   providerIDCandidates,
   type ProviderIDMachine,
 } from '../provider-id/index.ts';
+import type { CachedMachine } from '../projections.ts';
 
 export type ProviderIDOutcome =
   /** `status.ready` is true and `spec.providerID` set; `node` names the Node when one was found. */
@@ -61,7 +62,7 @@ export async function reconcileProviderID(
   deps: Pick<MachineReconcilerDeps, 'workloadClient' | 'awaitedNodes'>,
   m3m: Readonly<Metal3Machine>,
   host: Readonly<BareMetalHost>,
-  machine: Readonly<Machine>,
+  machine: Readonly<CachedMachine>,
   cluster: Readonly<Cluster>,
   metal3Cluster: Readonly<Metal3Cluster>,
   observed: Pick<Observations, 'providerID' | 'ready' | 'addresses'>,
