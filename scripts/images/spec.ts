@@ -10,14 +10,18 @@ export const BUNDLE_PATH = '/app/controller.mjs';
 /**
  * V8 flags of every controller. A young generation capped at 2 MiB per semi-space: uncapped, V8 grows
  * it to 64 MiB under a machine burst and keeps it while idle (the all-in-one process with 100 ready
- * machines held 172 MiB without the cap, 135 MiB with it, and was ready sooner with less CPU). And
- * V8's optimize-for-size mode, which favours a small heap over speed where V8 offers the choice: 100
- * ready machines 121 → 96 MiB with no CPU cost measured; 1 000 after their burst 204 → 113 MiB, for
- * 0.04 → 0.06 CPU seconds per machine (docs/benchmarks.md, issue 20). Not `--lite-mode`: 14–16 MiB
- * less again, but it interprets everything (no JIT, hence no WebAssembly, which `fetch` needs) and
- * cost a quarter more CPU at 100 machines; a Deployment's `command` can choose it.
+ * machines held 172 MiB without the cap, 135 MiB with it, and was ready sooner with less CPU). V8's
+ * optimize-for-size mode, which favours a small heap over speed where V8 offers the choice: 100 ready
+ * machines 121 → 96 MiB with no CPU cost measured; 1 000 after their burst 204 → 113 MiB. And no
+ * optimising compilers (`--no-opt --no-maglev`; the interpreter and the baseline compiler stay): their
+ * code, the binary pages it touches and their compile zones cost every process 8–15 MiB after a
+ * 1 000-machine burst and 2–3 MiB idle, and the conversion webhook 26 MiB after 1 000 reviews, for 6 %
+ * more CPU in that burst (21 % in a run sharing the machine with tests) and a sixth more time per
+ * conversion, when the apiserver spends five times our CPU (docs/benchmarks.md, issue 20). Not
+ * `--lite-mode`: no JIT at all, hence no WebAssembly, which `fetch` needs; a Deployment's `command`
+ * can still choose it.
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--optimize-for-size'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--optimize-for-size', '--no-opt', '--no-maglev'];
 export const ENTRYPOINT: readonly string[] = [NODE_PATH, ...NODE_FLAGS, BUNDLE_PATH];
 /**
  * Nothing the controller reads: no npm, no shell, so no PATH lookups happen. glibc's malloc gets fixed
