@@ -1,7 +1,8 @@
 // Issue 20's per-process memory goal after a burst: the five controllers each in its own process, as
 // the separate images deploy them, while N Machines are created at once over N hosts; each process's
 // RSS when all are ready, its peak (VmHWM) over the burst, and once it held still a quiet minute
-// later, beside the ≤ 80 MiB goal; and the CPU each spent per machine from creation to all ready. The all-in-one process's figures are the fleet's (restart.ts).
+// later, beside the ≤ 80 MiB goal; and the CPU each spent per machine from creation to all ready.
+// The all-in-one process's figures are the fleet's (restart.ts).
 import type { Client } from '@metal3-ts/generated';
 import type { TestEnv } from '@metal3-ts/test/envtest/env';
 import { sleep } from '@metal3-ts/test/harness/controller-process';

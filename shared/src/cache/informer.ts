@@ -38,8 +38,9 @@ export interface SharedInformerOptions<T extends KubeObject = KubeObject> extend
   readonly transform?: CacheTransform<T>;
   /**
    * Applied to a copy of each of this process's own writes before it is noted (default: none): a
-   * projection's, so a noted write is cached as the watch will cache it. Not `transform`, which may
-   * also hold a read view: a write is already in the shape the controllers read.
+   * projected or selected informer's own transform, so a noted write is cached as the watch will
+   * cache it. Not `transform`, which may also hold a read view: a write is already in the shape the
+   * controllers read.
    */
   readonly noted?: CacheTransform<T>;
 }

@@ -249,6 +249,16 @@ test('watchesEvents: the handler sees whole events (an update with its old objec
   await h.shutdown();
 });
 
+test("watchesEvents of an informer the controller chose: its events reach the handler, the kind's own informer's do not", async () => {
+  const chosen = new FakeInformer(BareMetalHostResource);
+  const h = harness((b) => b.watchesEvents(chosen, (event) => hostToMachine(event.object)));
+  chosen.create(host('h0', 'm1'));
+  assert.equal(await h.take(), ['ns/m1']);
+  h.hosts.create(host('h1', 'm2'));
+  assert.equal(await h.take(), [], "the kind's own informer is not watched");
+  await h.shutdown();
+});
+
 test('watchesRawSource: requests a raw source delivers are reconciled, waited for before workers start, and it is unsubscribed at stop', async () => {
   const informers = new FakeInformerSource();
   const seen: string[] = [];
