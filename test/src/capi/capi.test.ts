@@ -210,11 +210,15 @@ for (const version of CAPI_VERSIONS) {
       const running = informers.start(stop.signal);
       await informers.waitForSync();
       // The metadata-only informer lists and watches PartialObjectMetadata at the served version.
-      assert.equal(metadata.store.get({ namespace: ns, name: 'read' }), {
-        apiVersion: `cluster.x-k8s.io/${want}`,
-        kind: 'Machine',
-        metadata: machines.store.get({ namespace: ns, name: 'read' })?.metadata,
-      });
+      // Cluster API's Machine controller writes the Machine (its finalizer) while the two list and
+      // watch: compare them once both hold the same resourceVersion.
+      const key = { namespace: ns, name: 'read' };
+      const { full, meta } = await eventually('both informers at one resourceVersion of the Machine', async () => {
+        const full = machines.store.get(key);
+        const meta = metadata.store.get(key);
+        return full && full.metadata.resourceVersion === meta?.metadata.resourceVersion ? { full, meta } : undefined;
+      }, 30_000);
+      assert.equal(meta, { apiVersion: `cluster.x-k8s.io/${want}`, kind: 'Machine', metadata: full.metadata });
       const machine = machines.store.get({ namespace: ns, name: 'read' });
       assert.is(machine?.apiVersion, `cluster.x-k8s.io/${want}`);
       const ref = machine?.spec?.infrastructureRef;
