@@ -213,7 +213,7 @@ for (const version of CAPI_VERSIONS) {
       // Cluster API's Machine controller writes the Machine (its finalizer) while the two list and
       // watch: compare them once both hold the same resourceVersion.
       const key = { namespace: ns, name: 'read' };
-      const { full, meta } = await eventually('both informers at one resourceVersion of the Machine', async () => {
+      const { full, meta } = await eventually('both informers at one resourceVersion of the Machine', () => {
         const full = machines.store.get(key);
         const meta = metadata.store.get(key);
         return full && full.metadata.resourceVersion === meta?.metadata.resourceVersion ? { full, meta } : undefined;
